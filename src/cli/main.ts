@@ -1,0 +1,184 @@
+/**
+ * The `sealpost` command line.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig, publicBaseUrl } from "../config/index.ts";
+import { dataPaths } from "../init/data_dir.ts";
+import { initDataDir } from "../init/init.ts";
+import { startServer } from "../server.ts";
+import { VERSION } from "../version.ts";
+import { ApiCallError, SealpostClient } from "./client.ts";
+
+const USAGE = `sealpost ${VERSION}: end-to-end encrypted form backend
+
+Usage: sealpost <command> [options]
+
+Commands:
+  serve                 Run the service (initialises an empty data dir first)
+  init                  Prepare a data dir: relay secret, admin token, first user
+  user add --name NAME  Create a user (admin token) and print its owner token
+  submit ...            Seal and submit values to a form (see "sealpost submit --help")
+
+Common options:
+  --config FILE   TOML config (also SEALPOST_CONFIG)
+  --data DIR      Data dir (default ./data)
+  --host HOST     Listen address (default 127.0.0.1)
+  --port PORT     Listen port (default 8080)
+  --url URL       Instance to talk to (client commands; also SEALPOST_URL)
+  --token TOKEN   API token (client commands; also SEALPOST_TOKEN)
+  --json          Print JSON
+  -h, --help      Show help
+  -V, --version   Show the version
+`;
+
+const OPTIONS = {
+  config: { type: "string" },
+  data: { type: "string" },
+  host: { type: "string" },
+  port: { type: "string" },
+  url: { type: "string" },
+  token: { type: "string" },
+  name: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>[
+  "values"
+];
+
+async function configFrom(flags: Flags) {
+  let port: number | undefined;
+  if (flags.port !== undefined) {
+    port = Number(flags.port);
+    if (!/^\d+$/.test(flags.port)) throw new ConfigError(`Invalid --port "${flags.port}"`);
+  }
+  return await loadConfig({
+    file: flags.config,
+    env: Deno.env.toObject(),
+    flags: { data: flags.data, host: flags.host, port },
+  });
+}
+
+async function serve(flags: Flags): Promise<number> {
+  const config = await configFrom(flags);
+  const init = await initDataDir(config);
+  const server = await startServer(config);
+  if (init.created) {
+    console.log(
+      `Sealpost ${VERSION} initialised ${config.data_dir} and listens on ${server.url}\n` +
+        `  public base URL:  ${server.baseUrl}\n` +
+        `  credentials:      ${dataPaths(config.data_dir).credentials} (owner and admin tokens, 0600)\n` +
+        `  API description:  ${server.url}/openapi.json`,
+    );
+  } else {
+    console.log(`Sealpost ${VERSION} listens on ${server.url} (data: ${config.data_dir})`);
+  }
+  const stop = () => {
+    console.log("Shutting down: finishing in-flight requests");
+    server.shutdown();
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await server.finished;
+  await server.shutdown();
+  return 0;
+}
+
+async function init(flags: Flags): Promise<number> {
+  const config = await configFrom(flags);
+  const result = await initDataDir(config);
+  const report = {
+    dataDir: result.dataDir,
+    baseUrl: publicBaseUrl(config),
+    userId: result.userId,
+    ownerToken: result.ownerToken,
+    adminToken: result.adminToken,
+  };
+  if (flags.json) console.log(JSON.stringify(report));
+  else {
+    console.log(
+      `${result.created ? "Initialised" : "Already initialised:"} ${result.dataDir}\n` +
+        `  user id:     ${report.userId}\n` +
+        `  credentials: ${dataPaths(result.dataDir).credentials}`,
+    );
+  }
+  return 0;
+}
+
+async function userAdd(flags: Flags): Promise<number> {
+  if (!flags.name) {
+    console.error("Missing --name");
+    return 2;
+  }
+  const client = await SealpostClient.resolve({
+    url: flags.url,
+    token: flags.token,
+    data: flags.data,
+    role: "admin",
+  });
+  const created = await client.call<{ user: { id: string; name: string }; ownerToken: string }>(
+    "POST",
+    "/admin/users",
+    { name: flags.name },
+  );
+  if (flags.json) console.log(JSON.stringify(created));
+  else {
+    console.log(`user id:     ${created.user.id}\nowner token: ${created.ownerToken} (shown once)`);
+  }
+  return 0;
+}
+
+/**
+ * Runs the command line with `args`; resolves to the process exit code.
+ *
+ * @example
+ * ```ts
+ * Deno.exit(await main(Deno.args));
+ * ```
+ */
+export async function main(args: string[]): Promise<number> {
+  if (args[0] === "submit") {
+    const { submitCommand } = await import("./submit.ts");
+    return await submitCommand(args.slice(1));
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.version) {
+    console.log(`sealpost ${VERSION}`);
+    return 0;
+  }
+  const command = positionals.join(" ");
+  if (flags.help || command === "" || command === "help") {
+    console.log(USAGE);
+    return command === "" && !flags.help ? 2 : 0;
+  }
+  try {
+    switch (command) {
+      case "serve":
+        return await serve(flags);
+      case "init":
+        return await init(flags);
+      case "user add":
+        return await userAdd(flags);
+      default:
+        console.error(`Unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof ApiCallError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The one place where errors become HTTP responses.
+ *
+ * Every 4xx/5xx body has the shape `{"error": {"code", "message", "field"?}}`.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ZodError } from "zod";
+
+/** The JSON error body every failing response carries. */
+export interface ErrorBody {
+  error: { code: string; message: string; field?: string };
+}
+
+/**
+ * An error that carries its HTTP status and a stable snake_case code.
+ *
+ * @example
+ * ```ts
+ * throw new ApiError(404, "form_not_found", `Form "${formId}" is not published`, "formId");
+ * ```
+ */
+export class ApiError extends Error {
+  override name = "ApiError";
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+
+  /** The JSON body of this error. */
+  toBody(): ErrorBody {
+    return {
+      error: { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) },
+    };
+  }
+}
+
+/** Turns the first issue of a zod error into a 400 naming the field. */
+export function validationError(error: ZodError, prefix = ""): ApiError {
+  const issue = error.issues[0];
+  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
+  const field = issue.code === "unrecognized_keys" ? issue.keys[0] : path || undefined;
+  const message = issue.code === "unrecognized_keys"
+    ? `Unknown field "${issue.keys[0]}"`
+    : `Invalid ${path || "body"}: ${issue.message}`;
+  return new ApiError(400, "invalid_request", message, field);
+}
+
+/** Builds the JSON error response for an error; unknown errors become a logged 500. */
+export function errorResponse(err: unknown, c: Context): Response {
+  if (err instanceof ApiError) {
+    return c.json(err.toBody(), err.status, err.headers);
+  }
+  // Hono's own errors (for example a malformed request the router rejects).
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return c.json(
+      { error: { code: "bad_request", message: (err as Error).message || "Bad request" } },
+      status as ContentfulStatusCode,
+    );
+  }
+  console.error(JSON.stringify({
+    level: "error",
+    msg: "Unhandled error",
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  }));
+  return c.json({ error: { code: "internal", message: "Internal server error" } }, 500);
+}
+
+/** The 404 for paths no route matches. */
+export function notFoundResponse(c: Context): Response {
+  return c.json(
+    { error: { code: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } },
+    404,
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * `sealpost init`: prepares a data dir, idempotently.
+ *
+ * @module
+ */
+import type { Config } from "../config/index.ts";
+import { publicBaseUrl } from "../config/index.ts";
+import { createAdminToken, createUser } from "../relay/identity.ts";
+import { openStore } from "../store/kv.ts";
+import {
+  type Credentials,
+  dataPaths,
+  readCredentials,
+  readIfExists,
+  writeSecretFile,
+} from "./data_dir.ts";
+
+/** What init reports. */
+export interface InitResult extends Credentials {
+  dataDir: string;
+  /** False when the data dir was already initialised. */
+  created: boolean;
+}
+
+/**
+ * Creates the data dir, the relay secret, an admin token, a first user with an owner
+ * token, and the credentials file. Running it again changes nothing.
+ */
+export async function initDataDir(config: Config): Promise<InitResult> {
+  const paths = dataPaths(config.data_dir);
+  await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  if (await readIfExists(paths.relaySecret) === null) {
+    await writeSecretFile(
+      paths.relaySecret,
+      crypto.getRandomValues(new Uint8Array(32)).toBase64() + "\n",
+    );
+  }
+  const existing = await readCredentials(paths.dir);
+  if (existing) return { ...existing, dataDir: paths.dir, created: false };
+  const kv = await openStore(paths.dir);
+  try {
+    const adminToken = await createAdminToken(kv);
+    const { user, ownerToken } = await createUser(kv, "owner");
+    const credentials: Credentials = {
+      baseUrl: publicBaseUrl(config),
+      userId: user.id,
+      ownerToken,
+      adminToken,
+    };
+    await writeSecretFile(paths.credentials, JSON.stringify(credentials, null, 2) + "\n");
+    return { ...credentials, dataDir: paths.dir, created: true };
+  } finally {
+    kv.close();
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Published form manifests: the owner publishes, anyone reads.
+ *
+ * The relay checks ownership (the recipient key must be one of the publisher's databases)
+ * and stores the manifest as published; its signature is the vault's business.
+ *
+ * @module
+ */
+import type { Manifest } from "../forms/manifest.ts";
+import { ApiError } from "../http/errors.ts";
+import { type FormRow, keys } from "../store/keys.ts";
+import { decodeRecipientKey, recipientOwner } from "./identity.ts";
+import { fingerprint } from "../crypto/keys.ts";
+
+/**
+ * Stores `manifest` as the published form `formId` of `userId`.
+ *
+ * @throws {ApiError} 400 when the manifest names another form or user, 403 when the key is
+ * not the user's, 409 when the form belongs to someone else or the version goes backwards.
+ */
+export async function publishManifest(
+  kv: Deno.Kv,
+  userId: string,
+  formId: string,
+  manifest: Manifest,
+): Promise<{ row: FormRow; created: boolean }> {
+  if (manifest.formId !== formId) {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `Manifest formId "${manifest.formId}" differs from the path's "${formId}"`,
+      "formId",
+    );
+  }
+  if (manifest.recipient.userId !== userId) {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `recipient.userId "${manifest.recipient.userId}" is not the publishing user`,
+      "recipient.userId",
+    );
+  }
+  const publicKey = decodeRecipientKey(manifest.recipient.publicKey, "recipient.publicKey");
+  const fp = await fingerprint(publicKey);
+  const owner = await recipientOwner(kv, fp);
+  if (owner?.userId !== userId) {
+    throw new ApiError(
+      403,
+      "recipient_not_owned",
+      "recipient.publicKey is not a registered database of this user",
+      "recipient.publicKey",
+    );
+  }
+  const current = await kv.get<FormRow>(keys.form(formId));
+  if (current.value && current.value.userId !== userId) {
+    throw new ApiError(409, "form_id_taken", `Form id "${formId}" belongs to another user`);
+  }
+  if (current.value && manifest.schemaVersion < current.value.schemaVersion) {
+    throw new ApiError(
+      409,
+      "stale_schema_version",
+      `schemaVersion ${manifest.schemaVersion} is older than the published ${current.value.schemaVersion}`,
+      "schemaVersion",
+    );
+  }
+  const row: FormRow = {
+    formId,
+    userId,
+    fingerprint: fp,
+    publicKey: manifest.recipient.publicKey,
+    schemaVersion: manifest.schemaVersion,
+    manifest: manifest as Record<string, unknown>,
+    publishedAt: new Date().toISOString(),
+  };
+  const result = await kv.atomic().check(current).set(keys.form(formId), row).commit();
+  if (!result.ok) {
+    throw new ApiError(409, "conflict", `Form "${formId}" changed meanwhile; publish again`);
+  }
+  return { row, created: current.value === null };
+}
+
+/** The published form `formId`, or null. */
+export async function getForm(kv: Deno.Kv, formId: string): Promise<FormRow | null> {
+  return (await kv.get<FormRow>(keys.form(formId))).value;
+}

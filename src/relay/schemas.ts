@@ -1,0 +1,77 @@
+/**
+ * Zod schemas of the relay's requests and responses (they validate requests and generate
+ * the OpenAPI document).
+ *
+ * @module
+ */
+import { z } from "@hono/zod-openapi";
+
+/** The JSON error body. */
+export const ErrorSchema = z.object({
+  error: z.object({
+    code: z.string().openapi({ example: "invalid_request" }),
+    message: z.string(),
+    field: z.string().optional(),
+  }),
+}).openapi("Error");
+
+/** 32 lowercase hex characters (a UUIDv4 without dashes). */
+export const SubmissionIdSchema = z.string().regex(/^[0-9a-f]{32}$/, {
+  message: "Must be 32 lowercase hex characters",
+});
+
+/** What POST /submissions answers. */
+export const ReceiptSchema = z.object({
+  submissionId: z.string(),
+  editToken: z.string().openapi({ description: "Bearer token for PUT /submissions/{id}" }),
+}).openapi("SubmissionReceipt");
+
+/** What PUT /submissions/{id} answers. */
+export const AmendReceiptSchema = ReceiptSchema.extend({
+  version: z.number().int().openapi({ description: "Version of the submission now queued" }),
+}).openapi("AmendReceipt");
+
+/** Lowercase hex SHA-256 of a raw recipient key. */
+export const FingerprintSchema = z.string().regex(/^[0-9a-f]{64}$/, {
+  message: "Must be 64 lowercase hex characters",
+});
+
+/** A user as the API shows it. */
+export const UserSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+}).openapi("User");
+
+/** A database (recipient key) as the API shows it. */
+export const DatabaseSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  name: z.string(),
+  publicKey: z.string(),
+  fingerprint: z.string(),
+  createdAt: z.string(),
+}).openapi("Database");
+
+/** A pending envelope in a recipient's queue. */
+export const QueueItemSchema = z.object({
+  seq: z.number().int(),
+  submissionId: z.string(),
+  version: z.number().int(),
+  formId: z.string(),
+  recipientPubkey: z.string(),
+  submitterId: z.string().nullable(),
+  receivedAt: z.string(),
+  ciphertext: z.string(),
+}).openapi("QueueItem");
+
+/** Body of POST /owner/queues/{fingerprint}/ack. */
+export const AckRequestSchema = z.object({
+  submissionIds: z.array(SubmissionIdSchema).max(1000).optional(),
+  items: z.array(z.object({
+    submissionId: SubmissionIdSchema,
+    version: z.number().int().min(1).optional(),
+  })).max(1000).optional(),
+}).refine((b) => b.submissionIds !== undefined || b.items !== undefined, {
+  message: "Give submissionIds or items",
+}).openapi("AckRequest");

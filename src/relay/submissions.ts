@@ -1,0 +1,308 @@
+/**
+ * Intake: sealed envelopes in, durable before the 200, queued for their recipient.
+ *
+ * One submission has a head row and one envelope row per version (1 = original, 2+ =
+ * amendments); ciphertext bytes live in 60 KiB chunks. Small envelopes are written in one
+ * group commit with everything else; large ones write their chunks first under a staging
+ * marker that the commit removes (a crash leaves only staging, swept on start).
+ *
+ * @module
+ */
+import type { SubmissionEnvelope } from "../forms/payload.ts";
+import { ApiError } from "../http/errors.ts";
+import type { GroupCommitter } from "../store/group_commit.ts";
+import { CHUNK_BYTES } from "../store/kv.ts";
+import { type EnvelopeRow, keys, type SubmissionRow } from "../store/keys.ts";
+import type { EditTokens } from "./edit_tokens.ts";
+import { getForm } from "./manifests.ts";
+
+/** Envelopes up to this size are written inside the group commit itself. */
+const INLINE_BYTES = 256 * 1024;
+
+/** What a successful POST or PUT answers. */
+export interface IntakeReceipt {
+  submissionId: string;
+  editToken: string;
+  version: number;
+}
+
+/** Intake limits from the configuration. */
+export interface IntakeLimits {
+  maxCiphertextBytes: number;
+  editWindowMs: number;
+}
+
+interface Prepared {
+  env: SubmissionEnvelope;
+  ciphertext: Uint8Array;
+  digest: string;
+  fingerprint: string;
+}
+
+/** The intake service: validation beyond the schema, idempotency, amendments, durability. */
+export class Intake {
+  constructor(
+    private kv: Deno.Kv,
+    private committer: GroupCommitter,
+    private editTokens: EditTokens,
+    private limits: IntakeLimits,
+  ) {}
+
+  /**
+   * Accepts a new submission. A replay with the same id and bytes answers the same receipt;
+   * the same id with other bytes is a 409.
+   */
+  async submit(env: SubmissionEnvelope): Promise<IntakeReceipt> {
+    const prepared = await this.#prepare(env);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const head = await this.kv.get<SubmissionRow>(keys.submission(env.submissionId));
+      if (head.value) return this.#replay(head.value, head.value.digest, prepared, 1);
+      const row: SubmissionRow = {
+        id: env.submissionId,
+        formId: env.formId,
+        fingerprint: prepared.fingerprint,
+        createdAt: new Date().toISOString(),
+        version: 1,
+        digest: prepared.digest,
+        latestDigest: prepared.digest,
+      };
+      if (await this.#write(row, prepared, head)) {
+        return { submissionId: row.id, editToken: await this.editTokens.issue(row.id), version: 1 };
+      }
+    }
+    throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
+  }
+
+  /**
+   * Amends a submission with a new envelope, authorised by its edit token. The new version
+   * joins the recipient's queue.
+   */
+  async amend(submissionId: string, editToken: string, env: SubmissionEnvelope): Promise<
+    IntakeReceipt
+  > {
+    if (env.submissionId !== submissionId) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `Envelope submissionId "${env.submissionId}" differs from the path's`,
+        "submissionId",
+      );
+    }
+    const first = await this.kv.get<SubmissionRow>(keys.submission(submissionId));
+    if (!first.value) {
+      throw new ApiError(404, "submission_not_found", `Unknown submission "${submissionId}"`);
+    }
+    if (!(await this.editTokens.verify(submissionId, editToken))) {
+      throw new ApiError(403, "invalid_edit_token", "The edit token does not match");
+    }
+    if (Date.parse(first.value.createdAt) + this.limits.editWindowMs < Date.now()) {
+      throw new ApiError(410, "edit_window_closed", "The edit window of this submission is over");
+    }
+    if (env.formId !== first.value.formId) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `An amendment must keep formId "${first.value.formId}"`,
+        "formId",
+      );
+    }
+    const prepared = await this.#prepare(env);
+    let head = first;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = head.value!;
+      if (current.latestDigest === prepared.digest) {
+        return this.#replay(current, current.latestDigest, prepared, current.version);
+      }
+      const row: SubmissionRow = {
+        ...current,
+        fingerprint: prepared.fingerprint,
+        version: current.version + 1,
+        latestDigest: prepared.digest,
+      };
+      if (await this.#write(row, prepared, head)) {
+        return { submissionId, editToken, version: row.version };
+      }
+      head = await this.kv.get<SubmissionRow>(keys.submission(submissionId));
+    }
+    throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
+  }
+
+  async #replay(
+    head: SubmissionRow,
+    digest: string,
+    prepared: Prepared,
+    version: number,
+  ): Promise<IntakeReceipt> {
+    if (digest !== prepared.digest) {
+      throw new ApiError(
+        409,
+        "submission_conflict",
+        `Submission "${head.id}" already exists with other content`,
+        "submissionId",
+      );
+    }
+    return { submissionId: head.id, editToken: await this.editTokens.issue(head.id), version };
+  }
+
+  /** Checks what the schema cannot: sizes, the form and its key; hashes the envelope. */
+  async #prepare(env: SubmissionEnvelope): Promise<Prepared> {
+    let ciphertext: Uint8Array;
+    try {
+      ciphertext = Uint8Array.fromBase64(env.ciphertext);
+    } catch {
+      throw new ApiError(400, "invalid_request", "ciphertext is not valid base64", "ciphertext");
+    }
+    if (ciphertext.length > this.limits.maxCiphertextBytes) {
+      throw new ApiError(
+        413,
+        "ciphertext_too_large",
+        `Ciphertext of ${ciphertext.length} bytes exceeds the ${this.limits.maxCiphertextBytes}-byte limit`,
+        "ciphertext",
+      );
+    }
+    if (ciphertext.length < 48) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `Ciphertext of ${ciphertext.length} bytes is shorter than a sealed box (48 bytes)`,
+        "ciphertext",
+      );
+    }
+    const form = await getForm(this.kv, env.formId);
+    if (!form) {
+      throw new ApiError(404, "form_not_found", `Form "${env.formId}" is not published`, "formId");
+    }
+    if (!sameKey(form.publicKey, env.recipientPubkey)) {
+      throw new ApiError(
+        404,
+        "recipient_mismatch",
+        `recipientPubkey is not the published key of form "${env.formId}"`,
+        "recipientPubkey",
+      );
+    }
+    const canonical = JSON.stringify([
+      env.formId,
+      env.recipientPubkey,
+      env.submitterId ?? null,
+      env.ciphertext,
+    ]);
+    const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical));
+    return {
+      env,
+      ciphertext,
+      digest: new Uint8Array(hash).toHex(),
+      fingerprint: form.fingerprint,
+    };
+  }
+
+  /** Writes `row` and its envelope version if `head` is unchanged; false when it changed. */
+  async #write(
+    row: SubmissionRow,
+    prepared: Prepared,
+    head: Deno.KvEntryMaybe<SubmissionRow>,
+  ): Promise<boolean> {
+    const { env, ciphertext } = prepared;
+    const blobId = crypto.randomUUID();
+    const chunkCount = Math.ceil(ciphertext.length / CHUNK_BYTES);
+    const inline = ciphertext.length <= INLINE_BYTES;
+    if (!inline) await writeStagedChunks(this.kv, blobId, ciphertext);
+    const result = await this.committer.commit({
+      lock: row.id,
+      checks: [{ key: keys.submission(row.id), versionstamp: head.versionstamp }],
+      mutations: 3 + (inline ? chunkCount : 1),
+      bytes: (inline ? ciphertext.length : 0) + 1024,
+      apply: (op, seq) => {
+        const envelope: EnvelopeRow = {
+          submissionId: row.id,
+          version: row.version,
+          formId: env.formId,
+          recipientPubkey: env.recipientPubkey,
+          submitterId: env.submitterId ?? null,
+          receivedAt: new Date().toISOString(),
+          digest: prepared.digest,
+          blobId,
+          chunks: chunkCount,
+          bytes: ciphertext.length,
+          seq,
+        };
+        op.set(keys.submission(row.id), row)
+          .set(keys.envelope(row.id, row.version), envelope)
+          .set(keys.queue(row.fingerprint, seq), { submissionId: row.id, version: row.version });
+        if (inline) {
+          for (let i = 0; i < chunkCount; i++) {
+            op.set(keys.chunk(blobId, i), ciphertext.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
+          }
+        } else {
+          op.delete(keys.staging(blobId));
+        }
+      },
+    });
+    if (!result.ok && !inline) await deleteChunks(this.kv, blobId, chunkCount, true);
+    return result.ok;
+  }
+}
+
+function sameKey(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    const x = Uint8Array.fromBase64(a);
+    const y = Uint8Array.fromBase64(b);
+    return x.length === y.length && x.every((v, i) => v === y[i]);
+  } catch {
+    return false;
+  }
+}
+
+/** Writes the chunks of a large ciphertext ahead of its commit, marked as staging. */
+async function writeStagedChunks(kv: Deno.Kv, blobId: string, bytes: Uint8Array) {
+  const count = Math.ceil(bytes.length / CHUNK_BYTES);
+  await kv.set(keys.staging(blobId), { chunks: count, at: Date.now() });
+  const perOp = 10;
+  for (let start = 0; start < count; start += perOp) {
+    const op = kv.atomic();
+    for (let i = start; i < Math.min(count, start + perOp); i++) {
+      op.set(keys.chunk(blobId, i), bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
+    }
+    await op.commit();
+  }
+}
+
+/** Deletes a chunk set (and its staging marker). */
+export async function deleteChunks(
+  kv: Deno.Kv,
+  blobId: string,
+  count: number,
+  staging = false,
+): Promise<void> {
+  const perOp = 500;
+  for (let start = 0; start < count; start += perOp) {
+    const op = kv.atomic();
+    for (let i = start; i < Math.min(count, start + perOp); i++) op.delete(keys.chunk(blobId, i));
+    await op.commit();
+  }
+  if (staging) await kv.delete(keys.staging(blobId));
+}
+
+/** Reads the ciphertext of an envelope version back from its chunks. */
+export async function readCiphertext(kv: Deno.Kv, envelope: EnvelopeRow): Promise<Uint8Array> {
+  const out = new Uint8Array(envelope.bytes);
+  let offset = 0;
+  for await (const entry of kv.list<Uint8Array>({ prefix: keys.chunksOf(envelope.blobId) })) {
+    out.set(entry.value, offset);
+    offset += entry.value.length;
+  }
+  if (offset !== envelope.bytes) {
+    throw new Error(`Envelope ${envelope.submissionId} v${envelope.version} is missing chunks`);
+  }
+  return out;
+}
+
+/** Removes chunk sets whose commit never happened (a crash mid-write); run at start. */
+export async function sweepStaging(kv: Deno.Kv): Promise<number> {
+  let swept = 0;
+  for await (const entry of kv.list<{ chunks: number }>({ prefix: keys.stagingAll() })) {
+    await deleteChunks(kv, String(entry.key[1]), entry.value.chunks, true);
+    swept++;
+  }
+  return swept;
+}
