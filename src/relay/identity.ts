@@ -20,7 +20,7 @@ function randomId(bytes = 16): string {
   return crypto.getRandomValues(new Uint8Array(bytes)).toHex();
 }
 
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
+async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)).toHex();
 }
 
@@ -99,7 +99,7 @@ export async function startRegistration(
   publicKeyB64: string,
 ): Promise<{ challengeId: string; sealedChallenge: string; expiresAtUtc: string }> {
   const publicKey = decodeRecipientKey(publicKeyB64, "publicKey");
-  const fp = await fingerprint(publicKey);
+  const fp = fingerprint(publicKey);
   if (await recipientOwner(kv, fp)) {
     throw new ApiError(409, "key_registered", "This recipient key is already registered");
   }
@@ -124,7 +124,7 @@ export async function startRegistration(
 
 /**
  * Completes a registration: `answerB64` must be the opened challenge. On success the key
- * is routed to the user; the challenge is consumed either way it succeeds.
+ * is routed to the user and the challenge is consumed.
  */
 export async function completeRegistration(
   kv: Deno.Kv,
@@ -137,14 +137,13 @@ export async function completeRegistration(
   if (!challenge || challenge.userId !== userId || challenge.expiresAt < Date.now()) {
     throw new ApiError(404, "challenge_not_found", "Unknown or expired challenge", "challengeId");
   }
-  let answer: Uint8Array;
+  let answer: Uint8Array<ArrayBuffer>;
   try {
     answer = Uint8Array.fromBase64(answerB64);
   } catch {
     throw new ApiError(400, "invalid_request", "challenge is not valid base64", "challenge");
   }
-  const presented = new TextEncoder().encode(await sha256Hex(answer));
-  if (!timingSafeEqual(presented, new TextEncoder().encode(challenge.answerHash))) {
+  if (!timingSafeEqual(await sha256Hex(answer), challenge.answerHash)) {
     throw new ApiError(403, "challenge_failed", "The challenge answer is wrong", "challenge");
   }
   const db: DatabaseRow = {

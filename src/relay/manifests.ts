@@ -41,7 +41,7 @@ export async function publishManifest(
     );
   }
   const publicKey = decodeRecipientKey(manifest.recipient.publicKey, "recipient.publicKey");
-  const fp = await fingerprint(publicKey);
+  const fp = fingerprint(publicKey);
   const owner = await recipientOwner(kv, fp);
   if (owner?.userId !== userId) {
     throw new ApiError(

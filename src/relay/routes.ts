@@ -6,7 +6,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Config } from "../config/index.ts";
 import { ManifestSchema } from "../forms/manifest.ts";
-import { SubmissionEnvelopeSchema } from "../forms/payload.ts";
+import { SubmissionEnvelopeSchema, SubmissionIdSchema } from "../forms/payload.ts";
 import { jsonBody } from "../http/body.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
@@ -30,7 +30,6 @@ import {
   FingerprintSchema,
   QueueItemSchema,
   ReceiptSchema,
-  SubmissionIdSchema,
   UserSchema,
 } from "./schemas.ts";
 import type { Intake } from "./submissions.ts";

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { SubmissionIdSchema } from "../forms/payload.ts";
 
 /** The JSON error body. */
 export const ErrorSchema = z.object({
@@ -14,11 +15,6 @@ export const ErrorSchema = z.object({
     field: z.string().optional(),
   }),
 }).openapi("Error");
-
-/** 32 lowercase hex characters (a UUIDv4 without dashes). */
-export const SubmissionIdSchema = z.string().regex(/^[0-9a-f]{32}$/, {
-  message: "Must be 32 lowercase hex characters",
-});
 
 /** What POST /submissions answers. */
 export const ReceiptSchema = z.object({

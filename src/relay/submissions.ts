@@ -107,9 +107,9 @@ export class Intake {
       );
     }
     const prepared = await this.#prepare(env);
-    let head = first;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const current = head.value!;
+    let head: Deno.KvEntryMaybe<SubmissionRow> = first;
+    for (let attempt = 0; attempt < 3 && head.value; attempt++) {
+      const current = head.value;
       if (current.latestDigest === prepared.digest) {
         return this.#replay(current, current.latestDigest, prepared, current.version);
       }
@@ -199,7 +199,7 @@ export class Intake {
   async #write(
     row: SubmissionRow,
     prepared: Prepared,
-    head: Deno.KvEntryMaybe<SubmissionRow>,
+    head: { versionstamp: string | null },
   ): Promise<boolean> {
     const { env, ciphertext } = prepared;
     const blobId = crypto.randomUUID();

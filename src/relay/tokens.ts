@@ -53,7 +53,5 @@ export async function verifyToken(kv: Deno.Kv, token: string): Promise<TokenRow 
   const [, prefix, id, secret] = match;
   const row = (await kv.get<TokenRow>(keys.token(id))).value;
   if (!row || PREFIX[row.kind] !== prefix) return null;
-  const presented = new TextEncoder().encode(await sha256Hex(secret));
-  const stored = new TextEncoder().encode(row.secretHash);
-  return timingSafeEqual(presented, stored) ? row : null;
+  return timingSafeEqual(await sha256Hex(secret), row.secretHash) ? row : null;
 }

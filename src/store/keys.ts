@@ -118,4 +118,6 @@ export const keys = {
   /** The per-recipient queue, ordered by `seq`. */
   queue: (fingerprint: string, seq: number) => ["queue", fingerprint, seq] as const,
   queueOf: (fingerprint: string) => ["queue", fingerprint] as const,
+  /** Snapshot parts of a record event (see src/events). */
+  recordEvent: (eventId: string) => ["record_events", eventId] as const,
 };

@@ -1,0 +1,76 @@
+/**
+ * A Sealpost server in a child process (`deno run -A main.ts serve`), for crash and restart
+ * tests and for benchmarks.
+ */
+
+/** A free loopback port. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Waits until `url` answers (bounded). */
+export async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    try {
+      const res = await fetch(url);
+      await res.body?.cancel();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** A server process. */
+export interface ServerProcess {
+  url: string;
+  port: number;
+  dataDir: string;
+  child: Deno.ChildProcess;
+  /** Owner credentials written by init. */
+  credentials: { userId: string; ownerToken: string; adminToken: string };
+  /** Sends `signal` and waits for the exit. */
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Starts `sealpost serve` on `dataDir` (rate limits and request log off unless `env` says). */
+export async function spawnServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  port = freePort(),
+): Promise<ServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "serve", "--data", dataDir, "--port", String(port)],
+    env: {
+      SEALPOST_RATE_LIMITS_ENABLED: "false",
+      SEALPOST_SERVER_REQUEST_LOG: "false",
+      ...env,
+    },
+    stdin: "null",
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`);
+  const credentials = JSON.parse(await Deno.readTextFile(`${dataDir}/credentials.json`));
+  return {
+    url,
+    port,
+    dataDir,
+    child,
+    credentials,
+    stop: async (signal: Deno.Signal = "SIGTERM") => {
+      try {
+        child.kill(signal);
+      } catch { /* already gone */ }
+      return await child.status;
+    },
+  };
+}
