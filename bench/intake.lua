@@ -1,7 +1,7 @@
 -- wrk script for bench/intake: POST /submissions with a unique submissionId per request.
 -- FORM_ID, RECIPIENT_PUBKEY and CIPHERTEXT come from the environment.
+-- `thread_no` is set per thread by setup() (a global: a local here would shadow it).
 local counter = 0
-local thread_no = 0
 local threads = 0
 
 function setup(thread)

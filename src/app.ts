@@ -10,6 +10,7 @@ import { errorResponse, notFoundResponse } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
 import { TokenBuckets } from "./http/rate_limit.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
+import type { FormDirectory } from "./relay/manifests.ts";
 import type { Intake } from "./relay/submissions.ts";
 import { VERSION } from "./version.ts";
 
@@ -18,6 +19,7 @@ export interface AppDeps {
   kv: Deno.Kv;
   config: Config;
   intake: Intake;
+  forms: FormDirectory;
 }
 
 /** Builds the application. */

@@ -7,6 +7,7 @@ import { buildApp } from "./app.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
 import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./relay/edit_tokens.ts";
+import { FormDirectory } from "./relay/manifests.ts";
 import { Intake, sweepStaging } from "./relay/submissions.ts";
 import { GroupCommitter } from "./store/group_commit.ts";
 import { openStore } from "./store/kv.ts";
@@ -39,11 +40,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const kv = await openStore(config.data_dir);
   await sweepStaging(kv);
   const committer = new GroupCommitter(kv);
-  const intake = new Intake(kv, committer, await EditTokens.create(secret), {
+  const forms = new FormDirectory(kv);
+  const intake = new Intake(kv, committer, forms, new EditTokens(secret), {
     maxCiphertextBytes: config.intake.max_ciphertext_bytes,
     editWindowMs: config.intake.edit_window_seconds * 1000,
   });
-  const app = buildApp({ kv, config, intake });
+  const app = buildApp({ kv, config, intake, forms });
   const { promise: listening, resolve: onListen } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname: config.server.host,

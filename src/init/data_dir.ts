@@ -49,7 +49,7 @@ export async function readIfExists(path: string): Promise<string | null> {
 }
 
 /** The relay secret (HMAC key of edit tokens and pre-signed URLs). */
-export async function readRelaySecret(dataDir: string): Promise<Uint8Array<ArrayBuffer>> {
+export async function readRelaySecret(dataDir: string): Promise<Uint8Array> {
   const text = await readIfExists(dataPaths(dataDir).relaySecret);
   if (text === null) throw new Error(`No relay secret in ${dataDir}; run "sealpost init"`);
   return Uint8Array.fromBase64(text.trim());

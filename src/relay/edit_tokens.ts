@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 
 const LABEL = "sealpost/edit-token/v1:";
@@ -13,38 +15,27 @@ const LABEL = "sealpost/edit-token/v1:";
  *
  * @example
  * ```ts
- * const tokens = await EditTokens.create(relaySecret);
- * const token = await tokens.issue(submissionId);
- * await tokens.verify(submissionId, token); // true
+ * const tokens = new EditTokens(relaySecret);
+ * const token = tokens.issue(submissionId);
+ * tokens.verify(submissionId, token); // true
  * ```
  */
 export class EditTokens {
-  private constructor(private key: CryptoKey) {}
+  /** The keyed HMAC state, cloned per token (saves re-keying on every request). */
+  #keyed: ReturnType<typeof hmac.create>;
 
-  /** Imports the relay secret as the HMAC key. */
-  static async create(secret: Uint8Array<ArrayBuffer>): Promise<EditTokens> {
-    const key = await crypto.subtle.importKey(
-      "raw",
-      secret,
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign"],
-    );
-    return new EditTokens(key);
+  constructor(secret: Uint8Array) {
+    this.#keyed = hmac.create(sha256, secret);
   }
 
   /** The edit token of `submissionId` (base64url, 43 characters). */
-  async issue(submissionId: string): Promise<string> {
-    const mac = await crypto.subtle.sign(
-      "HMAC",
-      this.key,
-      new TextEncoder().encode(LABEL + submissionId),
-    );
-    return new Uint8Array(mac).toBase64({ alphabet: "base64url", omitPadding: true });
+  issue(submissionId: string): string {
+    const mac = this.#keyed.clone().update(new TextEncoder().encode(LABEL + submissionId)).digest();
+    return mac.toBase64({ alphabet: "base64url", omitPadding: true });
   }
 
   /** Whether `token` is the edit token of `submissionId`, compared in constant time. */
-  async verify(submissionId: string, token: string): Promise<boolean> {
-    return timingSafeEqual(await this.issue(submissionId), token);
+  verify(submissionId: string, token: string): boolean {
+    return timingSafeEqual(this.issue(submissionId), token);
   }
 }

@@ -83,3 +83,37 @@ export async function publishManifest(
 export async function getForm(kv: Deno.Kv, formId: string): Promise<FormRow | null> {
   return (await kv.get<FormRow>(keys.form(formId))).value;
 }
+
+/**
+ * Published forms, read through a bounded in-memory cache (one process owns the KV file, and
+ * publishing goes through {@link FormDirectory.publish}, which refreshes the entry).
+ */
+export class FormDirectory {
+  #cache = new Map<string, FormRow>();
+
+  constructor(private kv: Deno.Kv, private maxEntries = 10_000) {}
+
+  /** The published form `formId`, or null. Unknown ids are not cached. */
+  async get(formId: string): Promise<FormRow | null> {
+    const cached = this.#cache.get(formId);
+    if (cached) return cached;
+    const row = await getForm(this.kv, formId);
+    if (row) this.#remember(row);
+    return row;
+  }
+
+  /** Publishes through {@link publishManifest} and refreshes the cache. */
+  async publish(userId: string, formId: string, manifest: Manifest) {
+    this.#cache.delete(formId);
+    const result = await publishManifest(this.kv, userId, formId, manifest);
+    this.#remember(result.row);
+    return result;
+  }
+
+  #remember(row: FormRow) {
+    if (this.#cache.size >= this.maxEntries) {
+      this.#cache.delete(this.#cache.keys().next().value!);
+    }
+    this.#cache.set(row.formId, row);
+  }
+}

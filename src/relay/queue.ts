@@ -4,7 +4,7 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
-import { type EnvelopeRow, keys, type QueueRow } from "../store/keys.ts";
+import { keys, type QueueRow, type SubmissionRow } from "../store/keys.ts";
 import { readCiphertext } from "./submissions.ts";
 
 /** One pending envelope version as the owner receives it. */
@@ -46,20 +46,17 @@ export async function listQueue(
       more = true;
       break;
     }
-    const envelope = (await kv.get<EnvelopeRow>(
-      keys.envelope(entry.value.submissionId, entry.value.version),
-    )).value;
-    if (!envelope) continue; // acked between the list and this read
-    const ciphertext = await readCiphertext(kv, envelope);
+    const row = entry.value;
+    const ciphertext = await readCiphertext(kv, row);
     bytes += ciphertext.length;
     items.push({
-      seq: envelope.seq,
-      submissionId: envelope.submissionId,
-      version: envelope.version,
-      formId: envelope.formId,
-      recipientPubkey: envelope.recipientPubkey,
-      submitterId: envelope.submitterId,
-      receivedAt: envelope.receivedAt,
+      seq: entry.key[2] as number,
+      submissionId: row.submissionId,
+      version: row.version,
+      formId: row.formId,
+      recipientPubkey: row.recipientPubkey,
+      submitterId: row.submitterId,
+      receivedAt: row.receivedAt,
       ciphertext: ciphertext.toBase64(),
     });
   }
@@ -79,27 +76,35 @@ export interface Ack {
  */
 export async function ackQueue(kv: Deno.Kv, fp: string, acks: Ack[]): Promise<number> {
   let removed = 0;
-  for (const ack of acks) {
-    const head = await kv.get<{ fingerprint: string }>(keys.submission(ack.submissionId));
-    if (!head.value) continue;
-    for await (const entry of kv.list<EnvelopeRow>({ prefix: keys.envelopesOf(ack.submissionId) })) {
-      const envelope = entry.value;
-      if (ack.version !== undefined && envelope.version > ack.version) continue;
-      const queued = await kv.get<QueueRow>(keys.queue(fp, envelope.seq));
-      if (!queued.value) {
-        if (head.value.fingerprint !== fp) {
-          throw new ApiError(
-            403,
-            "forbidden",
-            `Submission "${ack.submissionId}" is not in this queue`,
-          );
-        }
-        continue;
-      }
-      const op = kv.atomic().check(entry).delete(keys.queue(fp, envelope.seq)).delete(entry.key);
-      for (let i = 0; i < envelope.chunks; i++) op.delete(keys.chunk(envelope.blobId, i));
-      if ((await op.commit()).ok) removed++;
-    }
-  }
+  for (const ack of acks) removed += await ackOne(kv, fp, ack);
   return removed;
+}
+
+async function ackOne(kv: Deno.Kv, fp: string, ack: Ack): Promise<number> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const head = await kv.get<SubmissionRow>(keys.submission(ack.submissionId));
+    if (!head.value) return 0;
+    const covered = (p: SubmissionRow["pending"][number]) =>
+      p.fingerprint === fp && (ack.version === undefined || p.version <= ack.version);
+    const done = head.value.pending.filter(covered);
+    if (done.length === 0) {
+      if (head.value.fingerprint !== fp && !head.value.pending.some((p) => p.fingerprint === fp)) {
+        throw new ApiError(
+          403,
+          "forbidden",
+          `Submission "${ack.submissionId}" is not in this queue`,
+        );
+      }
+      return 0;
+    }
+    const op = kv.atomic()
+      .check(head)
+      .set(head.key, { ...head.value, pending: head.value.pending.filter((p) => !covered(p)) });
+    for (const p of done) {
+      op.delete(keys.queue(fp, p.seq));
+      for (let i = 0; i < (p.chunks ?? 0); i++) op.delete(keys.chunk(p.blobId!, i));
+    }
+    if ((await op.commit()).ok) return done.length;
+  }
+  throw new ApiError(409, "conflict", `Submission "${ack.submissionId}" kept changing; ack again`);
 }

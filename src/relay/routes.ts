@@ -20,7 +20,7 @@ import {
   recipientOwner,
   startRegistration,
 } from "./identity.ts";
-import { getForm, publishManifest } from "./manifests.ts";
+import type { FormDirectory } from "./manifests.ts";
 import { ackQueue, listQueue } from "./queue.ts";
 import {
   AckRequestSchema,
@@ -39,6 +39,7 @@ export interface RelayDeps {
   kv: Deno.Kv;
   config: Config;
   intake: Intake;
+  forms: FormDirectory;
   limiters: {
     submissions: TokenBuckets | null;
     owner: TokenBuckets | null;
@@ -87,7 +88,10 @@ const putSubmission = createRoute({
   security: [{ editToken: [] }],
   request: {
     params: z.object({ submissionId: SubmissionIdSchema }),
-    body: { ...json(SubmissionEnvelopeSchema, "The new envelope (payload mode Update)"), required: true },
+    body: {
+      ...json(SubmissionEnvelopeSchema, "The new envelope (payload mode Update)"),
+      required: true,
+    },
   },
   responses: {
     200: json(AmendReceiptSchema, "The amendment is queued as a new version"),
@@ -146,7 +150,10 @@ const postUser = createRoute({
     body: { ...json(z.object({ name: z.string().min(1).max(200) }), "The user"), required: true },
   },
   responses: {
-    201: json(z.object({ user: UserSchema, ownerToken: z.string() }), "Created; the token is shown once"),
+    201: json(
+      z.object({ user: UserSchema, ownerToken: z.string() }),
+      "Created; the token is shown once",
+    ),
     400: error("Malformed request"),
     401: error("No admin token"),
     403: error("Not an admin token"),
@@ -286,7 +293,7 @@ async function assertQueueOwner(kv: Deno.Kv, fp: string, userId: string) {
 
 /** Mounts the relay's routes on a new router. */
 export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
-  const { kv, config, intake } = deps;
+  const { kv, config, intake, forms } = deps;
   const app = newRouter();
   const trust = config.server.trust_proxy;
   const envelopeCap = Math.ceil(config.intake.max_ciphertext_bytes / 3) * 4 + 16 * 1024;
@@ -333,7 +340,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi(getManifest, async (c) => {
-    const form = await getForm(kv, c.req.valid("param").formId);
+    const form = await forms.get(c.req.valid("param").formId);
     if (!form) throw new ApiError(404, "form_not_found", "This form is not published");
     return c.json(form.manifest as z.infer<typeof ManifestSchema>, 200);
   });
@@ -344,7 +351,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   });
   app.openapi({ ...putManifest, middleware: [ownerLimit, ownerAuth, manifestBody] }, async (c) => {
     const { formId } = c.req.valid("param");
-    const { row } = await publishManifest(kv, c.var.token.userId!, formId, c.req.valid("json"));
+    const { row } = await forms.publish(c.var.token.userId!, formId, c.req.valid("json"));
     return c.json(
       { formId: row.formId, schemaVersion: row.schemaVersion, publishedAt: row.publishedAt },
       200,

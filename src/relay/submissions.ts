@@ -1,23 +1,25 @@
 /**
  * Intake: sealed envelopes in, durable before the 200, queued for their recipient.
  *
- * One submission has a head row and one envelope row per version (1 = original, 2+ =
- * amendments); ciphertext bytes live in 60 KiB chunks. Small envelopes are written in one
- * group commit with everything else; large ones write their chunks first under a staging
- * marker that the commit removes (a crash leaves only staging, swept on start).
+ * A submission is two rows: its head (by id: idempotency, edit window, pending versions) and
+ * one queue row per version (1 = original, 2+ = amendments) in its recipient's queue, with
+ * the ciphertext inline. Both are written in one group commit. A ciphertext too large for a
+ * row goes to 60 KiB chunks written first under a staging marker that the commit removes (a
+ * crash leaves only staging, swept on start).
  *
  * @module
  */
+import { sha256 } from "@noble/hashes/sha2.js";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
 import { ApiError } from "../http/errors.ts";
 import type { GroupCommitter } from "../store/group_commit.ts";
 import { CHUNK_BYTES } from "../store/kv.ts";
-import { type EnvelopeRow, keys, type SubmissionRow } from "../store/keys.ts";
+import { keys, type PendingVersion, type QueueRow, type SubmissionRow } from "../store/keys.ts";
 import type { EditTokens } from "./edit_tokens.ts";
-import { getForm } from "./manifests.ts";
+import type { FormDirectory } from "./manifests.ts";
 
-/** Envelopes up to this size are written inside the group commit itself. */
-const INLINE_BYTES = 256 * 1024;
+/** Ciphertexts up to this size sit in their queue row (a KV value holds 64 KiB). */
+const INLINE_BYTES = 60 * 1024;
 
 /** What a successful POST or PUT answers. */
 export interface IntakeReceipt {
@@ -44,6 +46,7 @@ export class Intake {
   constructor(
     private kv: Deno.Kv,
     private committer: GroupCommitter,
+    private forms: FormDirectory,
     private editTokens: EditTokens,
     private limits: IntakeLimits,
   ) {}
@@ -54,9 +57,11 @@ export class Intake {
    */
   async submit(env: SubmissionEnvelope): Promise<IntakeReceipt> {
     const prepared = await this.#prepare(env);
+    // Optimistic: write as new (the commit checks the id is unused); only when that check
+    // fails is the existing row read, to answer a replay or a conflict.
+    let head: Deno.KvEntryMaybe<SubmissionRow> | null = null;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const head = await this.kv.get<SubmissionRow>(keys.submission(env.submissionId));
-      if (head.value) return this.#replay(head.value, head.value.digest, prepared, 1);
+      if (head?.value) return this.#replay(head.value, head.value.digest, prepared, 1);
       const row: SubmissionRow = {
         id: env.submissionId,
         formId: env.formId,
@@ -65,10 +70,12 @@ export class Intake {
         version: 1,
         digest: prepared.digest,
         latestDigest: prepared.digest,
+        pending: [],
       };
-      if (await this.#write(row, prepared, head)) {
-        return { submissionId: row.id, editToken: await this.editTokens.issue(row.id), version: 1 };
+      if (await this.#write(row, prepared, head ?? { versionstamp: null })) {
+        return { submissionId: row.id, editToken: this.editTokens.issue(row.id), version: 1 };
       }
+      head = await this.kv.get<SubmissionRow>(keys.submission(env.submissionId));
     }
     throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
   }
@@ -92,7 +99,7 @@ export class Intake {
     if (!first.value) {
       throw new ApiError(404, "submission_not_found", `Unknown submission "${submissionId}"`);
     }
-    if (!(await this.editTokens.verify(submissionId, editToken))) {
+    if (!this.editTokens.verify(submissionId, editToken)) {
       throw new ApiError(403, "invalid_edit_token", "The edit token does not match");
     }
     if (Date.parse(first.value.createdAt) + this.limits.editWindowMs < Date.now()) {
@@ -127,12 +134,12 @@ export class Intake {
     throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
   }
 
-  async #replay(
+  #replay(
     head: SubmissionRow,
     digest: string,
     prepared: Prepared,
     version: number,
-  ): Promise<IntakeReceipt> {
+  ): IntakeReceipt {
     if (digest !== prepared.digest) {
       throw new ApiError(
         409,
@@ -141,7 +148,7 @@ export class Intake {
         "submissionId",
       );
     }
-    return { submissionId: head.id, editToken: await this.editTokens.issue(head.id), version };
+    return { submissionId: head.id, editToken: this.editTokens.issue(head.id), version };
   }
 
   /** Checks what the schema cannot: sizes, the form and its key; hashes the envelope. */
@@ -168,7 +175,7 @@ export class Intake {
         "ciphertext",
       );
     }
-    const form = await getForm(this.kv, env.formId);
+    const form = await this.forms.get(env.formId);
     if (!form) {
       throw new ApiError(404, "form_not_found", `Form "${env.formId}" is not published`, "formId");
     }
@@ -186,58 +193,51 @@ export class Intake {
       env.submitterId ?? null,
       env.ciphertext,
     ]);
-    const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical));
     return {
       env,
       ciphertext,
-      digest: new Uint8Array(hash).toHex(),
+      digest: sha256(new TextEncoder().encode(canonical)).toHex(),
       fingerprint: form.fingerprint,
     };
   }
 
-  /** Writes `row` and its envelope version if `head` is unchanged; false when it changed. */
+  /** Writes `row` and its queued version if `head` is unchanged; false when it changed. */
   async #write(
     row: SubmissionRow,
     prepared: Prepared,
     head: { versionstamp: string | null },
   ): Promise<boolean> {
     const { env, ciphertext } = prepared;
-    const blobId = crypto.randomUUID();
-    const chunkCount = Math.ceil(ciphertext.length / CHUNK_BYTES);
     const inline = ciphertext.length <= INLINE_BYTES;
-    if (!inline) await writeStagedChunks(this.kv, blobId, ciphertext);
+    const blob = inline ? null : await writeStagedChunks(this.kv, ciphertext);
     const result = await this.committer.commit({
       lock: row.id,
       checks: [{ key: keys.submission(row.id), versionstamp: head.versionstamp }],
-      mutations: 3 + (inline ? chunkCount : 1),
-      bytes: (inline ? ciphertext.length : 0) + 1024,
+      mutations: blob ? 3 : 2,
+      bytes: ciphertext.length + 1024,
       apply: (op, seq) => {
-        const envelope: EnvelopeRow = {
+        const pending: PendingVersion = {
+          version: row.version,
+          fingerprint: row.fingerprint,
+          seq,
+          ...(blob ?? {}),
+        };
+        const queued: QueueRow = {
           submissionId: row.id,
           version: row.version,
           formId: env.formId,
           recipientPubkey: env.recipientPubkey,
           submitterId: env.submitterId ?? null,
           receivedAt: new Date().toISOString(),
-          digest: prepared.digest,
-          blobId,
-          chunks: chunkCount,
           bytes: ciphertext.length,
-          seq,
+          ...(blob ?? { ciphertext }),
         };
-        op.set(keys.submission(row.id), row)
-          .set(keys.envelope(row.id, row.version), envelope)
-          .set(keys.queue(row.fingerprint, seq), { submissionId: row.id, version: row.version });
-        if (inline) {
-          for (let i = 0; i < chunkCount; i++) {
-            op.set(keys.chunk(blobId, i), ciphertext.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
-          }
-        } else {
-          op.delete(keys.staging(blobId));
-        }
+        op.set(keys.submission(row.id), { ...row, pending: [...row.pending, pending] })
+          .set(keys.queue(row.fingerprint, seq), queued);
+        if (blob) op.delete(keys.staging(blob.blobId));
       },
     });
-    if (!result.ok && !inline) await deleteChunks(this.kv, blobId, chunkCount, true);
+    if (!result.ok && blob) await deleteChunks(this.kv, blob.blobId, blob.chunks, true);
     return result.ok;
   }
 }
@@ -254,17 +254,24 @@ function sameKey(a: string, b: string): boolean {
 }
 
 /** Writes the chunks of a large ciphertext ahead of its commit, marked as staging. */
-async function writeStagedChunks(kv: Deno.Kv, blobId: string, bytes: Uint8Array) {
-  const count = Math.ceil(bytes.length / CHUNK_BYTES);
-  await kv.set(keys.staging(blobId), { chunks: count, at: Date.now() });
+async function writeStagedChunks(
+  kv: Deno.Kv,
+  bytes: Uint8Array,
+): Promise<{ blobId: string; chunks: number }> {
+  // Time-ordered ids keep chunk inserts at the end of the key space.
+  const blobId = Date.now().toString(36).padStart(10, "0") +
+    crypto.getRandomValues(new Uint8Array(8)).toHex();
+  const chunks = Math.ceil(bytes.length / CHUNK_BYTES);
+  await kv.set(keys.staging(blobId), { chunks, at: Date.now() });
   const perOp = 10;
-  for (let start = 0; start < count; start += perOp) {
+  for (let start = 0; start < chunks; start += perOp) {
     const op = kv.atomic();
-    for (let i = start; i < Math.min(count, start + perOp); i++) {
+    for (let i = start; i < Math.min(chunks, start + perOp); i++) {
       op.set(keys.chunk(blobId, i), bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
     }
     await op.commit();
   }
+  return { blobId, chunks };
 }
 
 /** Deletes a chunk set (and its staging marker). */
@@ -283,16 +290,17 @@ export async function deleteChunks(
   if (staging) await kv.delete(keys.staging(blobId));
 }
 
-/** Reads the ciphertext of an envelope version back from its chunks. */
-export async function readCiphertext(kv: Deno.Kv, envelope: EnvelopeRow): Promise<Uint8Array> {
-  const out = new Uint8Array(envelope.bytes);
+/** The ciphertext of a queued version: inline, or read back from its chunks. */
+export async function readCiphertext(kv: Deno.Kv, queued: QueueRow): Promise<Uint8Array> {
+  if (queued.ciphertext) return queued.ciphertext;
+  const out = new Uint8Array(queued.bytes);
   let offset = 0;
-  for await (const entry of kv.list<Uint8Array>({ prefix: keys.chunksOf(envelope.blobId) })) {
+  for await (const entry of kv.list<Uint8Array>({ prefix: keys.chunksOf(queued.blobId!) })) {
     out.set(entry.value, offset);
     offset += entry.value.length;
   }
-  if (offset !== envelope.bytes) {
-    throw new Error(`Envelope ${envelope.submissionId} v${envelope.version} is missing chunks`);
+  if (offset !== queued.bytes) {
+    throw new Error(`Submission ${queued.submissionId} v${queued.version} is missing chunks`);
   }
   return out;
 }

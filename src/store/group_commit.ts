@@ -59,7 +59,7 @@ const DEFAULT_LIMITS: BatchLimits = { maxChecks: 100, maxMutations: 900, maxByte
  */
 export class GroupCommitter {
   #pending: Pending[] = [];
-  #running: Promise<void> | null = null;
+  #draining: Promise<void> | null = null;
   #lastSeq = 0;
 
   constructor(private kv: Deno.Kv, private limits: BatchLimits = DEFAULT_LIMITS) {}
@@ -68,13 +68,13 @@ export class GroupCommitter {
   commit(item: CommitItem): Promise<CommitResult> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ item, resolve, reject });
-      this.#running ??= this.#drain().finally(() => (this.#running = null));
+      this.#draining ??= this.#drain();
     });
   }
 
   /** Resolves when everything queued so far has been committed. */
   async idle(): Promise<void> {
-    while (this.#running) await this.#running;
+    while (this.#draining) await this.#draining;
   }
 
   /** Strictly increasing, time-based so it keeps increasing across restarts. */
@@ -86,36 +86,35 @@ export class GroupCommitter {
   async #drain(): Promise<void> {
     // Let the requests that arrived in the same tick join the first batch.
     await Promise.resolve();
-    while (this.#pending.length > 0) {
-      const batch = this.#takeBatch();
-      const seqs = batch.map(() => this.#nextSeq());
-      try {
-        const op = this.kv.atomic();
-        batch.forEach((p, i) => {
-          op.check(...p.item.checks);
-          p.item.apply(op, seqs[i]);
-        });
-        const result = await op.commit();
-        if (result.ok) {
-          batch.forEach((p, i) => p.resolve({ ok: true, seq: seqs[i] }));
-          continue;
-        }
-      } catch (err) {
-        if (batch.length === 1) {
-          batch[0].reject(err);
-          continue;
-        }
+    while (this.#pending.length > 0) await this.#commitBatch(this.#takeBatch());
+    // No await between the emptiness check and this reset: a later commit() starts anew.
+    this.#draining = null;
+  }
+
+  /** Commits one batch; never throws (each item's promise carries its outcome). */
+  async #commitBatch(batch: Pending[]): Promise<void> {
+    const seqs = batch.map(() => this.#nextSeq());
+    try {
+      const op = this.kv.atomic();
+      batch.forEach((p, i) => {
+        op.check(...p.item.checks);
+        p.item.apply(op, seqs[i]);
+      });
+      if ((await op.commit()).ok) {
+        batch.forEach((p, i) => p.resolve({ ok: true, seq: seqs[i] }));
+        return;
       }
-      // A check failed (or the batch was refused): commit each on its own.
-      for (const [i, p] of batch.entries()) {
-        try {
-          const op = this.kv.atomic().check(...p.item.checks);
-          p.item.apply(op, seqs[i]);
-          const result = await op.commit();
-          p.resolve({ ok: result.ok, seq: seqs[i] });
-        } catch (err) {
-          p.reject(err);
-        }
+    } catch (err) {
+      if (batch.length === 1) return batch[0].reject(err);
+    }
+    // A check failed (or the batch was refused): commit each on its own.
+    for (const [i, p] of batch.entries()) {
+      try {
+        const op = this.kv.atomic().check(...p.item.checks);
+        p.item.apply(op, seqs[i]);
+        p.resolve({ ok: (await op.commit()).ok, seq: seqs[i] });
+      } catch (err) {
+        p.reject(err);
       }
     }
   }

@@ -59,10 +59,21 @@ export interface FormRow {
   publishedAt: string;
 }
 
+/** Where one version of a submission waits: its queue entry. */
+export interface PendingVersion {
+  version: number;
+  fingerprint: string;
+  seq: number;
+  /** Chunk set of a ciphertext too large to sit in the queue row. */
+  blobId?: string;
+  chunks?: number;
+}
+
 /** The head record of a submission (all versions share it). */
 export interface SubmissionRow {
   id: string;
   formId: string;
+  /** Fingerprint of the recipient key of the latest version. */
   fingerprint: string;
   createdAt: string;
   /** Latest version number; 1 is the original, 2+ are amendments. */
@@ -71,29 +82,23 @@ export interface SubmissionRow {
   digest: string;
   /** SHA-256 (hex) of the latest version's envelope, for idempotent replays of an amend. */
   latestDigest: string;
+  /** Versions not yet acknowledged by the owner. */
+  pending: PendingVersion[];
 }
 
-/** One stored version of a submission's envelope; the ciphertext lives in chunks. */
-export interface EnvelopeRow {
+/** A queued envelope version, in its recipient's queue (ordered by `seq`). */
+export interface QueueRow {
   submissionId: string;
   version: number;
   formId: string;
   recipientPubkey: string;
   submitterId: string | null;
   receivedAt: string;
-  digest: string;
-  /** Chunk set holding the ciphertext bytes. */
-  blobId: string;
-  chunks: number;
   bytes: number;
-  /** Queue position of this version while it is pending. */
-  seq: number;
-}
-
-/** A queue entry: which envelope version waits for the owner. */
-export interface QueueRow {
-  submissionId: string;
-  version: number;
+  /** The sealed box, when it fits in this row; else it is in chunk set `blobId`. */
+  ciphertext?: Uint8Array;
+  blobId?: string;
+  chunks?: number;
 }
 
 /** Key builders, grouped by concern. */
@@ -107,15 +112,13 @@ export const keys = {
   challenge: (id: string) => ["challenges", id] as const,
   form: (formId: string) => ["forms", formId] as const,
   submission: (id: string) => ["submissions", id] as const,
-  envelope: (id: string, version: number) => ["envelopes", id, version] as const,
-  envelopesOf: (id: string) => ["envelopes", id] as const,
-  /** Ciphertext chunk `index` of chunk set `blobId`. */
+  /** Ciphertext chunk `index` of chunk set `blobId` (large ciphertexts only). */
   chunk: (blobId: string, index: number) => ["chunks", blobId, index] as const,
   chunksOf: (blobId: string) => ["chunks", blobId] as const,
   /** Marks a chunk set written ahead of its commit; swept on start if the commit never came. */
   staging: (blobId: string) => ["staging", blobId] as const,
   stagingAll: () => ["staging"] as const,
-  /** The per-recipient queue, ordered by `seq`. */
+  /** The per-recipient queue of envelopes, ordered by `seq`. */
   queue: (fingerprint: string, seq: number) => ["queue", fingerprint, seq] as const,
   queueOf: (fingerprint: string) => ["queue", fingerprint] as const,
   /** Snapshot parts of a record event (see src/events). */

@@ -29,7 +29,11 @@ export class ValueTooLargeError extends Error {
  * await op.set(["records", id], { parts }).commit();
  * ```
  */
-export function setLargeValue(op: Deno.AtomicOperation, prefix: Deno.KvKey, value: unknown): number {
+export function setLargeValue(
+  op: Deno.AtomicOperation,
+  prefix: Deno.KvKey,
+  value: unknown,
+): number {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
   if (bytes.length > MAX_LARGE_VALUE_BYTES) {
     throw new ValueTooLargeError(

@@ -44,7 +44,9 @@ export class QueueDispatcher {
       const message = raw as QueueMessage;
       const handler = this.#handlers.get(message?.kind);
       if (!handler) {
-        console.error(JSON.stringify({ level: "error", msg: "No queue handler", kind: message?.kind }));
+        console.error(
+          JSON.stringify({ level: "error", msg: "No queue handler", kind: message?.kind }),
+        );
         return;
       }
       await handler(message);

@@ -64,3 +64,22 @@ Deno.test("group commit: batches stay within Deno KV's 100-check limit", async (
   await committer.idle();
   kv.close();
 });
+
+Deno.test("group commit: a commit arriving as a drain ends is not stranded", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const committer = new GroupCommitter(kv);
+  let next = 0;
+  // 16 workers each waiting for their previous commit before the next one: the pattern
+  // in which a commit can arrive just as the drain loop finds the list empty.
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < 3000) {
+      const i = next++;
+      const result = await committer.commit(item(`w${i}`, "x"));
+      assert.ok(result.ok);
+    }
+  }));
+  let count = 0;
+  for await (const _ of kv.list({ prefix: ["k"] })) count++;
+  assert.equal(count, 3000);
+  kv.close();
+});
