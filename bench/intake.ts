@@ -11,7 +11,10 @@ import { fmt, wrk, type WrkResult } from "./_wrk.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "64" } },
+  options: {
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "64" },
+  },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
@@ -30,7 +33,13 @@ async function startBaseline() {
   const data = await Deno.makeTempDir({ prefix: "sealpost-baseline-" });
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("./intake_baseline.ts", import.meta.url).pathname, String(port), `${data}/baseline.kv`],
+    args: [
+      "run",
+      "-A",
+      new URL("./intake_baseline.ts", import.meta.url).pathname,
+      String(port),
+      `${data}/baseline.kv`,
+    ],
     stdout: "null",
     stderr: "inherit",
   }).spawn();
@@ -52,18 +61,26 @@ function runTag(): string {
 const ciphertext = crypto.getRandomValues(new Uint8Array(1024)).toBase64();
 const sealpost = await startSealpost();
 const baseline = await startBaseline();
-const env = (publicKey: string) => ({ FORM_ID: "bench", RECIPIENT_PUBKEY: publicKey, CIPHERTEXT: ciphertext });
+const env = (publicKey: string) => ({
+  FORM_ID: "bench",
+  RECIPIENT_PUBKEY: publicKey,
+  CIPHERTEXT: ciphertext,
+});
 for (const [k, v] of Object.entries(env(sealpost.publicKey))) Deno.env.set(k, v);
 
 const results: Record<string, WrkResult> = {};
 try {
   // Warm both up, then measure: baseline, Sealpost, baseline, Sealpost; keep the best of each.
-  for (const [name, url] of [["baseline", baseline.url], ["sealpost", `${sealpost.url}/submissions`]]) {
+  for (
+    const [name, url] of [["baseline", baseline.url], ["sealpost", `${sealpost.url}/submissions`]]
+  ) {
     Deno.env.set("RUN_TAG", runTag());
     await wrk(url, script, { connections, seconds: 2 });
   }
   for (let round = 0; round < 2; round++) {
-    for (const [name, url] of [["baseline", baseline.url], ["sealpost", `${sealpost.url}/submissions`]]) {
+    for (
+      const [name, url] of [["baseline", baseline.url], ["sealpost", `${sealpost.url}/submissions`]]
+    ) {
       Deno.env.set("RUN_TAG", runTag());
       const r = await wrk(url, script, { connections, seconds });
       if (!results[name] || r.rps > results[name].rps) results[name] = r;
@@ -76,10 +93,25 @@ try {
 
 const s = results.sealpost;
 const b = results.baseline;
-console.log(`bench/intake: ${connections} connections, ${seconds} s per run, 1 KiB ciphertext, best of 2`);
+console.log(
+  `bench/intake: ${connections} connections, ${seconds} s per run, 1 KiB ciphertext, best of 2`,
+);
 console.log("| server | req/s | p50 ms | p99 ms | requests | non-2xx | socket errors |");
 console.log("|---|---:|---:|---:|---:|---:|---:|");
-for (const [name, r] of [["baseline (Deno.serve + 1 KV check+set)", b], ["sealpost POST /submissions", s]] as const) {
-  console.log(`| ${name} | ${fmt(r.rps, 0)} | ${fmt(r.p50ms, 2)} | ${fmt(r.p99ms, 2)} | ${r.requests} | ${r.non2xx} | ${r.errors} |`);
+for (
+  const [name, r] of [["baseline (Deno.serve + 1 KV check+set)", b], [
+    "sealpost POST /submissions",
+    s,
+  ]] as const
+) {
+  console.log(
+    `| ${name} | ${fmt(r.rps, 0)} | ${fmt(r.p50ms, 2)} | ${
+      fmt(r.p99ms, 2)
+    } | ${r.requests} | ${r.non2xx} | ${r.errors} |`,
+  );
 }
-console.log(`ratio sealpost/baseline: ${fmt(s.rps / b.rps, 2)} (target >= 1.0); p99 ${fmt(s.p99ms, 2)} ms (target < 25 ms)`);
+console.log(
+  `ratio sealpost/baseline: ${fmt(s.rps / b.rps, 2)} (target >= 1.0); p99 ${
+    fmt(s.p99ms, 2)
+  } ms (target < 25 ms)`,
+);

@@ -61,7 +61,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
       kv.close();
     })();
   return {
-    url: `http://${addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname}:${addr.port}`,
+    url: `http://${
+      addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname
+    }:${addr.port}`,
     baseUrl: publicBaseUrl(config, addr.port),
     port: addr.port,
     shutdown,

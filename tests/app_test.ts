@@ -13,10 +13,22 @@ Deno.test("GET /healthz, JSON 404, and an OpenAPI 3.1 document of every route", 
     const doc = await call(`${inst.url}/openapi.json`);
     assert.equal(doc.status, 200);
     assert.equal(doc.body.openapi, "3.1.0");
-    for (const path of ["/submissions", "/submissions/{submissionId}", "/forms/{formId}/manifest", "/owner/forms/{formId}", "/owner/queues/{fingerprint}", "/owner/queues/{fingerprint}/ack", "/owner/databases", "/admin/users"]) {
+    for (
+      const path of [
+        "/submissions",
+        "/submissions/{submissionId}",
+        "/forms/{formId}/manifest",
+        "/owner/forms/{formId}",
+        "/owner/queues/{fingerprint}",
+        "/owner/queues/{fingerprint}/ack",
+        "/owner/databases",
+        "/admin/users",
+      ]
+    ) {
       assert.ok(doc.body.paths[path], `OpenAPI lacks ${path}`);
     }
-    const envelope = doc.body.paths["/submissions"].post.requestBody.content["application/json"].schema;
+    const envelope =
+      doc.body.paths["/submissions"].post.requestBody.content["application/json"].schema;
     assert.ok(envelope, "the envelope schema comes from the validating zod schema");
   } finally {
     await inst.close();

@@ -29,7 +29,9 @@ export class SealpostClient {
 
   /** Resolves URL and token from flags, environment, then the credentials file. */
   static async resolve(options: ClientOptions): Promise<SealpostClient> {
-    const credentials = await readCredentials(options.data ?? Deno.env.get("SEALPOST_DATA_DIR") ?? "./data")
+    const credentials = await readCredentials(
+      options.data ?? Deno.env.get("SEALPOST_DATA_DIR") ?? "./data",
+    )
       .catch(() => null);
     const url = options.url ?? Deno.env.get("SEALPOST_URL") ?? credentials?.baseUrl ??
       "http://127.0.0.1:8080";
@@ -51,7 +53,11 @@ export class SealpostClient {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
-      throw new ApiCallError(0, "unreachable", `Cannot reach ${this.baseUrl}: ${(err as Error).message}`);
+      throw new ApiCallError(
+        0,
+        "unreachable",
+        `Cannot reach ${this.baseUrl}: ${(err as Error).message}`,
+      );
     }
     const text = await response.text();
     const data = text ? JSON.parse(text) : null;

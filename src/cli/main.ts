@@ -71,7 +71,9 @@ async function serve(flags: Flags): Promise<number> {
     console.log(
       `Sealpost ${VERSION} initialised ${config.data_dir} and listens on ${server.url}\n` +
         `  public base URL:  ${server.baseUrl}\n` +
-        `  credentials:      ${dataPaths(config.data_dir).credentials} (owner and admin tokens, 0600)\n` +
+        `  credentials:      ${
+          dataPaths(config.data_dir).credentials
+        } (owner and admin tokens, 0600)\n` +
         `  API description:  ${server.url}/openapi.json`,
     );
   } else {

@@ -37,7 +37,11 @@ export class ApiError extends Error {
   /** The JSON body of this error. */
   toBody(): ErrorBody {
     return {
-      error: { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) },
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.field ? { field: this.field } : {}),
+      },
     };
   }
 }

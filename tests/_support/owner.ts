@@ -43,11 +43,21 @@ export async function registerDatabase(
     json: { challengeId: started.body.challengeId, challenge: answer.toBase64() },
   });
   if (done.status !== 201) throw new Error(`verify: ${JSON.stringify(done.body)}`);
-  return { id: done.body.id, fingerprint: done.body.fingerprint, publicKey, secretKey: pair.secretKey };
+  return {
+    id: done.body.id,
+    fingerprint: done.body.fingerprint,
+    publicKey,
+    secretKey: pair.secretKey,
+  };
 }
 
 /** A minimal manifest for `formId` routed to `db`. */
-export function manifestFor(inst: Target, db: TestDatabase, formId: string, userId = inst.credentials.userId) {
+export function manifestFor(
+  inst: Target,
+  db: TestDatabase,
+  formId: string,
+  userId = inst.credentials.userId,
+) {
   return {
     formId,
     schemaVersion: 1,
@@ -82,7 +92,13 @@ export function newSubmissionId(): string {
 export async function envelopeFor(
   db: TestDatabase,
   formId: string,
-  payload: unknown = { values: { name: "Ada" }, submittedAt: new Date().toISOString(), formVersion: 1, formSchema: "", mode: "Create" },
+  payload: unknown = {
+    values: { name: "Ada" },
+    submittedAt: new Date().toISOString(),
+    formVersion: 1,
+    formSchema: "",
+    mode: "Create",
+  },
   submissionId = newSubmissionId(),
 ) {
   const sealed = await seal(

@@ -17,7 +17,9 @@ async function run(args: string[], input = ""): Promise<string> {
   await writer.write(new TextEncoder().encode(input));
   await writer.close();
   const out = await child.output();
-  if (!out.success) throw new Error(`libsodium_cli.py ${args[0]}: ${new TextDecoder().decode(out.stderr)}`);
+  if (!out.success) {
+    throw new Error(`libsodium_cli.py ${args[0]}: ${new TextDecoder().decode(out.stderr)}`);
+  }
   return new TextDecoder().decode(out.stdout).trim();
 }
 

@@ -39,7 +39,9 @@ Deno.test({
       for (let page = 0; page < 1000; page++) {
         const res: { body: { items: { submissionId: string }[]; nextCursor: string | null } } =
           await call(
-            `${second.url}/owner/queues/${db.fingerprint}?limit=500${cursor ? `&after=${cursor}` : ""}`,
+            `${second.url}/owner/queues/${db.fingerprint}?limit=500${
+              cursor ? `&after=${cursor}` : ""
+            }`,
             { token: second.credentials.ownerToken },
           );
         for (const item of res.body.items) queued.add(item.submissionId);
@@ -47,7 +49,11 @@ Deno.test({
         if (!cursor) break;
       }
       const lost = [...acknowledged].filter((id) => !queued.has(id));
-      assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.size} acknowledged submissions lost`);
+      assert.deepEqual(
+        lost,
+        [],
+        `${lost.length} of ${acknowledged.size} acknowledged submissions lost`,
+      );
     } finally {
       await second.stop();
       await Deno.remove(dataDir, { recursive: true });

@@ -26,7 +26,10 @@ async function queue(inst: TestInstance, db: TestDatabase, query = "") {
     token: inst.credentials.ownerToken,
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body as { items: { submissionId: string; version: number; ciphertext: string; seq: number }[]; nextCursor: string | null };
+  return res.body as {
+    items: { submissionId: string; version: number; ciphertext: string; seq: number }[];
+    nextCursor: string | null;
+  };
 }
 
 Deno.test("POST /submissions: 200 with an edit token; durable, queued and openable", async () => {
@@ -134,7 +137,13 @@ Deno.test("POST /submissions: 404 for an unpublished form or another key", async
 Deno.test("POST /submissions: 413 over the configured ciphertext cap", async () => {
   const { inst, db } = await setup({ SEALPOST_INTAKE_MAX_CIPHERTEXT_BYTES: "4096" });
   try {
-    const payload = { values: { name: "x".repeat(5000) }, submittedAt: "", formVersion: 1, formSchema: "", mode: "Create" };
+    const payload = {
+      values: { name: "x".repeat(5000) },
+      submittedAt: "",
+      formVersion: 1,
+      formSchema: "",
+      mode: "Create",
+    };
     const res = await post(inst, await envelopeFor(db, "contact", payload));
     assert.equal(res.status, 413);
     assert.equal(res.body.error.code, "ciphertext_too_large");
@@ -206,7 +215,13 @@ Deno.test("POST /submissions: 413 decided while streaming, before a huge body is
 Deno.test("POST /submissions: a 2 MiB ciphertext is stored in chunks and read back whole", async () => {
   const { inst, db } = await setup();
   try {
-    const big = { values: { name: "y".repeat(2 * 1024 * 1024) }, submittedAt: "", formVersion: 1, formSchema: "", mode: "Create" };
+    const big = {
+      values: { name: "y".repeat(2 * 1024 * 1024) },
+      submittedAt: "",
+      formVersion: 1,
+      formSchema: "",
+      mode: "Create",
+    };
     const envelope = await envelopeFor(db, "contact", big);
     assert.equal((await post(inst, envelope)).status, 200);
     const { items } = await queue(inst, db);
@@ -240,7 +255,10 @@ Deno.test("200 parallel posts of one submissionId store one envelope, one token"
   try {
     const envelope = await envelopeFor(db, "contact");
     const results = await Promise.all(Array.from({ length: 200 }, () => post(inst, envelope)));
-    assert.ok(results.every((r) => r.status === 200), JSON.stringify(results.find((r) => r.status !== 200)?.body));
+    assert.ok(
+      results.every((r) => r.status === 200),
+      JSON.stringify(results.find((r) => r.status !== 200)?.body),
+    );
     assert.equal(new Set(results.map((r) => r.body.editToken)).size, 1);
     assert.equal((await queue(inst, db)).items.length, 1);
   } finally {
@@ -251,7 +269,9 @@ Deno.test("200 parallel posts of one submissionId store one envelope, one token"
 Deno.test("2,000 distinct posts all appear in the queue exactly once, in order", async () => {
   const { inst, db } = await setup();
   try {
-    const envelopes = await Promise.all(Array.from({ length: 2000 }, () => envelopeFor(db, "contact")));
+    const envelopes = await Promise.all(
+      Array.from({ length: 2000 }, () => envelopeFor(db, "contact")),
+    );
     for (let i = 0; i < envelopes.length; i += 100) {
       const batch = await Promise.all(envelopes.slice(i, i + 100).map((e) => post(inst, e)));
       assert.ok(batch.every((r) => r.status === 200));
@@ -260,7 +280,11 @@ Deno.test("2,000 distinct posts all appear in the queue exactly once, in order",
     let cursor: string | null = null;
     let lastSeq = 0;
     do {
-      const page: Awaited<ReturnType<typeof queue>> = await queue(inst, db, `?limit=500${cursor ? `&after=${cursor}` : ""}`);
+      const page: Awaited<ReturnType<typeof queue>> = await queue(
+        inst,
+        db,
+        `?limit=500${cursor ? `&after=${cursor}` : ""}`,
+      );
       for (const item of page.items) {
         assert.ok(item.seq > lastSeq, "arrival order");
         lastSeq = item.seq;
@@ -284,7 +308,13 @@ Deno.test("amend: new version queued; 401/403/404/410/400 as specified", async (
     const amended = await envelopeFor(
       db,
       "contact",
-      { values: { name: "Grace" }, submittedAt: "", formVersion: 1, formSchema: "", mode: "Update" },
+      {
+        values: { name: "Grace" },
+        submittedAt: "",
+        formVersion: 1,
+        formSchema: "",
+        mode: "Update",
+      },
       envelope.submissionId,
     );
     const url = `${inst.url}/submissions/${envelope.submissionId}`;
@@ -308,7 +338,11 @@ Deno.test("amend: new version queued; 401/403/404/410/400 as specified", async (
       json: { ...amended, submissionId: otherId },
     });
     assert.equal(unknown.status, 404);
-    const mismatch = await call(url, { method: "PUT", token: editToken, json: { ...amended, submissionId: otherId } });
+    const mismatch = await call(url, {
+      method: "PUT",
+      token: editToken,
+      json: { ...amended, submissionId: otherId },
+    });
     assert.equal(mismatch.status, 400);
     // The original POST replayed after an amendment still answers 200.
     assert.equal((await post(inst, envelope)).status, 200);
@@ -350,5 +384,38 @@ Deno.test("rate limit: 429 with Retry-After once the bucket is empty", async () 
     assert.ok(Number(limited.headers.get("retry-after")) >= 1);
   } finally {
     await inst.close();
+  }
+});
+
+Deno.test("rate limit: with trust_proxy, X-Forwarded-For picks the bucket; without, it is ignored", async () => {
+  const limits = {
+    SEALPOST_RATE_LIMITS_ENABLED: "true",
+    SEALPOST_RATE_LIMITS_SUBMISSIONS_PER_MINUTE: "1",
+    SEALPOST_RATE_LIMITS_SUBMISSIONS_BURST: "1",
+  };
+  const postFrom = async (inst: TestInstance, db: TestDatabase, ip: string) =>
+    (await call(`${inst.url}/submissions`, {
+      method: "POST",
+      headers: { "x-forwarded-for": `${ip}, 10.0.0.1` },
+      json: await envelopeFor(db, "contact"),
+    })).status;
+  const trusted = await setup({ ...limits, SEALPOST_SERVER_TRUST_PROXY: "true" });
+  try {
+    assert.equal(await postFrom(trusted.inst, trusted.db, "203.0.113.1"), 200);
+    assert.equal(await postFrom(trusted.inst, trusted.db, "203.0.113.1"), 429);
+    assert.equal(await postFrom(trusted.inst, trusted.db, "203.0.113.2"), 200);
+  } finally {
+    await trusted.inst.close();
+  }
+  const direct = await setup(limits);
+  try {
+    assert.equal(await postFrom(direct.inst, direct.db, "203.0.113.1"), 200);
+    assert.equal(
+      await postFrom(direct.inst, direct.db, "203.0.113.2"),
+      429,
+      "the header is not trusted",
+    );
+  } finally {
+    await direct.inst.close();
   }
 });

@@ -10,8 +10,15 @@ Deno.test("libsodium end to end: key registered, envelope sealed and opened by p
     // The owner's key pair and the proof of possession are libsodium's.
     const pair = await naclKeygen();
     const publicKey = pair.publicKey.toBase64();
-    const started = await call(`${inst.url}/owner/databases`, { method: "POST", token, json: { name: "nacl", publicKey } });
-    const answer = await naclOpen(Uint8Array.fromBase64(started.body.sealedChallenge), pair.secretKey);
+    const started = await call(`${inst.url}/owner/databases`, {
+      method: "POST",
+      token,
+      json: { name: "nacl", publicKey },
+    });
+    const answer = await naclOpen(
+      Uint8Array.fromBase64(started.body.sealedChallenge),
+      pair.secretKey,
+    );
     const db = await call(`${inst.url}/owner/databases/verify`, {
       method: "POST",
       token,
@@ -26,7 +33,11 @@ Deno.test("libsodium end to end: key registered, envelope sealed and opened by p
       fields: [],
       relayUrl: inst.url,
     };
-    assert.equal((await call(`${inst.url}/owner/forms/interop`, { method: "PUT", token, json: manifest })).status, 200);
+    assert.equal(
+      (await call(`${inst.url}/owner/forms/interop`, { method: "PUT", token, json: manifest }))
+        .status,
+      200,
+    );
 
     // The sender's sealed box is libsodium's.
     const payload = new TextEncoder().encode(JSON.stringify({
@@ -40,13 +51,22 @@ Deno.test("libsodium end to end: key registered, envelope sealed and opened by p
     const submissionId = newSubmissionId();
     const posted = await call(`${inst.url}/submissions`, {
       method: "POST",
-      json: { submissionId, formId: "interop", recipientPubkey: publicKey, submitterId: null, ciphertext: sealed.toBase64() },
+      json: {
+        submissionId,
+        formId: "interop",
+        recipientPubkey: publicKey,
+        submitterId: null,
+        ciphertext: sealed.toBase64(),
+      },
     });
     assert.equal(posted.status, 200);
 
     const queue = await call(`${inst.url}/owner/queues/${db.body.fingerprint}`, { token });
     assert.equal(queue.body.items[0].submissionId, submissionId);
-    const opened = await naclOpen(Uint8Array.fromBase64(queue.body.items[0].ciphertext), pair.secretKey);
+    const opened = await naclOpen(
+      Uint8Array.fromBase64(queue.body.items[0].ciphertext),
+      pair.secretKey,
+    );
     assert.deepEqual(opened, payload);
   } finally {
     await inst.close();

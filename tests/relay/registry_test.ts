@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { open } from "../../src/crypto/sealed_box.ts";
-import {
-  envelopeFor,
-  manifestFor,
-  publishForm,
-  registerDatabase,
-} from "../_support/owner.ts";
+import { envelopeFor, manifestFor, publishForm, registerDatabase } from "../_support/owner.ts";
 import { call, startInstance } from "../_support/server.ts";
 
 Deno.test("tokens: 401 without, 401 for a wrong one, 403 for the wrong kind", async () => {
@@ -34,12 +29,20 @@ Deno.test("admin: creates users; owners cannot", async () => {
   try {
     const url = `${inst.url}/admin/users`;
     assert.equal((await call(url, { method: "POST", json: { name: "b" } })).status, 401);
-    const asOwner = await call(url, { method: "POST", token: inst.credentials.ownerToken, json: { name: "b" } });
+    const asOwner = await call(url, {
+      method: "POST",
+      token: inst.credentials.ownerToken,
+      json: { name: "b" },
+    });
     assert.equal(asOwner.status, 403);
     const bad = await call(url, { method: "POST", token: inst.credentials.adminToken, json: {} });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.field, "name");
-    const created = await call(url, { method: "POST", token: inst.credentials.adminToken, json: { name: "bob" } });
+    const created = await call(url, {
+      method: "POST",
+      token: inst.credentials.adminToken,
+      json: { name: "bob" },
+    });
     assert.equal(created.status, 201);
     assert.match(created.body.ownerToken, /^spo_/);
     const me = await call(`${inst.url}/owner/me`, { token: created.body.ownerToken });
@@ -55,7 +58,11 @@ Deno.test("databases: proof of possession, wrong answer 403, duplicate key 409",
   try {
     const pair = generateKeyPair();
     const publicKey = pair.publicKey.toBase64();
-    const start = await call(`${inst.url}/owner/databases`, { method: "POST", token, json: { name: "a", publicKey } });
+    const start = await call(`${inst.url}/owner/databases`, {
+      method: "POST",
+      token,
+      json: { name: "a", publicKey },
+    });
     assert.equal(start.status, 201);
     const wrong = await call(`${inst.url}/owner/databases/verify`, {
       method: "POST",
@@ -63,7 +70,11 @@ Deno.test("databases: proof of possession, wrong answer 403, duplicate key 409",
       json: { challengeId: start.body.challengeId, challenge: new Uint8Array(32).toBase64() },
     });
     assert.equal(wrong.status, 403);
-    const answer = await open(Uint8Array.fromBase64(start.body.sealedChallenge), pair.publicKey, pair.secretKey);
+    const answer = await open(
+      Uint8Array.fromBase64(start.body.sealedChallenge),
+      pair.publicKey,
+      pair.secretKey,
+    );
     const unknown = await call(`${inst.url}/owner/databases/verify`, {
       method: "POST",
       token,
@@ -77,9 +88,17 @@ Deno.test("databases: proof of possession, wrong answer 403, duplicate key 409",
     });
     assert.equal(ok.status, 201);
     assert.match(ok.body.fingerprint, /^[0-9a-f]{64}$/);
-    const again = await call(`${inst.url}/owner/databases`, { method: "POST", token, json: { name: "a", publicKey } });
+    const again = await call(`${inst.url}/owner/databases`, {
+      method: "POST",
+      token,
+      json: { name: "a", publicKey },
+    });
     assert.equal(again.status, 409);
-    const badKey = await call(`${inst.url}/owner/databases`, { method: "POST", token, json: { name: "a", publicKey: "AAAA" } });
+    const badKey = await call(`${inst.url}/owner/databases`, {
+      method: "POST",
+      token,
+      json: { name: "a", publicKey: "AAAA" },
+    });
     assert.equal(badKey.status, 400);
     const me = await call(`${inst.url}/owner/me`, { token });
     assert.equal(me.body.databases.length, 1);
@@ -105,14 +124,26 @@ Deno.test("manifests: publish, read back as published, ownership and version rul
     const stale = await call(url, { method: "PUT", token, json: manifestFor(inst, db, "survey") });
     assert.equal(stale.status, 409);
     assert.equal(stale.body.error.code, "stale_schema_version");
-    const wrongPath = await call(`${inst.url}/owner/forms/other`, { method: "PUT", token, json: v2 });
+    const wrongPath = await call(`${inst.url}/owner/forms/other`, {
+      method: "PUT",
+      token,
+      json: v2,
+    });
     assert.equal(wrongPath.status, 400);
     assert.equal((await call(url, { method: "PUT", json: v2 })).status, 401);
 
     // Another user: cannot publish to this user's key, nor take the form id.
-    const bob = await call(`${inst.url}/admin/users`, { method: "POST", token: inst.credentials.adminToken, json: { name: "bob" } });
+    const bob = await call(`${inst.url}/admin/users`, {
+      method: "POST",
+      token: inst.credentials.adminToken,
+      json: { name: "bob" },
+    });
     const bobToken = bob.body.ownerToken;
-    const bobManifest = { ...v2, recipient: { ...v2.recipient, userId: bob.body.user.id }, schemaVersion: 3 };
+    const bobManifest = {
+      ...v2,
+      recipient: { ...v2.recipient, userId: bob.body.user.id },
+      schemaVersion: 3,
+    };
     const notOwned = await call(url, { method: "PUT", token: bobToken, json: bobManifest });
     assert.equal(notOwned.status, 403);
     const bobDb = await registerDatabase(inst, bobToken);
@@ -138,33 +169,60 @@ Deno.test("queues: only the key's owner reads or acks; acks are idempotent", asy
     for (let i = 0; i < 3; i++) {
       const e = await envelopeFor(db, "contact");
       envelopes.push(e);
-      assert.equal((await call(`${inst.url}/submissions`, { method: "POST", json: e })).status, 200);
+      assert.equal(
+        (await call(`${inst.url}/submissions`, { method: "POST", json: e })).status,
+        200,
+      );
     }
     const queueUrl = `${inst.url}/owner/queues/${db.fingerprint}`;
     const page1 = await call(`${queueUrl}?limit=2`, { token });
-    assert.deepEqual(page1.body.items.map((i: { submissionId: string }) => i.submissionId), envelopes.slice(0, 2).map((e) => e.submissionId));
+    assert.deepEqual(
+      page1.body.items.map((i: { submissionId: string }) => i.submissionId),
+      envelopes.slice(0, 2).map((e) => e.submissionId),
+    );
     assert.ok(page1.body.nextCursor);
     const page2 = await call(`${queueUrl}?limit=2&after=${page1.body.nextCursor}`, { token });
-    assert.deepEqual(page2.body.items.map((i: { submissionId: string }) => i.submissionId), [envelopes[2].submissionId]);
+    assert.deepEqual(page2.body.items.map((i: { submissionId: string }) => i.submissionId), [
+      envelopes[2].submissionId,
+    ]);
     assert.equal(page2.body.nextCursor, null);
 
-    const bob = await call(`${inst.url}/admin/users`, { method: "POST", token: inst.credentials.adminToken, json: { name: "bob" } });
+    const bob = await call(`${inst.url}/admin/users`, {
+      method: "POST",
+      token: inst.credentials.adminToken,
+      json: { name: "bob" },
+    });
     assert.equal((await call(queueUrl, { token: bob.body.ownerToken })).status, 403);
-    const bobAck = await call(`${queueUrl}/ack`, { method: "POST", token: bob.body.ownerToken, json: { submissionIds: [envelopes[0].submissionId] } });
+    const bobAck = await call(`${queueUrl}/ack`, {
+      method: "POST",
+      token: bob.body.ownerToken,
+      json: { submissionIds: [envelopes[0].submissionId] },
+    });
     assert.equal(bobAck.status, 403);
     assert.equal((await call(`${inst.url}/owner/queues/${"0".repeat(64)}`, { token })).status, 404);
     assert.equal((await call(queueUrl)).status, 401);
     assert.equal((await call(`${inst.url}/owner/queues/xyz`, { token })).status, 400);
 
-    const ack = await call(`${queueUrl}/ack`, { method: "POST", token, json: { submissionIds: [envelopes[0].submissionId] } });
+    const ack = await call(`${queueUrl}/ack`, {
+      method: "POST",
+      token,
+      json: { submissionIds: [envelopes[0].submissionId] },
+    });
     assert.deepEqual(ack.body, { acked: 1 });
-    const again = await call(`${queueUrl}/ack`, { method: "POST", token, json: { submissionIds: [envelopes[0].submissionId] } });
+    const again = await call(`${queueUrl}/ack`, {
+      method: "POST",
+      token,
+      json: { submissionIds: [envelopes[0].submissionId] },
+    });
     assert.deepEqual(again.body, { acked: 0 });
     const rest = await call(queueUrl, { token });
     assert.equal(rest.body.items.length, 2);
     assert.equal((await call(`${queueUrl}/ack`, { method: "POST", token, json: {} })).status, 400);
     // An acked submission replayed by its sender still answers 200 and is not queued again.
-    assert.equal((await call(`${inst.url}/submissions`, { method: "POST", json: envelopes[0] })).status, 200);
+    assert.equal(
+      (await call(`${inst.url}/submissions`, { method: "POST", json: envelopes[0] })).status,
+      200,
+    );
     assert.equal((await call(queueUrl, { token })).body.items.length, 2);
   } finally {
     await inst.close();
@@ -180,7 +238,11 @@ Deno.test("acking by version leaves a newer amendment queued", async () => {
     const e = await envelopeFor(db, "contact");
     const { editToken } = (await call(`${inst.url}/submissions`, { method: "POST", json: e })).body;
     const amended = await envelopeFor(db, "contact", undefined, e.submissionId);
-    await call(`${inst.url}/submissions/${e.submissionId}`, { method: "PUT", token: editToken, json: amended });
+    await call(`${inst.url}/submissions/${e.submissionId}`, {
+      method: "PUT",
+      token: editToken,
+      json: amended,
+    });
     const queueUrl = `${inst.url}/owner/queues/${db.fingerprint}`;
     const ack = await call(`${queueUrl}/ack`, {
       method: "POST",

@@ -1,0 +1,145 @@
+import assert from "node:assert/strict";
+import { spawnServer } from "../_support/process.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+async function sealpost(args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+Deno.test("init --json: creates the data dir once, secrets 0600, idempotent", async () => {
+  const dir = await Deno.makeTempDir();
+  const data = `${dir}/data`;
+  try {
+    const first = await sealpost(["init", "--json", "--data", data]);
+    assert.equal(first.code, 0, first.stderr);
+    const report = JSON.parse(first.stdout);
+    assert.deepEqual(Object.keys(report).sort(), [
+      "adminToken",
+      "baseUrl",
+      "dataDir",
+      "ownerToken",
+      "userId",
+    ]);
+    assert.match(report.ownerToken, /^spo_/);
+    assert.match(report.adminToken, /^spa_/);
+    assert.equal(report.baseUrl, "http://127.0.0.1:8080");
+    for (const file of ["relay.secret", "credentials.json"]) {
+      assert.equal((await Deno.stat(`${data}/${file}`)).mode! & 0o777, 0o600, file);
+    }
+    const second = await sealpost(["init", "--json", "--data", data]);
+    assert.deepEqual(JSON.parse(second.stdout), report, "a second init changes nothing");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--version, --help, unknown commands and invalid config", async () => {
+  const version = await sealpost(["--version"]);
+  assert.equal(version.code, 0);
+  assert.match(version.stdout, /^sealpost \d+\.\d+\.\d+/);
+  const help = await sealpost(["--help"]);
+  assert.equal(help.code, 0);
+  for (const command of ["serve", "init", "user add", "submit"]) {
+    assert.match(help.stdout, new RegExp(command));
+  }
+  const unknown = await sealpost(["frobnicate"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /Unknown command "frobnicate"/);
+  const badFlag = await sealpost(["init", "--nope"]);
+  assert.equal(badFlag.code, 2);
+  const badEnv = await sealpost(["init"], { SEALPOST_SERVER_PORT: "eighty" });
+  assert.equal(badEnv.code, 1);
+  assert.match(badEnv.stderr, /SEALPOST_SERVER_PORT/);
+  const badPort = await sealpost(["serve", "--port", "x"]);
+  assert.equal(badPort.code, 1);
+  assert.match(badPort.stderr, /--port/);
+});
+
+Deno.test("serve: says how to reach a new instance once; SIGTERM drains and exits 0", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const start = async () => {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", MAIN, "serve", "--data", dir, "--port", "0"],
+        env: { SEALPOST_SERVER_REQUEST_LOG: "false" },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "inherit",
+      }).spawn();
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      const { value } = await reader.read();
+      return { child, reader, banner: value ?? "" };
+    };
+    const first = await start();
+    assert.match(first.banner, /initialised/);
+    assert.match(first.banner, /credentials\.json/);
+    assert.doesNotMatch(first.banner, /spo_|spa_/, "tokens are not printed");
+    const url = /listens on (http:\/\/\S+)/.exec(first.banner)![1];
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    first.child.kill("SIGTERM");
+    assert.equal((await first.child.status).code, 0);
+    await first.reader.cancel();
+
+    const second = await start();
+    assert.doesNotMatch(second.banner, /initialised/);
+    second.child.kill("SIGINT");
+    assert.equal((await second.child.status).code, 0);
+    await second.reader.cancel();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("user add: creates a user through the admin API of a running instance", async () => {
+  const dir = await Deno.makeTempDir();
+  const server = await spawnServer(dir);
+  try {
+    const added = await sealpost([
+      "user",
+      "add",
+      "--name",
+      "carol",
+      "--json",
+      "--data",
+      dir,
+      "--url",
+      server.url,
+    ]);
+    assert.equal(added.code, 0, added.stderr);
+    const created = JSON.parse(added.stdout);
+    assert.equal(created.user.name, "carol");
+    const me = await fetch(`${server.url}/owner/me`, {
+      headers: { authorization: `Bearer ${created.ownerToken}` },
+    });
+    assert.equal((await me.json()).user.name, "carol");
+    const denied = await sealpost([
+      "user",
+      "add",
+      "--name",
+      "x",
+      "--url",
+      server.url,
+      "--token",
+      server.credentials.ownerToken,
+    ]);
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /admin token/);
+    const missing = await sealpost(["user", "add", "--data", dir]);
+    assert.equal(missing.code, 2);
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
