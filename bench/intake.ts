@@ -2,7 +2,8 @@
  * bench/intake: wrk posts 1 KiB-ciphertext envelopes at 64 connections to POST /submissions,
  * and in the same run to a baseline (bare Deno.serve + one KV atomic check+set per request).
  *
- * Usage: deno run -A bench/intake.ts [--seconds 10] [--connections 64]
+ * Usage: deno run -A bench/intake.ts [--seconds 10] [--connections 64] [--log]
+ * (`--log` keeps the per-request JSON log on, written to /dev/null.)
  */
 import { parseArgs } from "node:util";
 import { publishForm, registerDatabase } from "../tests/_support/owner.ts";
@@ -14,6 +15,7 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "10" },
     connections: { type: "string", default: "64" },
+    log: { type: "boolean", default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -23,7 +25,7 @@ const script = new URL("./intake.lua", import.meta.url).pathname;
 /** Starts `sealpost serve` in a fresh data dir with one database and a published form. */
 async function startSealpost() {
   const data = await Deno.makeTempDir({ prefix: "sealpost-bench-" });
-  const server = await spawnServer(data);
+  const server = await spawnServer(data, { SEALPOST_SERVER_REQUEST_LOG: String(values.log) });
   const db = await registerDatabase(server);
   await publishForm(server, db, "bench");
   return { child: server.child, url: server.url, data, publicKey: db.publicKey };

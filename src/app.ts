@@ -20,6 +20,8 @@ export interface AppDeps {
   config: Config;
   intake: Intake;
   forms: FormDirectory;
+  /** Where request log lines go (when `server.request_log` is on). */
+  log: (line: string) => void;
 }
 
 /** Builds the application. */
@@ -35,7 +37,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     },
   };
   const app = new OpenAPIHono();
-  if (config.server.request_log) app.use(requestLog());
+  if (config.server.request_log) app.use(requestLog(deps.log));
   app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION }));
   app.route("/", relayRoutes(relayDeps));
   app.doc31("/openapi.json", {

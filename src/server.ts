@@ -4,6 +4,7 @@
  * @module
  */
 import { buildApp } from "./app.ts";
+import { BufferedLines } from "./http/logger.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
 import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./relay/edit_tokens.ts";
@@ -45,7 +46,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     maxCiphertextBytes: config.intake.max_ciphertext_bytes,
     editWindowMs: config.intake.edit_window_seconds * 1000,
   });
-  const app = buildApp({ kv, config, intake, forms });
+  const log = new BufferedLines();
+  const app = buildApp({ kv, config, intake, forms, log: log.write });
   const { promise: listening, resolve: onListen } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname: config.server.host,
@@ -58,6 +60,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     closing ??= (async () => {
       await server.shutdown();
       await committer.idle();
+      log.flush();
       kv.close();
     })();
   return {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { requestLog } from "../../src/http/logger.ts";
+import { BufferedLines, requestLog } from "../../src/http/logger.ts";
 
 Deno.test("request log: one JSON line with the route template, never ids, queries or tokens", async () => {
   const lines: string[] = [];
@@ -20,4 +20,19 @@ Deno.test("request log: one JSON line with the route template, never ids, querie
   assert.equal(entry.status, 201);
   assert.equal(typeof entry.ms, "number");
   assert.ok(!/0123456789abcdef|secret|ciphertext/.test(lines[0]), lines[0]);
+});
+
+Deno.test("buffered lines: one write per batch, nothing lost on flush", async () => {
+  const writes: string[] = [];
+  const lines = new BufferedLines((text) => writes.push(text), 10);
+  lines.write("a");
+  lines.write("b");
+  assert.equal(writes.length, 0, "batched");
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(writes, ["a\nb\n"]);
+  lines.write("c");
+  lines.flush();
+  assert.deepEqual(writes, ["a\nb\n", "c\n"]);
+  lines.flush();
+  assert.equal(writes.length, 2, "an empty flush writes nothing");
 });
