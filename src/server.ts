@@ -24,6 +24,8 @@ export interface RunningServer {
   shutdown(): Promise<void>;
   /** Resolves when the server has stopped. */
   finished: Promise<void>;
+  /** The intake service (its `events` announce committed envelopes). */
+  intake: Intake;
 }
 
 /**
@@ -70,6 +72,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     baseUrl: publicBaseUrl(config, addr.port),
     port: addr.port,
     shutdown,
+    intake,
     finished: server.finished.then(() => closing ?? undefined),
   };
 }

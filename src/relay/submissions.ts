@@ -43,6 +43,9 @@ interface Prepared {
 
 /** The intake service: validation beyond the schema, idempotency, amendments, durability. */
 export class Intake {
+  /** Dispatches `queued` (a CustomEvent whose detail is the recipient fingerprint) on commit. */
+  readonly events = new EventTarget();
+
   constructor(
     private kv: Deno.Kv,
     private committer: GroupCommitter,
@@ -238,6 +241,9 @@ export class Intake {
       },
     });
     if (!result.ok && blob) await deleteChunks(this.kv, blob.blobId, blob.chunks, true);
+    if (result.ok) {
+      this.events.dispatchEvent(new CustomEvent("queued", { detail: row.fingerprint }));
+    }
     return result.ok;
   }
 }

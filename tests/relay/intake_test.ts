@@ -419,3 +419,17 @@ Deno.test("rate limit: with trust_proxy, X-Forwarded-For picks the bucket; witho
     await direct.inst.close();
   }
 });
+
+Deno.test("intake announces each committed envelope with its recipient fingerprint", async () => {
+  const { inst, db } = await setup();
+  try {
+    const seen: string[] = [];
+    inst.server.intake.events.addEventListener("queued", (e) => {
+      seen.push((e as CustomEvent<string>).detail);
+    });
+    await post(inst, await envelopeFor(db, "contact"));
+    assert.deepEqual(seen, [db.fingerprint]);
+  } finally {
+    await inst.close();
+  }
+});
