@@ -73,9 +73,7 @@ for (const [k, v] of Object.entries(env(sealpost.publicKey))) Deno.env.set(k, v)
 const results: Record<string, WrkResult> = {};
 try {
   // Warm both up, then measure: baseline, Sealpost, baseline, Sealpost; keep the best of each.
-  for (
-    const [name, url] of [["baseline", baseline.url], ["sealpost", `${sealpost.url}/submissions`]]
-  ) {
+  for (const url of [baseline.url, `${sealpost.url}/submissions`]) {
     Deno.env.set("RUN_TAG", runTag());
     await wrk(url, script, { connections, seconds: 2 });
   }

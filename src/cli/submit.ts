@@ -1,0 +1,199 @@
+/**
+ * `sealpost submit`: seal values (and files) to a form and submit them, from a script or a
+ * terminal. A client of the relay built on the SDK; it never sees a private key.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { extname } from "node:path";
+import {
+  DEFAULT_RELAY_URL,
+  fetchManifest,
+  type FileInput,
+  SealpostError,
+  submitForm,
+  ValidationError,
+} from "../sdk/mod.ts";
+
+const USAGE =
+  `Usage: sealpost submit <formId|manifest-url> --values FILE --pin FINGERPRINT [options]
+
+Seals the values to the form owner's key and submits them. The manifest is trusted only if
+it is signed by the manifest key with the pinned fingerprint.
+
+Arguments:
+  formId|manifest-url    A form id (resolved as {relay}/forms/{formId}/manifest) or the
+                         manifest's http(s) URL
+
+Options:
+  --values FILE          JSON object of field id to value ("-" reads standard input)
+  --file FIELD=PATH      Upload PATH for the image/attachment field FIELD (repeatable);
+                         the media type follows the file extension
+  --pin FINGERPRINT      SHA-256 (64 hex characters) of the form's manifest key
+  --relay URL            Relay to resolve a form id against and to submit to
+                         (default: SEALPOST_URL, else ${DEFAULT_RELAY_URL}, for resolving;
+                         the manifest's relayUrl for submitting)
+  --json                 Print {"submissionId", "editToken"} (errors as {"error": {...}})
+  -h, --help             Show this help
+
+Exit status: 0 submitted, 1 refused or failed, 2 usage error.
+`;
+
+const OPTIONS = {
+  values: { type: "string" },
+  file: { type: "string", multiple: true },
+  pin: { type: "string" },
+  relay: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const MIME: Record<string, string> = {
+  ".avif": "image/avif",
+  ".bmp": "image/bmp",
+  ".csv": "text/csv",
+  ".doc": "application/msword",
+  ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  ".gif": "image/gif",
+  ".heic": "image/heic",
+  ".htm": "text/html",
+  ".html": "text/html",
+  ".jpeg": "image/jpeg",
+  ".jpg": "image/jpeg",
+  ".json": "application/json",
+  ".md": "text/markdown",
+  ".mp3": "audio/mpeg",
+  ".mp4": "video/mp4",
+  ".odt": "application/vnd.oasis.opendocument.text",
+  ".pdf": "application/pdf",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+  ".txt": "text/plain",
+  ".webp": "image/webp",
+  ".xls": "application/vnd.ms-excel",
+  ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  ".xml": "application/xml",
+  ".zip": "application/zip",
+};
+
+/** Media type of a file name by its extension; `application/octet-stream` if unknown. */
+export function mimeFromPath(path: string): string {
+  return MIME[extname(path).toLowerCase()] ?? "application/octet-stream";
+}
+
+class UsageError extends Error {}
+
+async function readValues(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = path === "-"
+      ? await new Response(Deno.stdin.readable).text()
+      : await Deno.readTextFile(path);
+  } catch (e) {
+    throw new UsageError(`Cannot read --values "${path}": ${(e as Error).message}`);
+  }
+  let values: unknown;
+  try {
+    values = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--values "${path}" is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof values !== "object" || values === null || Array.isArray(values)) {
+    throw new UsageError(`--values "${path}" must hold a JSON object of field id to value`);
+  }
+  return values as Record<string, unknown>;
+}
+
+async function readFiles(specs: string[]): Promise<Record<string, FileInput>> {
+  const files: Record<string, FileInput> = {};
+  for (const spec of specs) {
+    const eq = spec.indexOf("=");
+    if (eq < 1 || eq === spec.length - 1) {
+      throw new UsageError(`--file "${spec}" must be FIELD=PATH`);
+    }
+    const field = spec.slice(0, eq);
+    const path = spec.slice(eq + 1);
+    if (field in files) throw new UsageError(`--file gives field "${field}" twice`);
+    try {
+      files[field] = {
+        data: await Deno.readFile(path),
+        mime: mimeFromPath(path),
+        fileName: path.split(/[\\/]/).pop(),
+      };
+    } catch (e) {
+      throw new UsageError(`Cannot read --file "${spec}": ${(e as Error).message}`);
+    }
+  }
+  return files;
+}
+
+/**
+ * Runs `sealpost submit` with the arguments after `submit`; resolves to the exit code.
+ *
+ * @example
+ * ```ts
+ * import { submitCommand } from "./submit.ts";
+ * const code = await submitCommand([
+ *   "contact", "--values", "values.json", "--file", "photo=me.png",
+ *   "--pin", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "--json",
+ * ]);
+ * ```
+ */
+export async function submitCommand(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const json = flags.json === true;
+  try {
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        positionals.length === 0
+          ? "Missing <formId|manifest-url>"
+          : `Expected one form, got ${positionals.length}: ${positionals.join(" ")}`,
+      );
+    }
+    if (!flags.values) throw new UsageError("Missing --values FILE");
+    if (!flags.pin) throw new UsageError("Missing --pin FINGERPRINT (the manifest key's SHA-256)");
+    const values = await readValues(flags.values);
+    const files = await readFiles(flags.file ?? []);
+    const manifest = await fetchManifest(positionals[0], {
+      pin: flags.pin,
+      relayUrl: flags.relay ?? Deno.env.get("SEALPOST_URL") ?? DEFAULT_RELAY_URL,
+    });
+    const receipt = await submitForm(manifest, values, { files, relayUrl: flags.relay });
+    console.log(
+      json
+        ? JSON.stringify(receipt)
+        : `submissionId: ${receipt.submissionId}\neditToken:    ${receipt.editToken} (keep it secret)`,
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(json ? errorJson("usage", e.message) : `${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (!(e instanceof SealpostError)) throw e;
+    if (json) console.error(errorJson(e.code, e.message, e.field));
+    else if (e instanceof ValidationError) {
+      console.error(
+        `Refused (${e.code}):\n${
+          e.issues.map((i) => `  ${i.field || "values"}: ${i.message}`).join("\n")
+        }`,
+      );
+    } else console.error(`Refused (${e.code}${e.field ? `, ${e.field}` : ""}): ${e.message}`);
+    return 1;
+  }
+}
+
+function errorJson(code: string, message: string, field?: string): string {
+  return JSON.stringify({ error: field ? { code, message, field } : { code, message } });
+}

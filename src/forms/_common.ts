@@ -1,0 +1,51 @@
+/**
+ * Small zod schemas shared by the manifest, payload and file reference schemas.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { base64DecodedLength, isBase64 } from "../crypto/encoding.ts";
+
+/** Largest file the upload-slot flow accepts: 52428800 bytes (50 MB). */
+export const MAX_FILE_BYTES = 52_428_800;
+
+/** Strict standard base64 (padding required, no whitespace). */
+export const Base64Schema: z.ZodString = z.string().refine(isBase64, {
+  message: "Must be standard base64 with padding",
+});
+
+/** Standard base64 of exactly `bytes` bytes. */
+export function base64OfLength(bytes: number, what: string): z.ZodString {
+  return z.string().refine((v) => isBase64(v) && base64DecodedLength(v) === bytes, {
+    message: `Must be the standard base64 of a ${bytes}-byte ${what}`,
+  });
+}
+
+/** A 32-byte X25519 public key in standard base64. */
+export const PublicKeyBase64Schema: z.ZodString = base64OfLength(32, "X25519 public key");
+
+/** 64 lowercase hex characters (SHA-256). */
+export const Sha256HexSchema: z.ZodString = z.string().regex(/^[0-9a-f]{64}$/, {
+  message: "Must be a SHA-256 as 64 lowercase hex characters",
+});
+
+/** A form id: 1 to 128 of `A-Z a-z 0-9 _ -`. */
+export const FormIdSchema: z.ZodString = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, {
+  message: "Must be 1 to 128 characters of A-Z, a-z, 0-9, _ and -",
+});
+
+/** Whether `value` is an absolute http: or https: URL. */
+export function isHttpUrl(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** An absolute http: or https: URL. */
+export const HttpUrlSchema: z.ZodString = z.string().max(2048).refine(isHttpUrl, {
+  message: "Must be an absolute http: or https: URL",
+});

@@ -1,0 +1,149 @@
+/**
+ * File upload through the slot flow: hash, `POST /submissions/upload-slot`, `PUT` the bytes
+ * to the pre-signed URL with the declared Content-Type, and return the owned file reference.
+ *
+ * @module
+ */
+import { toHex } from "../crypto/encoding.ts";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { MAX_FILE_BYTES, type OwnedFileRef } from "../forms/file_ref.ts";
+import type { Manifest } from "../forms/manifest.ts";
+import { RelayError, SealpostError } from "./errors.ts";
+import { type HttpOptions, joinUrl, postJson, request } from "./http.ts";
+
+/** A file to upload: bytes or a Blob/File, with optional metadata. */
+export interface FileInput {
+  data: Uint8Array | Blob;
+  /** Media type (default: the Blob's type, else `application/octet-stream`). */
+  mime?: string;
+  /** File name (default: the File's name). */
+  fileName?: string;
+}
+
+/** Options of {@linkcode uploadFile}. */
+export interface UploadOptions extends HttpOptions {
+  /** Relay to upload to (default: the manifest's `relayUrl`). */
+  relayUrl?: string;
+  /** The field the file is for, named in errors. */
+  field?: string;
+}
+
+/** SHA-256 of `bytes` as 64 lowercase hex characters, natively where the runtime can. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle) {
+    try {
+      return toHex(new Uint8Array(await subtle.digest("SHA-256", bytes as BufferSource)));
+    } catch {
+      // Not available here (e.g. a browser page outside a secure context): hash in JS.
+    }
+  }
+  return toHex(sha256(bytes));
+}
+
+/** A file hashed and checked, with the owned reference it will have once uploaded. */
+export interface PreparedFile {
+  ref: OwnedFileRef;
+  bytes: Uint8Array;
+}
+
+/**
+ * Reads, checks and hashes a file and builds its owned reference, without any network: the
+ * reference is fully determined by the bytes, so values can be validated before uploading.
+ *
+ * @throws {SealpostError} `invalid_file` for an empty file or one over 50 MB.
+ */
+export async function prepareFile(
+  manifest: Pick<Manifest, "relayUrl" | "recipient">,
+  input: FileInput,
+  options: UploadOptions = {},
+): Promise<PreparedFile> {
+  const relayUrl = options.relayUrl ?? manifest.relayUrl;
+  const data = input.data;
+  const bytes = data instanceof Uint8Array ? data : new Uint8Array(await data.arrayBuffer());
+  if (bytes.length < 1 || bytes.length > MAX_FILE_BYTES) {
+    throw new SealpostError(
+      "invalid_file",
+      `${label(options.field)} has ${bytes.length} bytes; uploads take 1 to ${MAX_FILE_BYTES}`,
+      { field: options.field },
+    );
+  }
+  const mime = input.mime ?? (data instanceof Blob && data.type ? data.type : undefined) ??
+    "application/octet-stream";
+  const fileName = input.fileName ??
+    (typeof File !== "undefined" && data instanceof File ? data.name : undefined);
+  const hash = await sha256Hex(bytes);
+  const userId = encodeURIComponent(manifest.recipient.userId);
+  const ref: OwnedFileRef = {
+    url: joinUrl(relayUrl, `/submissions/blob/${userId}/${hash}`),
+    hash,
+    owned: true,
+    mime,
+    sizeBytes: bytes.length,
+  };
+  if (fileName !== undefined) ref.fileName = fileName;
+  return { ref, bytes };
+}
+
+/**
+ * Uploads a prepared file: `POST /submissions/upload-slot`, then `PUT` to the returned URL
+ * with `Content-Type` set to the declared mime. Both are safe to repeat (the store is
+ * content-addressed) and are retried like submissions.
+ *
+ * @throws {RelayError} / {NetworkError} from the slot request or the upload.
+ */
+export async function sendFile(
+  manifest: Pick<Manifest, "relayUrl" | "recipient">,
+  file: PreparedFile,
+  options: UploadOptions = {},
+): Promise<void> {
+  const relayUrl = options.relayUrl ?? manifest.relayUrl;
+  const what = label(options.field).toLowerCase();
+  const { hash, mime, sizeBytes } = file.ref;
+  const slot = await postJson(
+    joinUrl(relayUrl, "/submissions/upload-slot"),
+    { recipientUserId: manifest.recipient.userId, hash, mime, sizeBytes },
+    `Requesting an upload slot for ${what}`,
+    options,
+  ) as Record<string, unknown> | null;
+  if (typeof slot?.url !== "string") {
+    throw new RelayError(200, "invalid_response", "The upload-slot answer lacks a url", {
+      field: options.field,
+    });
+  }
+  await request(
+    new URL(slot.url, relayUrl.replace(/\/*$/, "/")).href,
+    { method: "PUT", headers: { "content-type": mime! }, body: file.bytes as BodyInit },
+    `Uploading ${what}`,
+    options,
+    (response) => response.body?.cancel() ?? Promise.resolve(),
+  );
+}
+
+/**
+ * Uploads one file for the manifest's recipient and returns its owned file reference
+ * `{url, hash, owned: true, fileName, mime, sizeBytes}`, ready to be a field's value. `url` is
+ * the stable blob address `{relayUrl}/submissions/blob/{recipientUserId}/{hash}`, which the
+ * owner exchanges for a fresh pre-signed read URL.
+ *
+ * @throws {SealpostError} `invalid_file` for an empty file or one over 50 MB.
+ * @throws {RelayError} / {NetworkError} from the slot request or the upload.
+ * @example
+ * ```ts
+ * import { uploadFile } from "./upload.ts";
+ * const ref = await uploadFile(manifest, { data: bytes, mime: "application/pdf" });
+ * ```
+ */
+export async function uploadFile(
+  manifest: Pick<Manifest, "relayUrl" | "recipient">,
+  input: FileInput,
+  options: UploadOptions = {},
+): Promise<OwnedFileRef> {
+  const file = await prepareFile(manifest, input, options);
+  await sendFile(manifest, file, options);
+  return file.ref;
+}
+
+function label(field: string | undefined): string {
+  return field ? `File for "${field}"` : "File";
+}
