@@ -5,14 +5,17 @@
  * @module
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { type Blobs, blobRoutes } from "./blobs/index.ts";
 import type { Config } from "./config/index.ts";
 import { errorResponse, notFoundResponse } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
-import { TokenBuckets } from "./http/rate_limit.ts";
+import { rateLimit, TokenBuckets } from "./http/rate_limit.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
 import type { Intake } from "./relay/submissions.ts";
 import { VERSION } from "./version.ts";
+import { type Vault, vaultRoutes } from "./vault/index.ts";
+import { type WebhookEngine, webhookRoutes } from "./webhooks/index.ts";
 
 /** Everything the application needs from the process. */
 export interface AppDeps {
@@ -22,6 +25,12 @@ export interface AppDeps {
   forms: FormDirectory;
   /** Where request log lines go (when `server.request_log` is on). */
   log: (line: string) => void;
+  /** Webhook delivery (its owner API is mounted here). */
+  webhooks: WebhookEngine;
+  /** The vault (roles `all` and `vault`), whose owner API is mounted under /vault. */
+  vault: Vault | null;
+  /** Uploaded files (src/blobs); null for role `vault`, which is no relay. */
+  blobs: Blobs | null;
 }
 
 /** Builds the application. */
@@ -39,7 +48,34 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono();
   if (config.server.request_log) app.use(requestLog(deps.log));
   app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION }));
-  app.route("/", relayRoutes(relayDeps));
+  // A vault-role process is no relay: it pulls from one (src/vault).
+  if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));
+  // Blobs (src/blobs): upload slots, pre-signed PUT and GET, owner read URLs and claims.
+  if (deps.blobs) {
+    app.route(
+      "/",
+      blobRoutes({
+        kv: deps.kv,
+        config,
+        blobs: deps.blobs,
+        limiters: {
+          uploadSlots: limiter(config.rate_limits.upload_slots),
+          uploads: limiter(config.rate_limits.uploads),
+          owner: relayDeps.limiters.owner,
+        },
+      }),
+    );
+  }
+  if (deps.vault) app.route("/", vaultRoutes(deps.kv, deps.vault));
+  // Webhooks' owner API (src/webhooks), under the relay's owner rate limit.
+  app.route(
+    "/",
+    webhookRoutes({
+      kv: deps.kv,
+      engine: deps.webhooks,
+      rateLimit: rateLimit(relayDeps.limiters.owner, config.server.trust_proxy),
+    }),
+  );
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {

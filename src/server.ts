@@ -4,6 +4,7 @@
  * @module
  */
 import { buildApp } from "./app.ts";
+import { Blobs } from "./blobs/index.ts";
 import { BufferedLines } from "./http/logger.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
 import { readRelaySecret } from "./init/data_dir.ts";
@@ -12,6 +13,15 @@ import { FormDirectory } from "./relay/manifests.ts";
 import { Intake, sweepStaging } from "./relay/submissions.ts";
 import { GroupCommitter } from "./store/group_commit.ts";
 import { openStore } from "./store/kv.ts";
+import { QueueDispatcher } from "./store/queue.ts";
+import {
+  blobUrlResolver,
+  relayFormSource,
+  vaultFormSource,
+  WebhookEngine,
+  WebhookStore,
+} from "./webhooks/index.ts";
+import { LocalRelayLink, openVault, type Vault } from "./vault/index.ts";
 
 /** A running instance. */
 export interface RunningServer {
@@ -26,6 +36,12 @@ export interface RunningServer {
   finished: Promise<void>;
   /** The intake service (its `events` announce committed envelopes). */
   intake: Intake;
+  /** The vault (roles `all` and `vault`; null for role `relay`). */
+  vault: Vault | null;
+  /** Uploaded files (null for role `vault`). */
+  blobs: Blobs | null;
+  /** Webhook delivery (its store holds the process's KV handle). */
+  webhooks: WebhookEngine;
 }
 
 /**
@@ -48,8 +64,40 @@ export async function startServer(config: Config): Promise<RunningServer> {
     maxCiphertextBytes: config.intake.max_ciphertext_bytes,
     editWindowMs: config.intake.edit_window_seconds * 1000,
   });
+  // Vault (src/vault): the owner side, for roles all and vault; ingest starts once listening.
+  const role = config.server.role;
+  const vault = role === "relay" ? null : await openVault({
+    config,
+    kv,
+    env: Deno.env.toObject(),
+    log: (message) => console.error(message),
+    local: role === "all"
+      ? { forms, events: intake.events, relayUrl: publicBaseUrl(config) }
+      : undefined,
+  });
+  // Blobs (src/blobs): the relay's file store; its orphan sweep runs while serving.
+  let blobBaseUrl = publicBaseUrl(config);
+  const blobs = role === "vault" ? null : await Blobs.open({
+    kv,
+    dataDir: config.data_dir,
+    relaySecret: secret,
+    settings: config.blobs,
+    baseUrl: () => blobBaseUrl,
+  });
+  // Webhooks: the process's one KV queue listener, and the delivery engine on it.
+  const queue = new QueueDispatcher(kv);
+  const webhookForms = vault ? vaultFormSource(vault.forms) : relayFormSource(forms);
+  const webhooks = new WebhookEngine({
+    store: new WebhookStore(kv),
+    forms: webhookForms,
+    settings: config.webhooks,
+    blobUrl: blobs ? blobUrlResolver(webhookForms, (key, o) => blobs.readUrl(key, o)) : undefined,
+  });
+  webhooks.register(queue);
+  await webhooks.start();
+  const queueStopped = queue.start();
   const log = new BufferedLines();
-  const app = buildApp({ kv, config, intake, forms, log: log.write });
+  const app = buildApp({ kv, config, intake, forms, log: log.write, webhooks, vault, blobs });
   const { promise: listening, resolve: onListen } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname: config.server.host,
@@ -57,13 +105,23 @@ export async function startServer(config: Config): Promise<RunningServer> {
     onListen: (addr) => onListen(addr as Deno.NetAddr),
   }, (request, info) => app.fetch(request, info));
   const addr = await listening;
+  // Vault: with port 0 the relay URL is known only now.
+  if (vault?.link instanceof LocalRelayLink) vault.link.relayUrl = publicBaseUrl(config, addr.port);
+  vault?.ingest.start();
+  // Blobs: URLs made outside a request (webhook bodies) point at the real port.
+  blobBaseUrl = publicBaseUrl(config, addr.port);
+  blobs?.startSweeper();
   let closing: Promise<void> | null = null;
   const shutdown = () =>
     closing ??= (async () => {
       await server.shutdown();
+      await vault?.ingest.stop();
+      await blobs?.close();
+      await webhooks.stop();
       await committer.idle();
       log.flush();
       kv.close();
+      await queueStopped;
     })();
   return {
     url: `http://${
@@ -73,6 +131,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     port: addr.port,
     shutdown,
     intake,
+    vault,
+    blobs,
+    webhooks,
     finished: server.finished.then(() => closing ?? undefined),
   };
 }

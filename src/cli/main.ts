@@ -10,6 +10,7 @@ import { initDataDir } from "../init/init.ts";
 import { startServer } from "../server.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
+import type { DemoInfo } from "../vault/index.ts";
 
 const USAGE = `sealpost ${VERSION}: end-to-end encrypted form backend
 
@@ -20,12 +21,16 @@ Commands:
   init                  Prepare a data dir: relay secret, admin token, first user
   user add --name NAME  Create a user (admin token) and print its owner token
   submit ...            Seal and submit values to a form (see "sealpost submit --help")
+  db|form|records|quarantine ...
+                        The vault's owner commands (see "sealpost form --help")
 
 Common options:
   --config FILE   TOML config (also SEALPOST_CONFIG)
   --data DIR      Data dir (default ./data)
   --host HOST     Listen address (default 127.0.0.1)
   --port PORT     Listen port (default 8080)
+  --role ROLE     serve: all (default), relay, or vault (SEALPOST_RELAY_TOKEN once)
+  --relay URL     serve --role vault: the relay to pull from
   --url URL       Instance to talk to (client commands; also SEALPOST_URL)
   --token TOKEN   API token (client commands; also SEALPOST_TOKEN)
   --json          Print JSON
@@ -38,6 +43,8 @@ const OPTIONS = {
   data: { type: "string" },
   host: { type: "string" },
   port: { type: "string" },
+  role: { type: "string" },
+  relay: { type: "string" },
   url: { type: "string" },
   token: { type: "string" },
   name: { type: "string" },
@@ -56,9 +63,13 @@ async function configFrom(flags: Flags) {
     port = Number(flags.port);
     if (!/^\d+$/.test(flags.port)) throw new ConfigError(`Invalid --port "${flags.port}"`);
   }
+  // Vault roles (src/vault): the flags ride on their environment names, above the file.
+  const env = Deno.env.toObject();
+  if (flags.role !== undefined) env.SEALPOST_SERVER_ROLE = flags.role;
+  if (flags.relay !== undefined) env.SEALPOST_VAULT_RELAY_URL = flags.relay;
   return await loadConfig({
     file: flags.config,
-    env: Deno.env.toObject(),
+    env,
     flags: { data: flags.data, host: flags.host, port },
   });
 }
@@ -85,9 +96,29 @@ async function serve(flags: Flags): Promise<number> {
   };
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
+  // Vault first run (src/vault): a database, the manifest key and a published demo form.
+  if (server.vault) {
+    try {
+      const demo = await server.vault.bootstrap(init.userId);
+      console.log(demoText(demo));
+    } catch (err) {
+      console.error(
+        `Vault setup did not finish (retried on the next start): ${(err as Error).message}`,
+      );
+    }
+  }
   await server.finished;
   await server.shutdown();
   return 0;
+}
+
+function demoText(demo: DemoInfo): string {
+  const values = JSON.stringify({ name: "Ada", email: "ada@example.com", rating: 5 });
+  return `  demo form id:     ${demo.formId}\n` +
+    `  manifest key:     ${demo.manifestFingerprint} (senders pin this fingerprint)\n` +
+    `  try it:           echo '${values}' | deno run -A main.ts submit ${demo.formId} ` +
+    `--relay ${demo.relayUrl} --pin ${demo.manifestFingerprint} --values -\n` +
+    `  then:             deno run -A main.ts records list ${demo.formId}`;
 }
 
 async function init(flags: Flags): Promise<number> {
@@ -143,6 +174,10 @@ async function userAdd(flags: Flags): Promise<number> {
  * ```
  */
 export async function main(args: string[]): Promise<number> {
+  if (["db", "form", "records", "quarantine"].includes(args[0])) {
+    const { vaultCommand } = await import("./vault.ts");
+    return await vaultCommand(args);
+  }
   if (args[0] === "submit") {
     const { submitCommand } = await import("./submit.ts");
     return await submitCommand(args.slice(1));

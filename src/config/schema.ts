@@ -27,6 +27,8 @@ export const ConfigSchema = z.strictObject({
     trust_proxy: z.boolean().default(false),
     /** Write one JSON line per request to stdout. */
     request_log: z.boolean().default(true),
+    /** Which half to run: `all` (relay and vault in one process), `relay` or `vault`. */
+    role: z.enum(["all", "relay", "vault"]).default("all"),
   }).prefault({}),
   intake: z.strictObject({
     /** Largest accepted ciphertext, in decoded bytes; larger gets 413. */
@@ -36,6 +38,19 @@ export const ConfigSchema = z.strictObject({
     /** Largest manifest a user may publish, in bytes. */
     max_manifest_bytes: z.number().int().min(1024).max(60 * 1024).default(60 * 1024),
   }).prefault({}),
+  // blobs (src/blobs): uploaded files, their pre-signed URLs, quota and orphan sweep.
+  blobs: z.strictObject({
+    /** Lifetime of a pre-signed upload (PUT) URL, in seconds. */
+    upload_url_lifetime_seconds: z.number().int().min(10).max(7 * 24 * 3600).default(900),
+    /** Lifetime of a pre-signed read (GET) URL from GET /submissions/blob/..., in seconds. */
+    read_url_lifetime_seconds: z.number().int().min(10).max(7 * 24 * 3600).default(900),
+    /** Bytes of blobs one user may store (10 GiB); a new upload past it is `quota_exceeded`. */
+    quota_bytes_per_user: z.number().int().min(1).default(10 * 1024 * 1024 * 1024),
+    /** How long an unclaimed upload is kept before the sweep deletes it, in seconds (7 days). */
+    orphan_grace_seconds: z.number().int().min(0).default(7 * 24 * 3600),
+    /** Seconds between two orphan sweeps. */
+    sweep_interval_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
+  }).prefault({}),
   rate_limits: z.strictObject({
     /** Master switch for per-address rate limits. */
     enabled: z.boolean().default(true),
@@ -43,6 +58,36 @@ export const ConfigSchema = z.strictObject({
     upload_slots: RateLimit.default({ per_minute: 120, burst: 30 }),
     uploads: RateLimit.default({ per_minute: 120, burst: 30 }),
     owner: RateLimit.default({ per_minute: 1200, burst: 200 }),
+  }).prefault({}),
+  webhooks: z.strictObject({
+    /**
+     * Wait before each attempt of a delivery, in seconds: the first entry before the first
+     * attempt, each next one after the previous attempt failed transiently. The delivery
+     * fails when the schedule runs out.
+     */
+    retry_schedule_seconds: z.array(z.number().min(0).max(30 * 24 * 3600)).min(1).max(100)
+      .default([0, 5, 30, 120, 600, 1800, 3600, 10800, 21600, 43200, 86400]),
+    /** Random extra wait added to each scheduled wait, as a fraction of it. */
+    jitter_ratio: z.number().min(0).max(1).default(0.1),
+    /** Longest wait a Retry-After header can ask for, in seconds. */
+    retry_after_max_seconds: z.number().min(0).max(30 * 24 * 3600).default(3600),
+    /** Time limit of one request (connect, send, response head and snippet), in seconds. */
+    request_timeout_seconds: z.number().gt(0).max(300).default(15),
+    /** Requests in flight at once per webhook configuration. */
+    concurrency_per_webhook: z.number().int().min(1).max(64).default(8),
+    /** Lifetime of the blob URLs put in bodies for image and attachment fields, in seconds. */
+    blob_url_lifetime_seconds: z.number().int().min(60).max(30 * 24 * 3600).default(604800),
+    /** Refuse loopback, private, link-local and metadata addresses (after DNS resolution). */
+    block_private_networks: z.boolean().default(false),
+  }).prefault({}),
+  // vault (src/vault): ingest and the relay a `vault`-role process pulls from.
+  vault: z.strictObject({
+    /** Base URL of the relay a `vault`-role process pulls from (flag `--relay`). */
+    relay_url: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
+    /** Envelopes read from the queue per page. */
+    ingest_batch_size: z.number().int().min(1).max(500).default(100),
+    /** Seconds between queue polls when nothing announces new envelopes (role vault). */
+    poll_interval_seconds: z.number().gt(0).max(3600).default(2),
   }).prefault({}),
 });
 

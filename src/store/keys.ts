@@ -124,3 +124,284 @@ export const keys = {
   /** Snapshot parts of a record event (see src/events). */
   recordEvent: (eventId: string) => ["record_events", eventId] as const,
 };
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks (src/webhooks): outbound configurations, deliveries, attempts, failure flags.
+// Everything lives under the "webhooks" root; owner-side data, never exported.
+// ---------------------------------------------------------------------------------------------
+
+/** The body format of a webhook configuration. */
+export type WebhookMode = "default" | "json_template" | "xml_template" | "form";
+
+/** A record event kind an outbound configuration can fire on. */
+export type WebhookEvent = "create" | "update" | "delete";
+
+/** An outbound webhook configuration of a form (secrets in clear: owner-side store only). */
+export interface WebhookConfigRow {
+  id: string;
+  formId: string;
+  name: string;
+  url: string;
+  method: "POST" | "PUT" | "PATCH";
+  mode: WebhookMode;
+  /** The owner's template (template modes only). */
+  template: string | null;
+  bearer: string | null;
+  /** Custom headers, in the order configured. */
+  headers: [name: string, value: string][];
+  signingSecret: string | null;
+  signatureHeader: string;
+  /** Record field id to target key, in the order configured; empty means every field. */
+  mappings: Record<string, string>;
+  events: WebhookEvent[];
+  /** Also send Standard Webhooks headers (needs a `whsec_` signing secret). */
+  standardWebhooks: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The flag a configuration carries after a permanent failure, until edited or retried. */
+export interface WebhookFlagRow {
+  /** When the latest failed delivery failed. */
+  at: string;
+  deliveryId: string;
+  /** `permanent`: a 4xx or a refused address; `exhausted`: the retry schedule ran out. */
+  reason: "permanent" | "exhausted";
+  status: number | null;
+  error: string | null;
+}
+
+/** Where a delivery stands. */
+export type WebhookDeliveryStatus = "pending" | "delivered" | "failed" | "skipped";
+
+/** One record event going to one configuration; its body is rendered once, at creation. */
+export interface WebhookDeliveryRow {
+  id: string;
+  webhookId: string;
+  formId: string;
+  eventId: string;
+  recordId: string;
+  reason: "insert" | "update" | "delete";
+  savedAt: string;
+  status: WebhookDeliveryStatus;
+  contentType: string;
+  /** Parts of the body under `webhookKeys.body` (0 for skipped deliveries). */
+  bodyParts: number;
+  bodyBytes: number;
+  /** Attempts made so far, over every round. */
+  attempts: number;
+  /** Index in the retry schedule of the next attempt (a manual retry starts over at 0). */
+  round: number;
+  /** Names the one attempt message that may act on this delivery; stale messages are dropped. */
+  token: string;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastSnippet: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+/** The log of one HTTP attempt of a delivery. */
+export interface WebhookAttemptRow {
+  /** 1-based attempt number. */
+  n: number;
+  at: string;
+  status: number | null;
+  durationMs: number;
+  outcome: "delivered" | "transient" | "permanent";
+  error: string | null;
+  /** At most 200 characters of the response body, newlines collapsed. */
+  snippet: string | null;
+  /** Wait asked for by a Retry-After header, in seconds. */
+  retryAfterSeconds: number | null;
+}
+
+/** Key builders of the webhooks feature. */
+export const webhookKeys = {
+  config: (formId: string, webhookId: string) =>
+    ["webhooks", "configs", formId, webhookId] as const,
+  configsOf: (formId: string) => ["webhooks", "configs", formId] as const,
+  /** webhookId → formId. */
+  configForm: (webhookId: string) => ["webhooks", "config_forms", webhookId] as const,
+  flag: (webhookId: string) => ["webhooks", "flags", webhookId] as const,
+  /** A configuration's deliveries, oldest first (delivery ids sort by save time). */
+  delivery: (webhookId: string, deliveryId: string) =>
+    ["webhooks", "deliveries", webhookId, deliveryId] as const,
+  deliveriesOf: (webhookId: string) => ["webhooks", "deliveries", webhookId] as const,
+  /** deliveryId → webhookId. */
+  deliveryWebhook: (deliveryId: string) => ["webhooks", "delivery_webhooks", deliveryId] as const,
+  /** Body part `index` of a delivery (raw bytes). */
+  body: (deliveryId: string, index: number) => ["webhooks", "bodies", deliveryId, index] as const,
+  attempt: (deliveryId: string, n: number) => ["webhooks", "attempts", deliveryId, n] as const,
+  attemptsOf: (deliveryId: string) => ["webhooks", "attempts", deliveryId] as const,
+  /** A configuration's failed deliveries. */
+  failed: (webhookId: string, deliveryId: string) =>
+    ["webhooks", "failed", webhookId, deliveryId] as const,
+  failedOf: (webhookId: string) => ["webhooks", "failed", webhookId] as const,
+  /** Pending deliveries and when their next attempt is due, for recovery sweeps. */
+  pending: (deliveryId: string) => ["webhooks", "pending", deliveryId] as const,
+  pendingAll: () => ["webhooks", "pending"] as const,
+  /** A removed configuration whose deliveries are still being deleted. */
+  purge: (webhookId: string) => ["webhooks", "purges", webhookId] as const,
+  purgesAll: () => ["webhooks", "purges"] as const,
+};
+
+/** The value of a `webhookKeys.pending` entry. */
+export interface WebhookPendingRow {
+  webhookId: string;
+  /** Epoch milliseconds. */
+  dueAt: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vault (src/vault): the owner's databases, forms and their archived schema versions, records,
+// quarantine. Everything lives under the "vault" root; owner-side data.
+// ---------------------------------------------------------------------------------------------
+
+/** A database as the vault knows it: the relay's database id and the key's fingerprint. */
+export interface VaultDatabaseRow {
+  /** The database id the relay assigned at registration. */
+  id: string;
+  /** The vault user (owner token's user) it belongs to. */
+  userId: string;
+  /** The relay user id its manifests name as `recipient.userId`. */
+  relayUserId: string;
+  name: string;
+  /** Standard base64 of the X25519 public key; the private key is a file (see vault/keys.ts). */
+  publicKey: string;
+  fingerprint: string;
+  createdAt: string;
+}
+
+/** A form of the vault: its current and published schema versions. */
+export interface VaultFormRow {
+  formId: string;
+  userId: string;
+  databaseId: string;
+  /** The newest archived schema version. */
+  schemaVersion: number;
+  /** The schema version last published to the relay, or null. */
+  publishedVersion: number | null;
+  publishedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One archived schema version of a form; kept forever. */
+export interface VaultFormVersionRow {
+  formId: string;
+  schemaVersion: number;
+  title: string;
+  /** Field definitions (src/forms/fields.ts), as JSON data. */
+  fields: Record<string, unknown>[];
+  createdAt: string;
+}
+
+/** A record's head; its values are a large value under `vaultKeys.recordValues`. */
+export interface VaultRecordRow {
+  recordId: string;
+  formId: string;
+  /** The schema version its values were validated against. */
+  schemaVersion: number;
+  /** `yyyy-MM-ddTHH:mm:ss.fffffff+00:00` of the latest change. */
+  savedAt: string;
+  createdAt: string;
+  /** The submission it came from (null for records the owner created). */
+  submissionId: string | null;
+  /** The newest submission version applied (0 for owner-created records). */
+  appliedVersion: number;
+  /** Parts of the values under `vaultKeys.recordValues`. */
+  parts: number;
+}
+
+/** Left behind by a deleted submission record, so a late re-delivery does not revive it. */
+export interface VaultTombstoneRow {
+  appliedVersion: number;
+  deletedAt: string;
+}
+
+/** An envelope version the vault could not turn into a record; kept until retried. */
+export interface VaultQuarantineRow {
+  /** `{submissionId}.{version}` */
+  id: string;
+  databaseId: string;
+  fingerprint: string;
+  submissionId: string;
+  version: number;
+  formId: string;
+  /** The payload's formVersion, when it could be read. */
+  formVersion: number | null;
+  /** Machine-readable reason, e.g. `unknown_form_version`, `invalid_values`. */
+  code: string;
+  /** What went wrong, for the owner. */
+  reason: string;
+  receivedAt: string;
+  quarantinedAt: string;
+  /** Parts of the sealed box under `vaultKeys.quarantineData`. */
+  parts: number;
+}
+
+/** Key builders of the vault. */
+export const vaultKeys = {
+  database: (dbId: string) => ["vault", "databases", dbId] as const,
+  databases: () => ["vault", "databases"] as const,
+  form: (formId: string) => ["vault", "forms", formId] as const,
+  forms: () => ["vault", "forms"] as const,
+  formVersion: (formId: string, version: number) =>
+    ["vault", "form_versions", formId, version] as const,
+  formVersions: (formId: string) => ["vault", "form_versions", formId] as const,
+  /** Records of a form, by record id (a submission's record id is its submission id). */
+  record: (formId: string, recordId: string) => ["vault", "records", formId, recordId] as const,
+  records: (formId: string) => ["vault", "records", formId] as const,
+  /** Large value (src/store/large_value.ts) of a record's values. */
+  recordValues: (formId: string, recordId: string) =>
+    ["vault", "record_values", formId, recordId] as const,
+  tombstone: (formId: string, recordId: string) =>
+    ["vault", "tombstones", formId, recordId] as const,
+  quarantine: (id: string) => ["vault", "quarantine", id] as const,
+  quarantineAll: () => ["vault", "quarantine"] as const,
+  /** Raw sealed-box parts of a quarantined envelope (written before its row). */
+  quarantineData: (id: string, index: number) => ["vault", "quarantine_data", id, index] as const,
+  quarantineDataOf: (id: string) => ["vault", "quarantine_data", id] as const,
+  /** Vault-wide facts, e.g. the first-run demo form id. */
+  meta: (name: string) => ["vault", "meta", name] as const,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Blobs (src/blobs): metadata of uploaded files, per-user usage, the unclaimed index.
+// The bytes live on disk under <data_dir>/blobs/; everything here is under the "blobs" root.
+// ---------------------------------------------------------------------------------------------
+
+/** Metadata of one stored blob (its bytes are in the blob store under the same key). */
+export interface BlobMetaRow {
+  userId: string;
+  /** Lowercase hex SHA-256 of the bytes. */
+  hash: string;
+  /** The media type signed into the upload URL; null when the slot gave none. */
+  mime: string | null;
+  sizeBytes: number;
+  /** When the bytes were last uploaded (a re-upload of an unclaimed blob moves it). */
+  uploadedAt: string;
+  /** When the owner claimed it; unclaimed blobs are deleted after the orphan grace. */
+  claimedAt: string | null;
+}
+
+/** What a user's blobs take up, kept in step with the metadata rows. */
+export interface BlobUsageRow {
+  bytes: number;
+  count: number;
+}
+
+/** Key builders of the blobs feature. */
+export const blobKeys = {
+  meta: (userId: string, hash: string) => ["blobs", "meta", userId, hash] as const,
+  metaOf: (userId: string) => ["blobs", "meta", userId] as const,
+  usage: (userId: string) => ["blobs", "usage", userId] as const,
+  /** Unclaimed blobs ordered by upload time (epoch ms), for the orphan sweep. */
+  unclaimed: (uploadedAtMs: number, userId: string, hash: string) =>
+    ["blobs", "unclaimed", uploadedAtMs, userId, hash] as const,
+  unclaimedAll: () => ["blobs", "unclaimed"] as const,
+};

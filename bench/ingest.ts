@@ -1,0 +1,93 @@
+/**
+ * bench/ingest: 10,000 queued 1 KiB submissions opened, validated and saved by the vault
+ * (role all: in-process queue, pull and ack included), beside the raw sealed-box open rate of
+ * the same machine in the same run (the ceiling).
+ *
+ * Usage: deno run -A bench/ingest.ts [--count 10000]
+ */
+import { parseArgs } from "node:util";
+import { open } from "../src/crypto/sealed_box.ts";
+import { createUser } from "../src/relay/identity.ts";
+import { EditTokens } from "../src/relay/edit_tokens.ts";
+import { FormDirectory } from "../src/relay/manifests.ts";
+import { Intake } from "../src/relay/submissions.ts";
+import { buildEnvelope, buildPayload, seal } from "../src/sdk/mod.ts";
+import { GroupCommitter } from "../src/store/group_commit.ts";
+import { openStore } from "../src/store/kv.ts";
+import { LocalRelayLink, Vault, VaultKeys } from "../src/vault/index.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { count: { type: "string", default: "10000" } },
+});
+const count = Number(values.count);
+const dir = await Deno.makeTempDir({ prefix: "sealpost-bench-ingest-" });
+const kv = await openStore(dir);
+try {
+  const forms = new FormDirectory(kv);
+  const committer = new GroupCommitter(kv);
+  const intake = new Intake(kv, committer, forms, new EditTokens(new Uint8Array(32)), {
+    maxCiphertextBytes: 1024 * 1024,
+    editWindowMs: 3600_000,
+  });
+  const link = new LocalRelayLink(kv, forms, "http://127.0.0.1:8080", null);
+  const vault = new Vault(kv, new VaultKeys(dir, null), link, {
+    batchSize: 500,
+    pollIntervalMs: 1000,
+  });
+  const { user } = await createUser(kv, "bench");
+  const db = await vault.createDatabase(user.id, "bench");
+  const form = await vault.createForm(user.id, {
+    databaseId: db.id,
+    title: "Bench",
+    fields: [
+      { id: "name", label: "Name", kind: "text", required: true },
+      { id: "email", label: "Email", kind: "email" },
+      { id: "message", label: "Message", kind: "richText" },
+      { id: "rating", label: "Rating", kind: "number" },
+    ],
+  });
+  const { manifest } = await vault.publish(user.id, form.formId);
+
+  const ciphertexts: Uint8Array[] = [];
+  for (let start = 0; start < count; start += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, count - start) }, async (_, k) => {
+      const payload = buildPayload(manifest, {
+        name: `sender ${start + k}`,
+        email: "someone@example.com",
+        message: "x".repeat(880),
+        rating: 4,
+      });
+      const sealed = await seal(payload, manifest.recipient.publicKey);
+      ciphertexts.push(Uint8Array.fromBase64(sealed));
+      await intake.submit(buildEnvelope(manifest, sealed));
+    }));
+  }
+  await committer.idle();
+  console.log(
+    `queued ${count} envelopes of ${ciphertexts[0].length} ciphertext bytes ` +
+      `(plaintext ${ciphertexts[0].length - 48} bytes)`,
+  );
+
+  const pair = await vault.keys.databaseKey(db.fingerprint);
+  let t0 = performance.now();
+  for (const sealed of ciphertexts) await open(sealed, pair.publicKey, pair.secretKey);
+  const openRate = count / ((performance.now() - t0) / 1000);
+
+  t0 = performance.now();
+  const result = await vault.ingest.drain();
+  const ingestSeconds = (performance.now() - t0) / 1000;
+  const ingestRate = result.records / ingestSeconds;
+  if (result.records !== count) {
+    throw new Error(`Expected ${count} records, got ${JSON.stringify(result)}`);
+  }
+  console.log(`raw seal open:  ${openRate.toFixed(0)} opens/s (sequential, one core)`);
+  console.log(
+    `vault ingest:   ${ingestRate.toFixed(0)} records/s ` +
+      `(${count} in ${ingestSeconds.toFixed(2)} s: pull, open, validate, save + event, ack)`,
+  );
+  console.log(`ratio:          ${(ingestRate / openRate).toFixed(2)}x of the open ceiling`);
+} finally {
+  kv.close();
+  await Deno.remove(dir, { recursive: true });
+}

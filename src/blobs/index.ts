@@ -1,0 +1,25 @@
+/**
+ * File uploads: upload slots, pre-signed PUT and GET URLs, the content-addressed blob store,
+ * per-user quota, claims and the orphan sweep. See docs/uploads.md.
+ *
+ * @module
+ */
+export {
+  Blobs,
+  blobsDir,
+  type BlobSettings,
+  type BlobsOptions,
+  contentTypeMatches,
+  type PresignedUrl,
+  type SignedQuery,
+  type SlotRequest,
+  type UploadReceipt,
+  type UploadSlot,
+} from "./service.ts";
+export { type BlobDeps, blobRoutes } from "./routes.ts";
+export { type BlobKey, blobKeyString } from "./key.ts";
+export type { BlobStore, ByteRange, StagedBlob } from "./store.ts";
+export { BlobWriteError } from "./store.ts";
+export { FsBlobStore } from "./fs_store.ts";
+export { UrlSigner } from "./signing.ts";
+export type { SweepResult } from "./orphans.ts";

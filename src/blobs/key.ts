@@ -1,0 +1,53 @@
+/**
+ * Blob keys: `{recipientUserId}/{hash}`, and the syntax of both parts. Every path segment the
+ * blob store builds comes from a key that passed {@linkcode assertBlobKey}, so no request can
+ * name a file outside the store.
+ *
+ * @module
+ */
+
+/** Where one blob lives: its owner and the SHA-256 of its bytes. */
+export interface BlobKey {
+  userId: string;
+  /** 64 lowercase hex characters. */
+  hash: string;
+}
+
+/** A user id as blob keys take it: 1 to 128 of `A-Z a-z 0-9 _ -`. */
+export const USER_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** A SHA-256 as 64 lowercase hex characters. */
+export const HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+/** Names the store keeps for itself; no user id may take them (in any letter case). */
+const RESERVED = new Set(["tmp"]);
+
+/** Whether `userId` can name a user's folder of blobs. */
+export function isBlobUserId(userId: string): boolean {
+  return USER_ID_PATTERN.test(userId) && !RESERVED.has(userId.toLowerCase());
+}
+
+/**
+ * Throws unless `key` is a valid blob key.
+ *
+ * @example
+ * ```ts
+ * assertBlobKey({ userId: "3f2a9c", hash: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" });
+ * ```
+ */
+export function assertBlobKey(key: BlobKey): void {
+  if (!isBlobUserId(key.userId)) throw new TypeError(`Invalid blob user id "${key.userId}"`);
+  if (!HASH_PATTERN.test(key.hash)) throw new TypeError(`Invalid blob hash "${key.hash}"`);
+}
+
+/**
+ * The storage key string `{userId}/{hash}`.
+ *
+ * @example
+ * ```ts
+ * blobKeyString({ userId: "u1", hash: "ab".repeat(32) }); // "u1/abab…"
+ * ```
+ */
+export function blobKeyString(key: BlobKey): string {
+  return `${key.userId}/${key.hash}`;
+}

@@ -1,0 +1,212 @@
+/**
+ * Blob metadata in Deno KV: one row per blob, the user's usage (kept in the same atomic
+ * operations, so the quota is exact), and the index of unclaimed blobs the orphan sweep reads.
+ *
+ * @module
+ */
+import { blobKeys, type BlobMetaRow, type BlobUsageRow } from "../store/keys.ts";
+import type { BlobKey } from "./key.ts";
+
+/** Storing a blob would take its user past the quota. */
+export class QuotaExceededError extends Error {
+  override name = "QuotaExceededError";
+  constructor(
+    readonly userId: string,
+    readonly sizeBytes: number,
+    readonly usedBytes: number,
+    readonly quotaBytes: number,
+  ) {
+    super(
+      `Storing ${sizeBytes} more bytes would take user "${userId}" past the quota of ` +
+        `${quotaBytes} bytes (${usedBytes} used)`,
+    );
+  }
+}
+
+/** Optimistic KV operations retry on a conflicting write; this many times at most. */
+const MAX_ATTEMPTS = 64;
+
+async function retrying<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < MAX_ATTEMPTS; i++) {
+    const result = await attempt();
+    if (result !== undefined) return result;
+  }
+  throw new Error(`${what}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+}
+
+const EMPTY_USAGE: BlobUsageRow = { bytes: 0, count: 0 };
+
+function unclaimedKey(meta: BlobMetaRow) {
+  return blobKeys.unclaimed(Date.parse(meta.uploadedAt), meta.userId, meta.hash);
+}
+
+/** The metadata of a blob, or null when it is not stored. */
+export async function getBlobMeta(kv: Deno.Kv, key: BlobKey): Promise<BlobMetaRow | null> {
+  return (await kv.get<BlobMetaRow>(blobKeys.meta(key.userId, key.hash))).value;
+}
+
+/** What a user's blobs take up. */
+export async function getUsage(kv: Deno.Kv, userId: string): Promise<BlobUsageRow> {
+  return (await kv.get<BlobUsageRow>(blobKeys.usage(userId))).value ?? EMPTY_USAGE;
+}
+
+/**
+ * Throws {@linkcode QuotaExceededError} when a new blob of `sizeBytes` would not fit in the
+ * user's quota (a blob already stored takes no more room).
+ */
+export async function assertRoomFor(
+  kv: Deno.Kv,
+  key: BlobKey,
+  sizeBytes: number,
+  quotaBytes: number,
+): Promise<void> {
+  const [meta, usage] = await kv.getMany<[BlobMetaRow, BlobUsageRow]>([
+    blobKeys.meta(key.userId, key.hash),
+    blobKeys.usage(key.userId),
+  ]);
+  if (meta.value) return;
+  const used = usage.value?.bytes ?? 0;
+  if (used + sizeBytes > quotaBytes) {
+    throw new QuotaExceededError(key.userId, sizeBytes, used, quotaBytes);
+  }
+}
+
+/**
+ * Records an upload whose bytes are in the store. A new blob gets its row, joins the
+ * unclaimed index and counts against the quota (checked in the same atomic operation:
+ * {@linkcode QuotaExceededError} when it does not fit). A blob already stored keeps its
+ * metadata; if unclaimed, its upload time moves to `now`, restarting its grace period.
+ */
+export function recordUpload(
+  kv: Deno.Kv,
+  key: BlobKey,
+  upload: { mime: string | null; sizeBytes: number },
+  quotaBytes: number,
+  now: Date,
+): Promise<{ created: boolean; meta: BlobMetaRow }> {
+  const metaKey = blobKeys.meta(key.userId, key.hash);
+  const usageKey = blobKeys.usage(key.userId);
+  return retrying("Recording an upload", async () => {
+    const [metaEntry, usageEntry] = await kv.getMany<[BlobMetaRow, BlobUsageRow]>([
+      metaKey,
+      usageKey,
+    ]);
+    const existing = metaEntry.value;
+    if (existing) {
+      if (existing.claimedAt !== null) return { created: false, meta: existing };
+      const meta: BlobMetaRow = { ...existing, uploadedAt: now.toISOString() };
+      const result = await kv.atomic()
+        .check(metaEntry)
+        .delete(unclaimedKey(existing))
+        .set(unclaimedKey(meta), true)
+        .set(metaKey, meta)
+        .commit();
+      return result.ok ? { created: false, meta } : undefined;
+    }
+    const usage = usageEntry.value ?? EMPTY_USAGE;
+    if (usage.bytes + upload.sizeBytes > quotaBytes) {
+      throw new QuotaExceededError(key.userId, upload.sizeBytes, usage.bytes, quotaBytes);
+    }
+    const meta: BlobMetaRow = {
+      userId: key.userId,
+      hash: key.hash,
+      mime: upload.mime,
+      sizeBytes: upload.sizeBytes,
+      uploadedAt: now.toISOString(),
+      claimedAt: null,
+    };
+    const result = await kv.atomic()
+      .check(metaEntry)
+      .check(usageEntry)
+      .set(metaKey, meta)
+      .set(unclaimedKey(meta), true)
+      .set(usageKey, { bytes: usage.bytes + meta.sizeBytes, count: usage.count + 1 })
+      .commit();
+    return result.ok ? { created: true, meta } : undefined;
+  });
+}
+
+/** Hashes checked per atomic operation of a claim (each takes one check and two mutations). */
+const CLAIM_BATCH = 100;
+
+/** `kv.getMany` reads at most this many keys. */
+const GET_MANY_MAX = 10;
+
+/**
+ * Claims blobs of `userId`: a claimed blob is never swept as an orphan. Idempotent.
+ * Returns which hashes are now claimed and which are not stored.
+ */
+export async function claimBlobs(
+  kv: Deno.Kv,
+  userId: string,
+  hashes: string[],
+  now: Date,
+): Promise<{ claimed: string[]; missing: string[] }> {
+  const unique = [...new Set(hashes)];
+  const claimed: string[] = [];
+  const missing: string[] = [];
+  for (let i = 0; i < unique.length; i += CLAIM_BATCH) {
+    const batch = unique.slice(i, i + CLAIM_BATCH);
+    const outcome = await retrying("Claiming blobs", async () => {
+      const entries: Deno.KvEntryMaybe<BlobMetaRow>[] = [];
+      for (let j = 0; j < batch.length; j += GET_MANY_MAX) {
+        entries.push(
+          ...await kv.getMany<BlobMetaRow[]>(
+            batch.slice(j, j + GET_MANY_MAX).map((hash) => blobKeys.meta(userId, hash)),
+          ),
+        );
+      }
+      const op = kv.atomic();
+      const result = { claimed: [] as string[], missing: [] as string[] };
+      for (const [j, entry] of entries.entries()) {
+        const meta = entry.value;
+        if (!meta) {
+          result.missing.push(batch[j]);
+          continue;
+        }
+        result.claimed.push(meta.hash);
+        if (meta.claimedAt !== null) continue;
+        op.check(entry)
+          .delete(unclaimedKey(meta))
+          .set(entry.key, { ...meta, claimedAt: now.toISOString() });
+      }
+      return (await op.commit()).ok ? result : undefined;
+    });
+    claimed.push(...outcome.claimed);
+    missing.push(...outcome.missing);
+  }
+  return { claimed, missing };
+}
+
+/**
+ * Deletes the metadata of `key` if it is still an orphan: unclaimed and uploaded at or before
+ * `cutoffMs`. Gives back its room in the quota. Returns the deleted row, or null.
+ */
+export function forgetOrphan(
+  kv: Deno.Kv,
+  key: BlobKey,
+  cutoffMs: number,
+): Promise<BlobMetaRow | null> {
+  const metaKey = blobKeys.meta(key.userId, key.hash);
+  const usageKey = blobKeys.usage(key.userId);
+  return retrying("Deleting an orphan", async () => {
+    const [metaEntry, usageEntry] = await kv.getMany<[BlobMetaRow, BlobUsageRow]>([
+      metaKey,
+      usageKey,
+    ]);
+    const meta = metaEntry.value;
+    if (!meta || meta.claimedAt !== null || Date.parse(meta.uploadedAt) > cutoffMs) return null;
+    const usage = usageEntry.value ?? EMPTY_USAGE;
+    const result = await kv.atomic()
+      .check(metaEntry)
+      .check(usageEntry)
+      .delete(metaKey)
+      .delete(unclaimedKey(meta))
+      .set(usageKey, {
+        bytes: Math.max(0, usage.bytes - meta.sizeBytes),
+        count: Math.max(0, usage.count - 1),
+      })
+      .commit();
+    return result.ok ? meta : undefined;
+  });
+}

@@ -1,0 +1,256 @@
+/**
+ * The blob endpoints: upload slots, the pre-signed PUT and GET, the owner's read URLs and
+ * claims.
+ *
+ * @module
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { type Config, publicBaseUrl } from "../config/index.ts";
+import { jsonBody } from "../http/body.ts";
+import { ApiError } from "../http/errors.ts";
+import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
+import { type AuthEnv, requireToken } from "../relay/auth.ts";
+import { newRouter } from "../relay/routes.ts";
+import { ErrorSchema } from "../relay/schemas.ts";
+import { mimeEssence } from "../forms/file_ref.ts";
+import { parseRange } from "./range.ts";
+import {
+  BlobHashSchema,
+  BlobReadSchema,
+  BlobUserIdSchema,
+  ClaimRequestSchema,
+  ClaimResultSchema,
+  SignedQuerySchema,
+  UploadReceiptSchema,
+  UploadSlotRequestSchema,
+  UploadSlotSchema,
+} from "./schemas.ts";
+import type { Blobs } from "./service.ts";
+
+/** What the blob routes need. */
+export interface BlobDeps {
+  kv: Deno.Kv;
+  config: Config;
+  blobs: Blobs;
+  limiters: {
+    uploadSlots: TokenBuckets | null;
+    uploads: TokenBuckets | null;
+    owner: TokenBuckets | null;
+  };
+}
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+const error = (description: string) => json(ErrorSchema, description);
+const bytes = (description: string) => ({
+  content: { "*/*": { schema: z.string().openapi({ format: "binary" }) } },
+  description,
+});
+
+const BlobParams = z.object({ userId: BlobUserIdSchema, hash: BlobHashSchema });
+
+const postSlot = createRoute({
+  method: "post",
+  path: "/submissions/upload-slot",
+  tags: ["uploads"],
+  summary: "Get a short-lived pre-signed PUT URL for a file",
+  description: "Anonymous: the pair (recipientUserId, hash) is the capability.",
+  request: { body: { ...json(UploadSlotRequestSchema, "What will be uploaded"), required: true } },
+  responses: {
+    200: json(UploadSlotSchema, "PUT the bytes to url before expiresAtUtc"),
+    400: error("recipientUserId or hash missing, malformed or unknown; sizeBytes out of range"),
+    413: error("quota_exceeded: the recipient's storage is full"),
+    415: error("Not JSON"),
+    429: error("Rate limited; see Retry-After"),
+  },
+});
+
+const putBlob = createRoute({
+  method: "put",
+  path: "/blobs/{userId}/{hash}",
+  tags: ["uploads"],
+  summary: "Upload file bytes to a pre-signed URL",
+  description: "The URL's signature authorizes the request. Content-Type must equal the " +
+    "signed mime (none or application/octet-stream when none was signed).",
+  request: {
+    params: BlobParams,
+    query: SignedQuerySchema,
+    body: { ...bytes("The file bytes"), required: true },
+  },
+  responses: {
+    200: json(UploadReceiptSchema, "The same bytes were already stored"),
+    201: json(UploadReceiptSchema, "Stored"),
+    400: error("Malformed path, empty body, hash_mismatch, or body_unreadable"),
+    403: error("signature_mismatch, url_expired, or content_type_mismatch"),
+    413: error("file_too_large (over the signed size or 50 MB) or quota_exceeded"),
+    429: error("Rate limited; see Retry-After"),
+  },
+});
+
+const getBlob = createRoute({
+  method: "get",
+  path: "/blobs/{userId}/{hash}",
+  tags: ["uploads"],
+  summary: "Read file bytes from a pre-signed URL",
+  description: "Streams the bytes with the stored mime, ETag, single-range Range support, " +
+    "nosniff and a sandboxing Content-Security-Policy.",
+  request: { params: BlobParams, query: SignedQuerySchema },
+  responses: {
+    200: bytes("The file"),
+    206: bytes("The requested range"),
+    304: { description: "If-None-Match matched the ETag" },
+    400: error("Malformed path"),
+    403: error("signature_mismatch or url_expired"),
+    404: error("Not stored"),
+    416: error("Range not satisfiable"),
+  },
+});
+
+const getReadUrl = createRoute({
+  method: "get",
+  path: "/submissions/blob/{recipientUserId}/{hash}",
+  tags: ["uploads"],
+  summary: "A fresh pre-signed GET URL of a stored file",
+  security: [{ ownerToken: [] }],
+  request: {
+    params: z.object({ recipientUserId: BlobUserIdSchema, hash: BlobHashSchema }),
+  },
+  responses: {
+    200: json(BlobReadSchema, "GET url before expiresAtUtc"),
+    400: error("Malformed path"),
+    401: error("No owner token"),
+    403: error("The token belongs to another user"),
+    404: error("Not stored"),
+    429: error("Rate limited"),
+  },
+});
+
+const postClaim = createRoute({
+  method: "post",
+  path: "/owner/blobs/claim",
+  tags: ["owner"],
+  summary: "Claim stored files so the orphan sweep keeps them (idempotent)",
+  security: [{ ownerToken: [] }],
+  request: { body: { ...json(ClaimRequestSchema, "Hashes of the user's files"), required: true } },
+  responses: {
+    200: json(ClaimResultSchema, "Which hashes are claimed and which are not stored"),
+    400: error("Malformed"),
+    401: error("No owner token"),
+    429: error("Rate limited"),
+  },
+});
+
+/** Media types an owner's browser may show inline; everything else downloads. */
+const INLINE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"]);
+
+/** Headers that keep uploaded content from ever running on the service's origin. */
+function servingHeaders(
+  hash: string,
+  mime: string | null,
+  expires: number,
+): Record<string, string> {
+  const type = mime ?? "application/octet-stream";
+  const disposition = INLINE_TYPES.has(mimeEssence(type)) ? "inline" : "attachment";
+  return {
+    "Content-Type": type,
+    "ETag": `"${hash}"`,
+    "Accept-Ranges": "bytes",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "sandbox",
+    "Content-Disposition": `${disposition}; filename="${hash}"`,
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": `private, max-age=${Math.max(0, expires - Math.floor(Date.now() / 1000))}`,
+  };
+}
+
+function etagMatches(header: string | undefined, hash: string): boolean {
+  if (header === undefined) return false;
+  return header.trim() === "*" ||
+    header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${hash}"`);
+}
+
+/** Mounts the blob routes on a new router. */
+export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
+  const { kv, config, blobs } = deps;
+  const app = newRouter();
+  const trust = config.server.trust_proxy;
+  const ownerLimit = rateLimit(deps.limiters.owner, trust);
+  const ownerAuth = requireToken(kv, "owner");
+  const smallJson = jsonBody(() => 64 * 1024, {
+    code: "payload_too_large",
+    message: "Request body exceeds 64 KiB",
+  });
+  // URLs point where the client reached us, unless base_url names the public address.
+  const baseUrl = (c: Context) =>
+    config.base_url ? publicBaseUrl(config) : new URL(c.req.url).origin;
+
+  app.openapi(
+    { ...postSlot, middleware: [rateLimit(deps.limiters.uploadSlots, trust), smallJson] },
+    async (c) => c.json(await blobs.uploadSlot(c.req.valid("json"), baseUrl(c)), 200),
+  );
+
+  app.openapi(
+    { ...putBlob, middleware: [rateLimit(deps.limiters.uploads, trust)] },
+    async (c) => {
+      const receipt = await blobs.acceptUpload(c.req.valid("param"), c.req.valid("query"), {
+        contentType: c.req.header("content-type") ?? null,
+        contentLength: c.req.header("content-length") ?? null,
+        body: c.req.raw.body,
+      });
+      return c.json(receipt, receipt.created ? 201 : 200);
+    },
+  );
+
+  app.openapi(getBlob, async (c) => {
+    const key = c.req.valid("param");
+    const query = c.req.valid("query");
+    const meta = await blobs.authorizeRead(key, query);
+    const headers = servingHeaders(key.hash, meta.mime, Number(query.expires));
+    if (etagMatches(c.req.header("if-none-match"), key.hash)) return c.body(null, 304, headers);
+    const ifRange = c.req.header("if-range");
+    const wanted = ifRange === undefined || ifRange.trim() === `"${key.hash}"`
+      ? parseRange(c.req.header("range"), meta.sizeBytes)
+      : { kind: "full" as const };
+    if (wanted.kind === "unsatisfiable") {
+      throw new ApiError(
+        416,
+        "range_not_satisfiable",
+        `Range "${c.req.header("range")}" is outside the ${meta.sizeBytes} bytes`,
+        undefined,
+        { "Content-Range": `bytes */${meta.sizeBytes}` },
+      );
+    }
+    const range = wanted.kind === "partial" ? wanted.range : undefined;
+    if (range) headers["Content-Range"] = `bytes ${range.start}-${range.end}/${meta.sizeBytes}`;
+    headers["Content-Length"] = String(range ? range.end - range.start + 1 : meta.sizeBytes);
+    const status = range ? 206 : 200;
+    // HEAD is answered by this handler too: no body, so no file is opened.
+    if (c.req.method === "HEAD") return c.body(null, status, headers);
+    return c.body(await blobs.read(key, range), status, headers);
+  });
+
+  app.openapi({ ...getReadUrl, middleware: [ownerLimit, ownerAuth] }, async (c) => {
+    const { recipientUserId, hash } = c.req.valid("param");
+    if (c.var.token.userId !== recipientUserId) {
+      throw new ApiError(
+        403,
+        "forbidden",
+        `The token does not belong to user "${recipientUserId}"`,
+      );
+    }
+    const read = await blobs.readUrl({ userId: recipientUserId, hash }, { baseUrl: baseUrl(c) });
+    if (!read) {
+      throw new ApiError(404, "blob_not_found", `No blob ${recipientUserId}/${hash}`);
+    }
+    return c.json(read, 200);
+  });
+
+  app.openapi({ ...postClaim, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
+    return c.json(await blobs.claim(c.var.token.userId!, c.req.valid("json").hashes), 200);
+  });
+
+  return app;
+}

@@ -1,0 +1,80 @@
+/**
+ * Zod schemas of the blob endpoints (they validate requests and generate the OpenAPI
+ * document).
+ *
+ * @module
+ */
+import { z } from "@hono/zod-openapi";
+import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
+import { HASH_PATTERN, USER_ID_PATTERN } from "./key.ts";
+import { isSignableMime } from "./service.ts";
+
+/** A user id in a blob key. */
+export const BlobUserIdSchema = z.string().regex(USER_ID_PATTERN, {
+  message: "Must be 1 to 128 characters of A-Z, a-z, 0-9, _ and -",
+});
+
+/** A SHA-256 as 64 lowercase hex characters. */
+export const BlobHashSchema = z.string().regex(HASH_PATTERN, {
+  message: "Must be a SHA-256 as 64 lowercase hex characters",
+}).openapi({ example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" });
+
+/** Body of POST /submissions/upload-slot. */
+export const UploadSlotRequestSchema = z.object({
+  recipientUserId: BlobUserIdSchema.openapi({
+    description: "The form owner's user id (manifest recipient.userId)",
+  }),
+  hash: BlobHashSchema.openapi({ description: "SHA-256 of the file bytes" }),
+  mime: z.string().refine(isSignableMime, "Must be a media type such as image/png")
+    .nullable().optional().openapi({
+      description: "Bound into the PUT signature; the PUT must send the same Content-Type. " +
+        "Without it the PUT sends no Content-Type or application/octet-stream.",
+    }),
+  sizeBytes: z.number().int(`Must be a whole number of bytes`)
+    .min(1, `Must be 1 to ${MAX_FILE_BYTES}`)
+    .max(MAX_FILE_BYTES, `Must be 1 to ${MAX_FILE_BYTES}`)
+    .nullable().optional().openapi({
+      description: "The most bytes the PUT may carry (default and cap: 52428800)",
+    }),
+}).openapi("UploadSlotRequest");
+
+/** What POST /submissions/upload-slot answers. */
+export const UploadSlotSchema = z.object({
+  url: z.string().openapi({ description: "Pre-signed PUT URL" }),
+  key: z.string().openapi({ description: "Storage key {recipientUserId}/{hash}" }),
+  expiresAtUtc: z.string().openapi({ description: "Expiry of the URL, ISO-8601 UTC" }),
+}).openapi("UploadSlot");
+
+/** What GET /submissions/blob/{recipientUserId}/{hash} answers. */
+export const BlobReadSchema = z.object({
+  url: z.string().openapi({ description: "Fresh pre-signed GET URL" }),
+  expiresAtUtc: z.string(),
+}).openapi("BlobRead");
+
+/** What a successful pre-signed PUT answers. */
+export const UploadReceiptSchema = z.object({
+  key: z.string(),
+  hash: z.string(),
+  sizeBytes: z.number().int(),
+  mime: z.string().nullable(),
+  created: z.boolean().openapi({ description: "False when the bytes were already stored" }),
+}).openapi("UploadReceipt");
+
+/** The query of a pre-signed URL (all checked against the signature). */
+export const SignedQuerySchema = z.object({
+  expires: z.string().optional().openapi({ description: "Expiry, seconds since the epoch" }),
+  mime: z.string().optional().openapi({ description: "Signed media type (PUT)" }),
+  max: z.string().optional().openapi({ description: "Signed size cap in bytes (PUT)" }),
+  sig: z.string().optional().openapi({ description: "HMAC-SHA256 signature, base64url" }),
+});
+
+/** Body of POST /owner/blobs/claim. */
+export const ClaimRequestSchema = z.object({
+  hashes: z.array(BlobHashSchema).min(1).max(1000),
+}).openapi("BlobClaimRequest");
+
+/** What POST /owner/blobs/claim answers. */
+export const ClaimResultSchema = z.object({
+  claimed: z.array(z.string()).openapi({ description: "Stored and now claimed" }),
+  missing: z.array(z.string()).openapi({ description: "Not stored for this user" }),
+}).openapi("BlobClaimResult");

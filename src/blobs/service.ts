@@ -1,0 +1,433 @@
+/**
+ * The blob service: upload slots, pre-signed PUT and GET URLs, quota, claims and the orphan
+ * sweep, over a {@linkcode BlobStore} for the bytes and Deno KV for the metadata.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { Config } from "../config/index.ts";
+import { isMime, MAX_FILE_BYTES, mimeEssence } from "../forms/file_ref.ts";
+import { ApiError } from "../http/errors.ts";
+import { getUser } from "../relay/identity.ts";
+import type { BlobMetaRow } from "../store/keys.ts";
+import { KeyedLock } from "./_lock.ts";
+import { FsBlobStore } from "./fs_store.ts";
+import { type BlobKey, blobKeyString, isBlobUserId } from "./key.ts";
+import {
+  assertRoomFor,
+  claimBlobs,
+  getBlobMeta,
+  QuotaExceededError,
+  recordUpload,
+} from "./meta.ts";
+import { PeriodicTask, sweepOrphans, type SweepResult } from "./orphans.ts";
+import { type SignedRequest, UrlSigner } from "./signing.ts";
+import { type BlobStore, BlobWriteError, type ByteRange } from "./store.ts";
+
+/** The settings of the `[blobs]` configuration section. */
+export type BlobSettings = Config["blobs"];
+
+/** What {@linkcode Blobs} needs. */
+export interface BlobsOptions {
+  kv: Deno.Kv;
+  store: BlobStore;
+  signer: UrlSigner;
+  settings: BlobSettings;
+  /** The public base URL, for URLs made outside a request (for example webhook bodies). */
+  baseUrl: () => string;
+  /** The clock, epoch milliseconds. */
+  now?: () => number;
+}
+
+/** The body of `POST /submissions/upload-slot`. */
+export interface SlotRequest {
+  recipientUserId: string;
+  hash: string;
+  mime?: string | null;
+  sizeBytes?: number | null;
+}
+
+/** A pre-signed URL and when it stops working. */
+export interface PresignedUrl {
+  url: string;
+  expiresAtUtc: string;
+}
+
+/** What `POST /submissions/upload-slot` answers. */
+export interface UploadSlot extends PresignedUrl {
+  /** The storage key `{recipientUserId}/{hash}`. */
+  key: string;
+}
+
+/** The query parameters of a pre-signed URL, as received. */
+export interface SignedQuery {
+  expires?: string;
+  mime?: string;
+  max?: string;
+  sig?: string;
+}
+
+/** The headers of a PUT that matter, and its body. */
+export interface UploadRequest {
+  contentType: string | null;
+  contentLength: string | null;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+/** What a successful PUT answers. */
+export interface UploadReceipt {
+  key: string;
+  hash: string;
+  sizeBytes: number;
+  mime: string | null;
+  /** False when the same bytes were already stored (the PUT is idempotent). */
+  created: boolean;
+}
+
+/** Where the filesystem store keeps blobs inside a data dir. */
+export function blobsDir(dataDir: string): string {
+  return join(dataDir, "blobs");
+}
+
+/** The route path of a blob's pre-signed URLs. */
+export function blobPath(key: BlobKey): string {
+  return `/blobs/${key.userId}/${key.hash}`;
+}
+
+/** A media type reduced for comparison: lowercase type and parameter names, no spaces. */
+export function normalizeMime(value: string): string {
+  const [essence, ...params] = value.split(";");
+  return [
+    mimeEssence(essence),
+    ...params.map((p) => p.trim()).filter(Boolean).map((p) => {
+      const eq = p.indexOf("=");
+      return eq < 0
+        ? p.toLowerCase()
+        : `${p.slice(0, eq).trim().toLowerCase()}=${p.slice(eq + 1).trim()}`;
+    }),
+  ].join(";");
+}
+
+/**
+ * The Content-Type rule of a pre-signed PUT. With a signed mime, the request's Content-Type
+ * must be the same media type (type, subtype and parameter names compared without regard to
+ * case or spaces; parameter values exactly). Without one, the request may send no
+ * Content-Type or `application/octet-stream`, nothing else: a type the slot did not declare
+ * is never stored, so an uploader cannot pick how the bytes are served later.
+ */
+export function contentTypeMatches(sent: string | null, signed: string | null): boolean {
+  if (signed === null) return sent === null || normalizeMime(sent) === "application/octet-stream";
+  return sent !== null && normalizeMime(sent) === normalizeMime(signed);
+}
+
+/** Whether `value` is a media type that may be signed and later sent as a header. */
+export function isSignableMime(value: string): boolean {
+  return isMime(value) && /^[\x20-\x7e]+$/.test(value);
+}
+
+const CANONICAL_INT = /^(0|[1-9][0-9]{0,14})$/;
+
+function quotaError(err: QuotaExceededError): ApiError {
+  return new ApiError(413, "quota_exceeded", err.message);
+}
+
+function writeError(err: BlobWriteError): ApiError {
+  switch (err.reason) {
+    case "too_large":
+      return new ApiError(413, "file_too_large", err.message);
+    case "empty":
+      return new ApiError(400, "empty_body", "The body is empty; a file has 1 byte or more");
+    case "hash_mismatch":
+      return new ApiError(400, "hash_mismatch", err.message);
+    case "unreadable":
+      return new ApiError(400, "body_unreadable", err.message);
+  }
+}
+
+/**
+ * Uploaded files: slots, pre-signed URLs, storage, quota, claims and the orphan sweep.
+ *
+ * @example
+ * ```ts
+ * const blobs = await Blobs.open({ kv, dataDir: "./data", relaySecret, settings, baseUrl });
+ * const slot = await blobs.uploadSlot({ recipientUserId, hash, mime: "image/png" }, baseUrl());
+ * ```
+ */
+export class Blobs {
+  readonly #lock = new KeyedLock();
+  readonly #sweeper: PeriodicTask;
+  readonly #now: () => number;
+
+  constructor(private readonly options: BlobsOptions) {
+    this.#now = options.now ?? Date.now;
+    this.#sweeper = new PeriodicTask(
+      () => this.sweep(),
+      options.settings.sweep_interval_seconds * 1000,
+      (err) =>
+        console.error(JSON.stringify({
+          level: "error",
+          msg: "Orphan sweep failed",
+          error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        })),
+    );
+  }
+
+  /**
+   * The service over the filesystem store in `<dataDir>/blobs` (its leftover temporary files
+   * removed) and a URL signer keyed from the relay secret.
+   */
+  static async open(options: {
+    kv: Deno.Kv;
+    dataDir: string;
+    relaySecret: Uint8Array;
+    settings: BlobSettings;
+    baseUrl: () => string;
+  }): Promise<Blobs> {
+    return new Blobs({
+      kv: options.kv,
+      store: await FsBlobStore.open(blobsDir(options.dataDir)),
+      signer: await UrlSigner.fromRelaySecret(options.relaySecret),
+      settings: options.settings,
+      baseUrl: options.baseUrl,
+    });
+  }
+
+  /** Starts the periodic orphan sweep. */
+  startSweeper(): void {
+    this.#sweeper.start();
+  }
+
+  /** Stops the orphan sweep, waiting for a sweep in progress. */
+  async close(): Promise<void> {
+    await this.#sweeper.stop();
+  }
+
+  /**
+   * Issues a pre-signed PUT URL for `request` (already validated for syntax): 400
+   * `unknown_recipient` for a user not registered here, 413 `quota_exceeded` when a declared
+   * size cannot fit.
+   */
+  async uploadSlot(request: SlotRequest, baseUrl: string): Promise<UploadSlot> {
+    const { kv, settings } = this.options;
+    const key = { userId: request.recipientUserId, hash: request.hash };
+    if (!isBlobUserId(key.userId) || !await getUser(kv, key.userId)) {
+      throw new ApiError(
+        400,
+        "unknown_recipient",
+        `No user "${key.userId}" is registered here`,
+        "recipientUserId",
+      );
+    }
+    if (typeof request.sizeBytes === "number") {
+      await this.#assertRoom(key, request.sizeBytes);
+    }
+    const url = await this.#presign(
+      {
+        method: "PUT",
+        path: blobPath(key),
+        mime: request.mime ?? null,
+        maxBytes: request.sizeBytes ?? MAX_FILE_BYTES,
+      },
+      settings.upload_url_lifetime_seconds,
+      baseUrl,
+    );
+    return { ...url, key: blobKeyString(key) };
+  }
+
+  /**
+   * Handles the pre-signed PUT: checks the signature, expiry and Content-Type, streams the
+   * body into the store while hashing it, and records it. Fails with the {@linkcode ApiError}
+   * the client gets; nothing of a failed upload stays behind.
+   */
+  async acceptUpload(
+    key: BlobKey,
+    query: SignedQuery,
+    request: UploadRequest,
+  ): Promise<UploadReceipt> {
+    const { kv, store, settings } = this.options;
+    const signed = await this.#verify("PUT", key, query);
+    if (!contentTypeMatches(request.contentType, signed.mime)) {
+      throw new ApiError(
+        403,
+        "content_type_mismatch",
+        signed.mime === null
+          ? `Content-Type "${request.contentType}" was not signed: the slot declared no mime, ` +
+            "so send no Content-Type or application/octet-stream"
+          : `Content-Type "${request.contentType ?? ""}" differs from the signed mime ` +
+            `"${signed.mime}"`,
+      );
+    }
+    const maxBytes = Math.min(signed.maxBytes!, MAX_FILE_BYTES);
+    const declared = request.contentLength !== null && /^\d+$/.test(request.contentLength)
+      ? Number(request.contentLength)
+      : null;
+    if (declared !== null && declared > maxBytes) {
+      throw new ApiError(
+        413,
+        "file_too_large",
+        `Content-Length ${declared} exceeds the ${maxBytes}-byte limit`,
+      );
+    }
+    if (declared !== null && declared > 0) await this.#assertRoom(key, declared);
+    if (!request.body) {
+      throw new ApiError(400, "empty_body", "The body is empty; a file has 1 byte or more");
+    }
+    let staged;
+    try {
+      staged = await store.stage(key, request.body, maxBytes);
+    } catch (err) {
+      if (err instanceof BlobWriteError) throw writeError(err);
+      throw err;
+    }
+    const sizeBytes = staged.sizeBytes;
+    try {
+      return await this.#lock.run(blobKeyString(key), async () => {
+        const existed = await getBlobMeta(kv, key) !== null;
+        if (!existed) await this.#assertRoom(key, sizeBytes);
+        await staged.commit();
+        try {
+          const { created, meta } = await recordUpload(
+            kv,
+            key,
+            { mime: signed.mime, sizeBytes },
+            settings.quota_bytes_per_user,
+            new Date(this.#now()),
+          );
+          return {
+            key: blobKeyString(key),
+            hash: key.hash,
+            sizeBytes: meta.sizeBytes,
+            mime: meta.mime,
+            created,
+          };
+        } catch (err) {
+          if (!existed) await store.remove(key);
+          if (err instanceof QuotaExceededError) throw quotaError(err);
+          throw err;
+        }
+      });
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  /**
+   * A fresh pre-signed GET URL of a stored blob, or null when it is not stored.
+   * `lifetimeSeconds` defaults to `read_url_lifetime_seconds`, `baseUrl` to the public one.
+   *
+   * @example
+   * ```ts
+   * const read = await blobs.readUrl({ userId, hash }, { lifetimeSeconds: 604800 });
+   * ```
+   */
+  async readUrl(
+    key: BlobKey,
+    options: { lifetimeSeconds?: number; baseUrl?: string } = {},
+  ): Promise<PresignedUrl | null> {
+    if (!isBlobUserId(key.userId) || !await getBlobMeta(this.options.kv, key)) return null;
+    return await this.#presign(
+      { method: "GET", path: blobPath(key), mime: null, maxBytes: null },
+      options.lifetimeSeconds ?? this.options.settings.read_url_lifetime_seconds,
+      options.baseUrl ?? this.options.baseUrl(),
+    );
+  }
+
+  /**
+   * Checks a pre-signed GET and returns the blob's metadata: 403 for a bad signature or an
+   * expired URL, 404 when the blob is not stored.
+   */
+  async authorizeRead(key: BlobKey, query: SignedQuery): Promise<BlobMetaRow> {
+    await this.#verify("GET", key, query);
+    const meta = await getBlobMeta(this.options.kv, key);
+    if (!meta) throw new ApiError(404, "blob_not_found", `No blob ${blobKeyString(key)}`);
+    return meta;
+  }
+
+  /** Streams a stored blob (all of it, or `range`); 404 when its bytes are gone. */
+  async read(key: BlobKey, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
+    const stream = await this.options.store.read(key, range);
+    if (!stream) throw new ApiError(404, "blob_not_found", `No blob ${blobKeyString(key)}`);
+    return stream;
+  }
+
+  /** Claims blobs of `userId` so the orphan sweep keeps them (idempotent). */
+  claim(userId: string, hashes: string[]): Promise<{ claimed: string[]; missing: string[] }> {
+    return claimBlobs(this.options.kv, userId, hashes, new Date(this.#now()));
+  }
+
+  /** Deletes the blobs no one claimed within `orphan_grace_seconds`. */
+  sweep(): Promise<SweepResult> {
+    const cutoff = this.#now() - this.options.settings.orphan_grace_seconds * 1000;
+    return sweepOrphans(this.options.kv, this.options.store, this.#lock, cutoff);
+  }
+
+  async #assertRoom(key: BlobKey, sizeBytes: number): Promise<void> {
+    try {
+      await assertRoomFor(
+        this.options.kv,
+        key,
+        sizeBytes,
+        this.options.settings.quota_bytes_per_user,
+      );
+    } catch (err) {
+      if (err instanceof QuotaExceededError) throw quotaError(err);
+      throw err;
+    }
+  }
+
+  async #presign(
+    request: Omit<SignedRequest, "expires">,
+    lifetimeSeconds: number,
+    baseUrl: string,
+  ): Promise<PresignedUrl> {
+    const expires = Math.floor(this.#now() / 1000) + lifetimeSeconds;
+    const sig = await this.options.signer.sign({ ...request, expires });
+    const params = new URLSearchParams({ expires: String(expires) });
+    if (request.mime !== null) params.set("mime", request.mime);
+    if (request.maxBytes !== null) params.set("max", String(request.maxBytes));
+    params.set("sig", sig);
+    return {
+      url: `${baseUrl}${request.path}?${params}`,
+      expiresAtUtc: new Date(expires * 1000).toISOString(),
+    };
+  }
+
+  /** Verifies a pre-signed URL's parameters: 403 unless signed by us and unexpired. */
+  async #verify(
+    method: "PUT" | "GET",
+    key: BlobKey,
+    query: SignedQuery,
+  ): Promise<{ mime: string | null; maxBytes: number | null }> {
+    const upload = method === "PUT";
+    const expires = query.expires !== undefined && CANONICAL_INT.test(query.expires)
+      ? Number(query.expires)
+      : null;
+    const maxBytes = upload && query.max !== undefined && CANONICAL_INT.test(query.max)
+      ? Number(query.max)
+      : null;
+    const request: SignedRequest = {
+      method,
+      path: blobPath(key),
+      expires: expires ?? -1,
+      mime: upload ? query.mime ?? null : null,
+      maxBytes,
+    };
+    const valid = expires !== null && (!upload || maxBytes !== null) &&
+      query.sig !== undefined && await this.options.signer.verify(request, query.sig);
+    if (!valid) {
+      throw new ApiError(
+        403,
+        "signature_mismatch",
+        `The signature does not match this ${method} of ${request.path} and its parameters`,
+      );
+    }
+    if (expires! * 1000 <= this.#now()) {
+      throw new ApiError(
+        403,
+        "url_expired",
+        `The URL expired at ${new Date(expires! * 1000).toISOString()}`,
+      );
+    }
+    return { mime: request.mime, maxBytes };
+  }
+}

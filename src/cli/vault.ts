@@ -1,0 +1,376 @@
+/**
+ * The vault's owner commands: `db`, `form`, `records`, `quarantine`. Clients of the `/vault`
+ * HTTP API of a running instance, local or remote.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { ApiCallError, SealpostClient } from "./client.ts";
+
+const HELP: Record<string, string> = {
+  db: `Usage: sealpost db <create|list> [options]
+
+  db create --name NAME   Create a database: a new key pair, registered with the relay
+  db list                 The databases of this vault
+`,
+  form: `Usage: sealpost form <command> [options]
+
+  form create --db ID --title TITLE --fields FILE [--id FORMID] [--publish]
+                          Create a form (schema version 1) from a JSON array of fields
+  form update FORMID --fields FILE [--title TITLE] [--publish]
+                          Archive a new schema version (schemaVersion + 1)
+  form publish FORMID     Sign the current version's manifest and publish it
+  form show FORMID        The form at its current version, and every archived version
+  form list               The forms of this vault
+  form export FORMID [--out FILE]
+                          The signed manifest (never any webhook configuration)
+`,
+  records: `Usage: sealpost records <command> [options]
+
+  records list FORMID [--limit N]        The first N records (default 20)
+  records get FORMID RECORDID            One record
+  records delete FORMID RECORDID         Delete a record
+  records export FORMID [--format jsonl|csv] [--out FILE]
+                          Every record, streamed page by page (JSON Lines by default);
+                          progress on stderr when it is a terminal
+`,
+  quarantine: `Usage: sealpost quarantine <list|retry> [options]
+
+  quarantine list [--form FORMID]        Envelopes that could not become records, and why
+  quarantine retry [ID]                  Process one (or every) quarantined envelope again,
+                                         after fixing the form
+`,
+};
+
+const COMMON = `
+Common options:
+  --url URL      Instance (also SEALPOST_URL, else the data dir's credentials)
+  --token TOKEN  Owner token (also SEALPOST_TOKEN, else the data dir's credentials)
+  --data DIR     Data dir holding credentials.json (default ./data)
+  --json         Print JSON
+  -h, --help     Show this help
+`;
+
+const OPTIONS = {
+  url: { type: "string" },
+  token: { type: "string" },
+  data: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  name: { type: "string" },
+  db: { type: "string" },
+  id: { type: "string" },
+  title: { type: "string" },
+  fields: { type: "string" },
+  publish: { type: "boolean" },
+  out: { type: "string" },
+  limit: { type: "string" },
+  format: { type: "string" },
+  form: { type: "string" },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>[
+  "values"
+];
+
+class UsageError extends Error {}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`Missing ${what}`);
+  return value;
+}
+
+async function readFields(path: string | undefined): Promise<unknown> {
+  const file = need(path, "--fields FILE");
+  try {
+    return JSON.parse(
+      file === "-" ? await new Response(Deno.stdin.readable).text() : await Deno.readTextFile(file),
+    );
+  } catch (err) {
+    throw new UsageError(`Cannot read fields from "${file}": ${(err as Error).message}`);
+  }
+}
+
+function print(flags: Flags, data: unknown, text: () => string) {
+  console.log(flags.json ? JSON.stringify(data) : text());
+}
+
+type Form = {
+  formId: string;
+  title: string;
+  databaseId: string;
+  schemaVersion: number;
+  publishedVersion: number | null;
+  fields: { id: string; kind: string }[];
+};
+type Row = { _recordId: string; _savedAt: string; values: Record<string, unknown> };
+
+const formLine = (f: Form) =>
+  `${f.formId}  v${f.schemaVersion}  ${
+    f.publishedVersion ? `published v${f.publishedVersion}` : "unpublished"
+  }  ${f.title}`;
+
+/** One CSV cell of a value: lists joined by ", ", geo as "lat,lng", files by URL. */
+export function csvValue(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.join(", ");
+  if (typeof value === "object") {
+    const v = value as Record<string, unknown>;
+    if (typeof v.lat === "number" && typeof v.lng === "number") return `${v.lat},${v.lng}`;
+    if (typeof v.url === "string") return v.url;
+    if (typeof v.dataUri === "string") return v.dataUri;
+    return JSON.stringify(value);
+  }
+  return String(value);
+}
+
+/** Quotes a CSV cell when it needs it (RFC 4180). */
+export function csvCell(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+async function exportRecords(client: SealpostClient, formId: string, flags: Flags) {
+  const format = flags.format ?? "jsonl";
+  if (format !== "jsonl" && format !== "csv") {
+    throw new UsageError(`Unknown --format "${format}": use jsonl or csv`);
+  }
+  const form = await client.call<Form>("GET", `/vault/forms/${encodeURIComponent(formId)}`);
+  const file = flags.out
+    ? await Deno.open(flags.out, { write: true, create: true, truncate: true, mode: 0o600 })
+    : null;
+  const writer = (file?.writable ?? Deno.stdout.writable).getWriter();
+  const encoder = new TextEncoder();
+  const progress = Deno.stderr.isTerminal();
+  const columns = ["_recordId", "_formId", "_savedAt", ...form.fields.map((f) => f.id)];
+  if (format === "csv") await writer.write(encoder.encode(columns.map(csvCell).join(",") + "\r\n"));
+  let cursor: string | null = null;
+  let count = 0;
+  try {
+    do {
+      const query: string = `?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+      const page: { items: Row[]; nextCursor: string | null } = await client.call(
+        "GET",
+        `/vault/forms/${encodeURIComponent(formId)}/records${query}`,
+      );
+      let chunk = "";
+      for (const record of page.items) {
+        if (format === "jsonl") chunk += JSON.stringify(record) + "\n";
+        else {
+          const flat = { ...record.values, ...record } as Record<string, unknown>;
+          chunk += columns.map((c) => csvCell(csvValue(flat[c]))).join(",") + "\r\n";
+        }
+      }
+      await writer.write(encoder.encode(chunk));
+      count += page.items.length;
+      if (progress) {
+        const bar = "#".repeat(Math.min(30, Math.floor(Math.log2(count + 1) * 2)));
+        Deno.stderr.writeSync(encoder.encode(`\r[${bar.padEnd(30)}] ${count} records`));
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+  } finally {
+    await writer.close().catch(() => {});
+  }
+  if (progress) Deno.stderr.writeSync(encoder.encode(`\nExported ${count} records\n`));
+}
+
+async function run(group: string, sub: string, args: string[], flags: Flags): Promise<number> {
+  const client = await SealpostClient.resolve({
+    url: flags.url,
+    token: flags.token,
+    data: flags.data,
+    role: "owner",
+  });
+  const f = (id: string | undefined) => `/vault/forms/${encodeURIComponent(need(id, "FORMID"))}`;
+  switch (`${group} ${sub}`) {
+    case "db create": {
+      const db = await client.call<{ id: string; fingerprint: string }>(
+        "POST",
+        "/vault/databases",
+        {
+          name: need(flags.name, "--name NAME"),
+        },
+      );
+      print(flags, db, () => `database ${db.id}  key fingerprint ${db.fingerprint}`);
+      return 0;
+    }
+    case "db list": {
+      const { items } = await client.call<
+        { items: { id: string; name: string; fingerprint: string }[] }
+      >(
+        "GET",
+        "/vault/databases",
+      );
+      print(
+        flags,
+        items,
+        () => items.map((d) => `${d.id}  ${d.name}  ${d.fingerprint}`).join("\n"),
+      );
+      return 0;
+    }
+    case "form create": {
+      const form = await client.call<Form>("POST", "/vault/forms", {
+        databaseId: need(flags.db, "--db ID"),
+        title: need(flags.title, "--title TITLE"),
+        fields: await readFields(flags.fields),
+        ...(flags.id ? { formId: flags.id } : {}),
+        publish: flags.publish ?? false,
+      });
+      print(flags, form, () => formLine(form));
+      return 0;
+    }
+    case "form update": {
+      const form = await client.call<Form>("PUT", f(args[0]), {
+        fields: await readFields(flags.fields),
+        ...(flags.title ? { title: flags.title } : {}),
+        publish: flags.publish ?? false,
+      });
+      print(flags, form, () => formLine(form));
+      return 0;
+    }
+    case "form publish": {
+      const { form } = await client.call<{ form: Form }>("POST", `${f(args[0])}/publish`);
+      print(flags, form, () => formLine(form));
+      return 0;
+    }
+    case "form show": {
+      const form = await client.call<Form>("GET", f(args[0]));
+      const { items } = await client.call<
+        { items: { schemaVersion: number; createdAt: string }[] }
+      >(
+        "GET",
+        `${f(args[0])}/versions`,
+      );
+      print(
+        flags,
+        { ...form, versions: items },
+        () =>
+          `${formLine(form)}\ndatabase ${form.databaseId}\nfields:\n${
+            form.fields.map((x) => `  ${x.id} (${x.kind})`).join("\n")
+          }\nversions: ${items.map((v) => `v${v.schemaVersion} ${v.createdAt}`).join(", ")}`,
+      );
+      return 0;
+    }
+    case "form list": {
+      const { items } = await client.call<{ items: Form[] }>("GET", "/vault/forms");
+      print(flags, items, () => items.map(formLine).join("\n"));
+      return 0;
+    }
+    case "form export": {
+      const manifest = await client.call<unknown>("GET", `${f(args[0])}/manifest`);
+      const text = JSON.stringify(manifest, null, 2) + "\n";
+      if (flags.out) await Deno.writeTextFile(flags.out, text);
+      else console.log(text.trimEnd());
+      return 0;
+    }
+    case "records list": {
+      const limit = Number(flags.limit ?? 20);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        throw new UsageError(`Invalid --limit "${flags.limit}": 1 to 1000`);
+      }
+      const { items } = await client.call<{ items: Row[] }>(
+        "GET",
+        `${f(args[0])}/records?limit=${limit}`,
+      );
+      print(
+        flags,
+        items,
+        () =>
+          items.map((r) => `${r._recordId}  ${r._savedAt}  ${JSON.stringify(r.values)}`).join("\n"),
+      );
+      return 0;
+    }
+    case "records get": {
+      const record = await client.call<Row>(
+        "GET",
+        `${f(args[0])}/records/${encodeURIComponent(need(args[1], "RECORDID"))}`,
+      );
+      print(flags, record, () => JSON.stringify(record, null, 2));
+      return 0;
+    }
+    case "records delete": {
+      const id = need(args[1], "RECORDID");
+      await client.call("DELETE", `${f(args[0])}/records/${encodeURIComponent(id)}`);
+      print(flags, { deleted: id }, () => `Deleted ${id}`);
+      return 0;
+    }
+    case "records export":
+      await exportRecords(client, need(args[0], "FORMID"), flags);
+      return 0;
+    case "quarantine list": {
+      const query = flags.form ? `?formId=${encodeURIComponent(flags.form)}` : "";
+      const { items } = await client.call<
+        { items: { id: string; formId: string; code: string; reason: string }[] }
+      >("GET", `/vault/quarantine${query}`);
+      print(
+        flags,
+        items,
+        () =>
+          items.length === 0
+            ? "Quarantine is empty"
+            : items.map((q) => `${q.id}  ${q.formId}  ${q.code}: ${q.reason}`).join("\n"),
+      );
+      return 0;
+    }
+    case "quarantine retry": {
+      const { items } = await client.call<
+        { items: { id: string; outcome: string; reason?: string }[] }
+      >(
+        "POST",
+        "/vault/quarantine/retry",
+        args[0] ? { id: args[0] } : {},
+      );
+      print(
+        flags,
+        items,
+        () =>
+          items.map((q) => `${q.id}  ${q.outcome}${q.reason ? `: ${q.reason}` : ""}`).join("\n") ||
+          "Nothing to retry",
+      );
+      return 0;
+    }
+    default:
+      throw new UsageError(`Unknown command "${group} ${sub}"`);
+  }
+}
+
+/**
+ * Runs `sealpost <db|form|records|quarantine> ...`; resolves to the exit code.
+ *
+ * @example
+ * ```ts
+ * Deno.exit(await vaultCommand(["form", "list", "--json"]));
+ * ```
+ */
+export async function vaultCommand(args: string[]): Promise<number> {
+  const group = args[0];
+  let parsed;
+  try {
+    parsed = parseArgs({ args: args.slice(1), options: OPTIONS, allowPositionals: true });
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${HELP[group]}${COMMON}`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help || positionals.length === 0) {
+    console.log(HELP[group] + COMMON);
+    return flags.help ? 0 : 2;
+  }
+  try {
+    return await run(group, positionals[0], positionals.slice(1), flags);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`${err.message}\n\n${HELP[group]}${COMMON}`);
+      return 2;
+    }
+    if (err instanceof ApiCallError) {
+      console.error(
+        flags.json
+          ? JSON.stringify({ error: { code: err.code, message: err.message } })
+          : err.message,
+      );
+      return 1;
+    }
+    throw err;
+  }
+}

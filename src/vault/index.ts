@@ -1,0 +1,15 @@
+/**
+ * The vault: the owner's side of Sealpost. It holds the private keys, signs and publishes form
+ * manifests, opens what the relay queued, validates each payload against the archived schema
+ * of its form version, and saves records (or quarantines what it cannot save).
+ *
+ * @module
+ */
+export { DEMO_FIELDS, type DemoInfo, Vault } from "./service.ts";
+export { VaultKeyError, VaultKeys, vaultPaths } from "./keys.ts";
+export { HttpRelayLink, LocalRelayLink, type RelayLink } from "./relay_link.ts";
+export { type DrainResult, type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
+export { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
+export { MAX_RECORD_BYTES, savedAtOf, type VaultRecord } from "./records.ts";
+export { vaultRoutes } from "./routes.ts";
+export { openVault, type VaultSetup } from "./setup.ts";

@@ -1,0 +1,395 @@
+/**
+ * Ingest: pull each database's queue from the relay, open every sealed box, validate the
+ * payload against the archived schema of (formId, formVersion), save a record (or a
+ * quarantine row), and only then ack.
+ *
+ * Idempotent: a submission's record id is its submission id and the record keeps the newest
+ * envelope version applied, so an envelope delivered again after a crash (saved, not acked)
+ * is recognised and acked without a second record. Quarantine rows are keyed by
+ * (submissionId, version) the same way.
+ *
+ * @module
+ */
+import { open } from "../crypto/sealed_box.ts";
+import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
+import { type SubmissionPayload, SubmissionPayloadSchema } from "../forms/payload.ts";
+import {
+  type VaultDatabaseRow,
+  vaultKeys,
+  type VaultQuarantineRow,
+  type VaultRecordRow,
+  type VaultTombstoneRow,
+} from "../store/keys.ts";
+import { GroupCommitter } from "../store/group_commit.ts";
+import { deleteLargeValue } from "../store/large_value.ts";
+import type { VaultForms } from "./forms.ts";
+import type { VaultKeys } from "./keys.ts";
+import {
+  addRecordWrite,
+  checkRecordSize,
+  RecordTooLargeError,
+  type RecordWrite,
+} from "./records.ts";
+import type { Ack, QueueItem, RelayLink } from "./relay_link.ts";
+
+/** Bytes of one stored part of a quarantined ciphertext. */
+const PART_BYTES = 60 * 1024;
+
+/** What became of one envelope version. */
+export type IngestOutcome = "record" | "quarantined" | "duplicate";
+
+/** Why an envelope could not become a record. */
+class Quarantine extends Error {
+  constructor(readonly code: string, message: string, readonly formVersion: number | null) {
+    super(message);
+  }
+}
+
+/** Options of {@link Ingestor}. */
+export interface IngestOptions {
+  /** Envelopes per queue page. */
+  batchSize: number;
+  /** Milliseconds between polls when nothing announces new envelopes. */
+  pollIntervalMs: number;
+  /** Where operational errors go (never payloads or keys). */
+  log?: (message: string) => void;
+}
+
+/** Counts of one drain. */
+export interface DrainResult {
+  records: number;
+  quarantined: number;
+  duplicates: number;
+}
+
+/**
+ * Drains the queues of every database of the vault.
+ *
+ * @example
+ * ```ts
+ * const ingest = new Ingestor(kv, link, keys, forms, { batchSize: 100, pollIntervalMs: 2000 });
+ * ingest.start();
+ * await ingest.stop();
+ * ```
+ */
+export class Ingestor {
+  #running = false;
+  #wake: (() => void) | null = null;
+  #pending = false;
+  #loop: Promise<void> | null = null;
+  #onQueued = () => this.wake();
+  #committer: GroupCommitter;
+  #schemas = new WeakMap<object, ReturnType<typeof buildValuesSchema>>();
+
+  constructor(
+    private kv: Deno.Kv,
+    private link: RelayLink,
+    private keys: VaultKeys,
+    private forms: VaultForms,
+    private options: IngestOptions,
+  ) {
+    this.#committer = new GroupCommitter(kv);
+  }
+
+  /** Starts the background loop: drains on start, on each `queued` event and every poll. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.link.events?.addEventListener("queued", this.#onQueued);
+    this.#loop = this.#run();
+  }
+
+  /** Stops the loop after the drain in progress. */
+  async stop(): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    this.link.events?.removeEventListener("queued", this.#onQueued);
+    this.wake();
+    await this.#loop;
+  }
+
+  /** Asks the loop to drain again soon. */
+  wake(): void {
+    this.#pending = true;
+    this.#wake?.();
+  }
+
+  async #run() {
+    while (this.#running) {
+      this.#pending = false;
+      try {
+        await this.drain();
+      } catch (err) {
+        this.options.log?.(`Ingest: ${(err as Error).message}`);
+      }
+      if (!this.#running) break;
+      if (this.#pending) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.pollIntervalMs);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = null;
+    }
+  }
+
+  /** Drains every database's queue once, to its end. */
+  async drain(): Promise<DrainResult> {
+    const total: DrainResult = { records: 0, quarantined: 0, duplicates: 0 };
+    for await (const entry of this.kv.list<VaultDatabaseRow>({ prefix: vaultKeys.databases() })) {
+      const result = await this.drainDatabase(entry.value);
+      total.records += result.records;
+      total.quarantined += result.quarantined;
+      total.duplicates += result.duplicates;
+    }
+    return total;
+  }
+
+  /** Drains one database's queue to its end; stops at the first envelope it cannot settle. */
+  async drainDatabase(db: VaultDatabaseRow): Promise<DrainResult> {
+    const result: DrainResult = { records: 0, quarantined: 0, duplicates: 0 };
+    let after = 0;
+    while (this.#running || this.#loop === null) {
+      const items = await this.link.pull(db.fingerprint, after, this.options.batchSize);
+      if (items.length === 0) break;
+      const outcomes = await this.#settle(db, items);
+      const acks: Ack[] = [];
+      let failed = false;
+      for (const [i, outcome] of outcomes.entries()) {
+        if (outcome instanceof Error) {
+          this.options.log?.(
+            `Ingest of submission ${items[i].submissionId} version ${items[i].version} ` +
+              `failed and will be retried: ${outcome.message}`,
+          );
+          failed = true;
+          continue;
+        }
+        if (outcome === "record") result.records += 1;
+        else if (outcome === "quarantined") result.quarantined += 1;
+        else result.duplicates += 1;
+        acks.push({ submissionId: items[i].submissionId, version: items[i].version });
+      }
+      if (acks.length > 0) await this.link.ack(db.fingerprint, acks);
+      if (failed) break;
+      after = items.at(-1)!.seq;
+    }
+    return result;
+  }
+
+  /** Processes a page: one submission's versions in order, different submissions at once. */
+  async #settle(db: VaultDatabaseRow, items: QueueItem[]): Promise<(IngestOutcome | Error)[]> {
+    const out: (IngestOutcome | Error)[] = new Array(items.length);
+    const groups = new Map<string, number[]>();
+    items.forEach((item, i) => {
+      const group = groups.get(item.submissionId);
+      if (group) group.push(i);
+      else groups.set(item.submissionId, [i]);
+    });
+    await Promise.all([...groups.values()].map(async (indexes) => {
+      for (const i of indexes) {
+        try {
+          out[i] = await this.ingestItem(db, items[i]);
+        } catch (err) {
+          out[i] = err as Error;
+        }
+      }
+    }));
+    return out;
+  }
+
+  /** Turns one envelope version into a record, a quarantine row, or nothing (a duplicate). */
+  async ingestItem(db: VaultDatabaseRow, item: QueueItem): Promise<IngestOutcome> {
+    const ciphertext = Uint8Array.fromBase64(item.ciphertext);
+    try {
+      return await this.#apply(item, await this.#check(db, item.formId, ciphertext));
+    } catch (err) {
+      if (!(err instanceof Quarantine)) throw err;
+      return await this.#quarantine(db, item, ciphertext, err);
+    }
+  }
+
+  async #check(
+    db: VaultDatabaseRow,
+    formId: string,
+    ciphertext: Uint8Array,
+  ): Promise<SubmissionPayload> {
+    const pair = await this.keys.databaseKey(db.fingerprint);
+    let payload: SubmissionPayload;
+    try {
+      const plain = await open(ciphertext, pair.publicKey, pair.secretKey);
+      payload = SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
+    } catch (err) {
+      const code = (err as { code?: string }).code === "decryption_failed"
+        ? "decryption_failed"
+        : "invalid_payload";
+      throw new Quarantine(code, (err as Error).message.slice(0, 500), null);
+    }
+    const form = await this.forms.row(formId);
+    if (!form || form.databaseId !== db.id) {
+      throw new Quarantine(
+        "unknown_form",
+        `Form "${formId}" is not a form of database "${db.id}"`,
+        payload.formVersion,
+      );
+    }
+    const version = await this.forms.version(formId, payload.formVersion);
+    if (!version) {
+      throw new Quarantine(
+        "unknown_form_version",
+        `Form "${formId}" has no schema version ${payload.formVersion} ` +
+          `(newest: ${form.schemaVersion})`,
+        payload.formVersion,
+      );
+    }
+    let schema = this.#schemas.get(version);
+    if (!schema) {
+      // Archived versions never change: compile each one's schema once.
+      schema = buildValuesSchema(version.fields as unknown as FieldDef[], { mode: "strict" });
+      this.#schemas.set(version, schema);
+    }
+    const parsed = schema.safeParse(payload.values);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => issue.message).join("; ");
+      throw new Quarantine("invalid_values", issues.slice(0, 1000), payload.formVersion);
+    }
+    return { ...payload, values: parsed.data };
+  }
+
+  async #apply(item: QueueItem, payload: SubmissionPayload): Promise<IngestOutcome> {
+    const qid = quarantineId(item);
+    try {
+      for (let attempt = 0; attempt < 10; attempt++) {
+        // One read for the record, its tombstone and a quarantine row of this envelope.
+        const [current, tombstone, stale] = await this.kv.getMany<
+          [VaultRecordRow, VaultTombstoneRow, VaultQuarantineRow]
+        >([
+          vaultKeys.record(item.formId, item.submissionId),
+          vaultKeys.tombstone(item.formId, item.submissionId),
+          vaultKeys.quarantine(qid),
+        ]);
+        const applied = current.value?.appliedVersion ?? tombstone.value?.appliedVersion ?? 0;
+        let write: RecordWrite | null = null;
+        if (applied < item.version) {
+          if (!current.value && tombstone.value) {
+            throw new Quarantine(
+              "record_deleted",
+              `The record of submission ${item.submissionId} was deleted; this is an amendment`,
+              payload.formVersion,
+            );
+          }
+          checkRecordSize(payload.values);
+          write = {
+            formId: item.formId,
+            recordId: item.submissionId,
+            schemaVersion: payload.formVersion,
+            values: payload.values,
+            submissionId: item.submissionId,
+            appliedVersion: item.version,
+          };
+        }
+        if (!write && !stale.value) return "duplicate";
+        // Group-committed with the page's other records (one atomic operation per batch).
+        const bytes = write ? JSON.stringify(write.values).length : 0;
+        const parts = Math.ceil(bytes / (60 * 1024)) + 1;
+        const result = await this.#committer.commit({
+          lock: item.submissionId,
+          checks: [current, tombstone, stale],
+          mutations: 2 * parts + 2 + (current.value?.parts ?? 0) + (stale.value?.parts ?? 0) + 1,
+          bytes: 2 * bytes + 2048,
+          apply: (op) => {
+            if (stale.value) {
+              op.delete(stale.key);
+              deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), stale.value.parts);
+            }
+            if (write) addRecordWrite(op, current.value, write);
+          },
+        });
+        if (result.ok) return write ? "record" : "duplicate";
+      }
+      throw new Error(`Record of submission ${item.submissionId} kept changing`);
+    } catch (err) {
+      if (err instanceof RecordTooLargeError) {
+        throw new Quarantine("too_large", err.message, payload.formVersion);
+      }
+      throw err;
+    }
+  }
+
+  async #quarantine(
+    db: VaultDatabaseRow,
+    item: QueueItem,
+    ciphertext: Uint8Array,
+    why: Quarantine,
+  ): Promise<IngestOutcome> {
+    const id = quarantineId(item);
+    const key = vaultKeys.quarantine(id);
+    const existing = await this.kv.get<VaultQuarantineRow>(key);
+    const parts = Math.max(1, Math.ceil(ciphertext.length / PART_BYTES));
+    if (!existing.value) {
+      // The parts go first, in bounded operations; the row that refers to them commits last.
+      for (let i = 0; i < parts; i += 8) {
+        const op = this.kv.atomic();
+        for (let j = i; j < Math.min(parts, i + 8); j++) {
+          op.set(
+            vaultKeys.quarantineData(id, j),
+            ciphertext.subarray(j * PART_BYTES, (j + 1) * PART_BYTES),
+          );
+        }
+        await op.commit();
+      }
+    }
+    const row: VaultQuarantineRow = {
+      id,
+      databaseId: db.id,
+      fingerprint: db.fingerprint,
+      submissionId: item.submissionId,
+      version: item.version,
+      formId: item.formId,
+      formVersion: why.formVersion,
+      code: why.code,
+      reason: why.message,
+      receivedAt: item.receivedAt,
+      quarantinedAt: existing.value?.quarantinedAt ?? new Date().toISOString(),
+      parts,
+    };
+    await this.kv.set(key, row);
+    return "quarantined";
+  }
+
+  /**
+   * Processes a quarantined envelope again (after the owner fixed the form). It becomes a
+   * record and leaves quarantine, or stays with the new reason.
+   */
+  async retry(row: VaultQuarantineRow): Promise<IngestOutcome> {
+    const chunks: Uint8Array[] = [];
+    for await (
+      const entry of this.kv.list<Uint8Array>({ prefix: vaultKeys.quarantineDataOf(row.id) })
+    ) {
+      chunks.push(entry.value);
+    }
+    const ciphertext = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let offset = 0;
+    for (const chunk of chunks) {
+      ciphertext.set(chunk, offset);
+      offset += chunk.length;
+    }
+    const db = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(row.databaseId))).value;
+    if (!db) throw new Error(`Database "${row.databaseId}" of quarantined ${row.id} is gone`);
+    return await this.ingestItem(db, {
+      seq: 0,
+      submissionId: row.submissionId,
+      version: row.version,
+      formId: row.formId,
+      recipientPubkey: db.publicKey,
+      submitterId: null,
+      receivedAt: row.receivedAt,
+      ciphertext: ciphertext.toBase64(),
+    });
+  }
+}
+
+function quarantineId(item: { submissionId: string; version: number }): string {
+  return `${item.submissionId}.${item.version}`;
+}

@@ -1,0 +1,218 @@
+/**
+ * Records: the saved, decrypted values of a form, by field id. Every insert, update and delete
+ * commits together with exactly one record event (src/events) in one atomic operation.
+ *
+ * Layout: a head row (`vaultKeys.record`) and the values as a large value
+ * (`vaultKeys.recordValues`), so values above one KV entry fit.
+ *
+ * @module
+ */
+import { emitRecordEvent, type RecordReason } from "../events/record_event.ts";
+import { ApiError } from "../http/errors.ts";
+import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
+import { vaultKeys, type VaultRecordRow, type VaultTombstoneRow } from "../store/keys.ts";
+
+/**
+ * Largest record values, as JSON bytes. The record and its event snapshot are written in one
+ * atomic operation (at most 800 KiB), so each gets well under half of it.
+ */
+export const MAX_RECORD_BYTES = 320 * 1024;
+
+/** A record as the owner API shows it. */
+export interface VaultRecord {
+  _recordId: string;
+  _formId: string;
+  /** `yyyy-MM-ddTHH:mm:ss.fffffff+00:00` of the latest change. */
+  _savedAt: string;
+  _createdAt: string;
+  _schemaVersion: number;
+  _submissionId: string | null;
+  /** Values by field id. */
+  values: Record<string, unknown>;
+}
+
+/** Record values over {@link MAX_RECORD_BYTES}. */
+export class RecordTooLargeError extends Error {
+  override name = "RecordTooLargeError";
+}
+
+/**
+ * A UTC timestamp with seven fractional digits and offset, as webhook bodies carry it.
+ *
+ * @example
+ * ```ts
+ * savedAtOf(new Date("2025-01-31T12:00:00.123Z")); // "2025-01-31T12:00:00.1230000+00:00"
+ * ```
+ */
+export function savedAtOf(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, ".$10000+00:00");
+}
+
+/** The size check every write goes through. */
+export function checkRecordSize(values: Record<string, unknown>): void {
+  const bytes = new TextEncoder().encode(JSON.stringify(values)).length;
+  if (bytes > MAX_RECORD_BYTES) {
+    throw new RecordTooLargeError(
+      `Record values of ${bytes} bytes exceed the ${MAX_RECORD_BYTES}-byte limit`,
+    );
+  }
+}
+
+/** What a write stores. */
+export interface RecordWrite {
+  formId: string;
+  recordId: string;
+  schemaVersion: number;
+  values: Record<string, unknown>;
+  submissionId: string | null;
+  appliedVersion: number;
+}
+
+/**
+ * Adds an insert (when `current` is null) or an update of a record to `op`, with its event.
+ * The caller checks `current`'s versionstamp in `op` and commits.
+ */
+export function addRecordWrite(
+  op: Deno.AtomicOperation,
+  current: VaultRecordRow | null,
+  write: RecordWrite,
+  now = new Date(),
+): VaultRecordRow {
+  checkRecordSize(write.values);
+  const savedAt = savedAtOf(now);
+  const valuesKey = vaultKeys.recordValues(write.formId, write.recordId);
+  const parts = setLargeValue(op, valuesKey, write.values);
+  for (let i = parts; i < (current?.parts ?? 0); i++) op.delete([...valuesKey, i]);
+  const row: VaultRecordRow = {
+    recordId: write.recordId,
+    formId: write.formId,
+    schemaVersion: write.schemaVersion,
+    savedAt,
+    createdAt: current?.createdAt ?? savedAt,
+    submissionId: write.submissionId,
+    appliedVersion: write.appliedVersion,
+    parts,
+  };
+  op.set(vaultKeys.record(write.formId, write.recordId), row);
+  emit(op, current ? "update" : "insert", row, write.values);
+  return row;
+}
+
+function emit(
+  op: Deno.AtomicOperation,
+  reason: RecordReason,
+  row: VaultRecordRow,
+  values: Record<string, unknown>,
+) {
+  emitRecordEvent(op, {
+    eventId: `${Date.now().toString(36).padStart(9, "0")}${
+      crypto.getRandomValues(new Uint8Array(8)).toHex()
+    }`,
+    reason,
+    recordId: row.recordId,
+    formId: row.formId,
+    schemaVersion: row.schemaVersion,
+    savedAt: row.savedAt,
+    values,
+  });
+}
+
+/** The head row of a record, with its versionstamp. */
+export function getRecordEntry(
+  kv: Deno.Kv,
+  formId: string,
+  recordId: string,
+): Promise<Deno.KvEntryMaybe<VaultRecordRow>> {
+  return kv.get<VaultRecordRow>(vaultKeys.record(formId, recordId));
+}
+
+/** Reads the values of a record head. */
+export async function recordOf(kv: Deno.Kv, row: VaultRecordRow): Promise<VaultRecord> {
+  const values = await getLargeValue<Record<string, unknown>>(
+    kv,
+    vaultKeys.recordValues(row.formId, row.recordId),
+  ) ?? {};
+  return {
+    _recordId: row.recordId,
+    _formId: row.formId,
+    _savedAt: row.savedAt,
+    _createdAt: row.createdAt,
+    _schemaVersion: row.schemaVersion,
+    _submissionId: row.submissionId,
+    values,
+  };
+}
+
+/** A record, or a 404 naming it. */
+export async function getRecord(
+  kv: Deno.Kv,
+  formId: string,
+  recordId: string,
+): Promise<VaultRecord> {
+  const entry = await getRecordEntry(kv, formId, recordId);
+  if (!entry.value) throw notFound(formId, recordId);
+  return await recordOf(kv, entry.value);
+}
+
+function notFound(formId: string, recordId: string) {
+  return new ApiError(
+    404,
+    "record_not_found",
+    `No record "${recordId}" in form "${formId}"`,
+    "recordId",
+  );
+}
+
+/** A page of a form's records in record-id order, and the cursor of the next page. */
+export async function listRecords(
+  kv: Deno.Kv,
+  formId: string,
+  cursor: string | undefined,
+  limit: number,
+): Promise<{ items: VaultRecord[]; nextCursor: string | null }> {
+  const iter = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, { limit, cursor });
+  const heads: VaultRecordRow[] = [];
+  for await (const entry of iter) heads.push(entry.value);
+  const items = await Promise.all(heads.map((row) => recordOf(kv, row)));
+  return { items, nextCursor: heads.length === limit ? iter.cursor : null };
+}
+
+/**
+ * Writes with an optimistic check on the record head, retried on a concurrent change.
+ * `build` gets the current head and adds the whole change to `op`.
+ */
+export async function commitRecordChange<T>(
+  kv: Deno.Kv,
+  formId: string,
+  recordId: string,
+  build: (op: Deno.AtomicOperation, current: VaultRecordRow | null) => Promise<T> | T,
+): Promise<T> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await getRecordEntry(kv, formId, recordId);
+    const op = kv.atomic().check(entry);
+    const result = await build(op, entry.value);
+    if ((await op.commit()).ok) return result;
+  }
+  throw new ApiError(409, "conflict", `Record "${recordId}" kept changing; try again`);
+}
+
+/**
+ * Deletes a record with its `delete` event; a submission's record leaves a tombstone so a
+ * late re-delivery of the same envelope does not bring it back.
+ */
+export async function deleteRecord(kv: Deno.Kv, formId: string, recordId: string): Promise<void> {
+  await commitRecordChange(kv, formId, recordId, async (op, current) => {
+    if (!current) throw notFound(formId, recordId);
+    const { values } = await recordOf(kv, current);
+    deleteLargeValue(op, vaultKeys.recordValues(formId, recordId), current.parts);
+    op.delete(vaultKeys.record(formId, recordId));
+    if (current.submissionId) {
+      const tombstone: VaultTombstoneRow = {
+        appliedVersion: current.appliedVersion,
+        deletedAt: new Date().toISOString(),
+      };
+      op.set(vaultKeys.tombstone(formId, recordId), tombstone);
+    }
+    emit(op, "delete", { ...current, savedAt: savedAtOf(new Date()) }, values);
+  });
+}

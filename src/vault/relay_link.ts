@@ -1,0 +1,187 @@
+/**
+ * The vault's view of the relay: register database keys, publish manifests, read and ack
+ * queues. One interface, two implementations: in-process (role `all`, straight over the
+ * relay's modules and KV) and HTTP (role `vault`, over the owner API, outbound only).
+ *
+ * @module
+ */
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Manifest } from "../forms/manifest.ts";
+import { ApiError } from "../http/errors.ts";
+import { completeRegistration, startRegistration } from "../relay/identity.ts";
+import type { FormDirectory } from "../relay/manifests.ts";
+import { type Ack, ackQueue, listQueue, type QueueItem } from "../relay/queue.ts";
+
+export type { Ack, QueueItem };
+
+/** A registration challenge sealed to the key being registered. */
+export interface Challenge {
+  challengeId: string;
+  sealedChallenge: string;
+}
+
+/** What the vault needs from a relay. */
+export interface RelayLink {
+  /** Base URL senders submit to (the manifests' `relayUrl`). */
+  readonly relayUrl: string;
+  /** Announces `queued` events (detail: fingerprint) when the relay is in-process. */
+  readonly events: EventTarget | null;
+  /** The relay user id that vault user `userId` acts as. */
+  relayUserId(userId: string): Promise<string>;
+  /** Starts registering a recipient key for `userId`. */
+  startRegistration(userId: string, name: string, publicKey: string): Promise<Challenge>;
+  /** Completes a registration; returns the relay's database id. */
+  completeRegistration(userId: string, challengeId: string, answer: string): Promise<string>;
+  /** Publishes a signed manifest. */
+  publish(userId: string, manifest: Manifest): Promise<void>;
+  /** A page of the queue of recipient `fp`. */
+  pull(fp: string, after: number, limit: number): Promise<QueueItem[]>;
+  /** Acknowledges processed envelope versions. */
+  ack(fp: string, acks: Ack[]): Promise<void>;
+}
+
+/**
+ * The relay in the same process (role `all`): vault users are relay users.
+ *
+ * @example
+ * ```ts
+ * const link = new LocalRelayLink(kv, forms, server.baseUrl, intake.events);
+ * ```
+ */
+export class LocalRelayLink implements RelayLink {
+  constructor(
+    private kv: Deno.Kv,
+    private forms: FormDirectory,
+    /** Set once the server listens, when the port was not known before. */
+    public relayUrl: string,
+    readonly events: EventTarget | null,
+  ) {}
+
+  relayUserId(userId: string): Promise<string> {
+    return Promise.resolve(userId);
+  }
+
+  async startRegistration(userId: string, name: string, publicKey: string) {
+    const { challengeId, sealedChallenge } = await startRegistration(
+      this.kv,
+      userId,
+      name,
+      publicKey,
+    );
+    return { challengeId, sealedChallenge };
+  }
+
+  async completeRegistration(userId: string, challengeId: string, answer: string) {
+    return (await completeRegistration(this.kv, userId, challengeId, answer)).id;
+  }
+
+  async publish(userId: string, manifest: Manifest): Promise<void> {
+    await this.forms.publish(userId, manifest.formId, manifest);
+  }
+
+  async pull(fp: string, after: number, limit: number): Promise<QueueItem[]> {
+    return (await listQueue(this.kv, fp, after, limit)).items;
+  }
+
+  async ack(fp: string, acks: Ack[]): Promise<void> {
+    // ackQueue commits a page's acks together (one atomic operation per 100).
+    await ackQueue(this.kv, fp, acks);
+  }
+}
+
+/**
+ * A remote relay over its owner API (role `vault`). Every vault user acts as the relay user
+ * of `token`: a vault process serves one relay account.
+ *
+ * @example
+ * ```ts
+ * const link = new HttpRelayLink("https://relay.example.com", Deno.env.get("SEALPOST_RELAY_TOKEN")!);
+ * ```
+ */
+export class HttpRelayLink implements RelayLink {
+  readonly events = null;
+  #userId: Promise<string> | null = null;
+  readonly relayUrl: string;
+
+  constructor(relayUrl: string, private token: string, private timeoutMs = 30_000) {
+    this.relayUrl = relayUrl.replace(/\/+$/, "");
+  }
+
+  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    try {
+      response = await fetch(this.relayUrl + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new ApiError(
+        502,
+        "relay_unreachable",
+        `Relay ${this.relayUrl} did not answer ${method} ${path}: ${(err as Error).message}`,
+      );
+    }
+    const text = await response.text();
+    let data: { error?: { code?: string; message?: string } } | null = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = null;
+    }
+    if (!response.ok) {
+      const status = (response.status >= 500 ? 502 : response.status) as ContentfulStatusCode;
+      throw new ApiError(
+        status,
+        data?.error?.code ?? "relay_error",
+        `Relay answered ${response.status} to ${method} ${path}: ${
+          data?.error?.message ?? "no details"
+        }`,
+      );
+    }
+    return data as T;
+  }
+
+  relayUserId(): Promise<string> {
+    this.#userId ??= this.#call<{ user: { id: string } }>("GET", "/owner/me")
+      .then((me) => me.user.id)
+      .catch((err) => {
+        this.#userId = null;
+        throw err;
+      });
+    return this.#userId;
+  }
+
+  startRegistration(_userId: string, name: string, publicKey: string): Promise<Challenge> {
+    return this.#call<Challenge>("POST", "/owner/databases", { name, publicKey });
+  }
+
+  async completeRegistration(_userId: string, challengeId: string, answer: string) {
+    const db = await this.#call<{ id: string }>("POST", "/owner/databases/verify", {
+      challengeId,
+      challenge: answer,
+    });
+    return db.id;
+  }
+
+  async publish(_userId: string, manifest: Manifest): Promise<void> {
+    await this.#call("PUT", `/owner/forms/${encodeURIComponent(manifest.formId)}`, manifest);
+  }
+
+  async pull(fp: string, after: number, limit: number): Promise<QueueItem[]> {
+    const page = await this.#call<{ items: QueueItem[] }>(
+      "GET",
+      `/owner/queues/${fp}?after=${after}&limit=${limit}`,
+    );
+    return page.items;
+  }
+
+  async ack(fp: string, acks: Ack[]): Promise<void> {
+    for (let i = 0; i < acks.length; i += 500) {
+      await this.#call("POST", `/owner/queues/${fp}/ack`, { items: acks.slice(i, i + 500) });
+    }
+  }
+}

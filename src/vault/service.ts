@@ -1,0 +1,285 @@
+/**
+ * The vault as one object: databases (keys registered with the relay), forms and their
+ * manifests, ingest, quarantine, and the owner's record edits.
+ *
+ * @module
+ */
+import { open } from "../crypto/sealed_box.ts";
+import type { FieldDef } from "../forms/fields.ts";
+import { buildValuesSchema } from "../forms/fields.ts";
+import type { Manifest } from "../forms/manifest.ts";
+import { ApiError, validationError } from "../http/errors.ts";
+import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
+import { deleteLargeValue } from "../store/large_value.ts";
+import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
+import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
+import type { VaultKeys } from "./keys.ts";
+import {
+  addRecordWrite,
+  commitRecordChange,
+  getRecord,
+  RecordTooLargeError,
+  type VaultRecord,
+} from "./records.ts";
+import type { RelayLink } from "./relay_link.ts";
+
+/** The first-run demo form, kept so `serve` can print it on every start. */
+export interface DemoInfo {
+  formId: string;
+  databaseId: string;
+  manifestFingerprint: string;
+  relayUrl: string;
+}
+
+/** The demo form's fields: a few kinds, including an image. */
+export const DEMO_FIELDS: FieldDef[] = [
+  { id: "name", label: "Your name", kind: "text", required: true, maxLength: 200 },
+  { id: "email", label: "Email", kind: "email", required: true },
+  { id: "rating", label: "Rating (1-5)", kind: "number", min: 1, max: 5 },
+  { id: "subscribe", label: "Subscribe to news", kind: "boolean" },
+  { id: "topic", label: "Topic", kind: "choice", options: ["question", "bug", "praise"] },
+  { id: "photo", label: "Photo", kind: "image", accept: ["image/*"] },
+];
+
+/**
+ * The owner side of Sealpost.
+ *
+ * @example
+ * ```ts
+ * const vault = new Vault(kv, keys, link, { batchSize: 100, pollIntervalMs: 2000 });
+ * vault.ingest.start();
+ * ```
+ */
+export class Vault {
+  readonly forms: VaultForms;
+  readonly ingest: Ingestor;
+
+  constructor(
+    readonly kv: Deno.Kv,
+    readonly keys: VaultKeys,
+    readonly link: RelayLink,
+    options: IngestOptions,
+  ) {
+    this.forms = new VaultForms(kv);
+    this.ingest = new Ingestor(kv, link, keys, this.forms, options);
+  }
+
+  /**
+   * Creates a database: a fresh X25519 key pair, registered with the relay by proof of
+   * possession (the vault opens the challenge the relay sealed to the new key).
+   */
+  async createDatabase(userId: string, name: string): Promise<VaultDatabaseRow> {
+    const pair = await this.keys.createDatabaseKey();
+    const publicKey = pair.publicKey.toBase64();
+    try {
+      const relayUserId = await this.link.relayUserId(userId);
+      const challenge = await this.link.startRegistration(userId, name, publicKey);
+      const answer = await open(
+        Uint8Array.fromBase64(challenge.sealedChallenge),
+        pair.publicKey,
+        pair.secretKey,
+      );
+      const id = await this.link.completeRegistration(
+        userId,
+        challenge.challengeId,
+        answer.toBase64(),
+      );
+      const row: VaultDatabaseRow = {
+        id,
+        userId,
+        relayUserId,
+        name,
+        publicKey,
+        fingerprint: pair.fingerprint,
+        createdAt: new Date().toISOString(),
+      };
+      await this.kv.set(vaultKeys.database(id), row);
+      return row;
+    } catch (err) {
+      await this.keys.discardDatabaseKey(pair.fingerprint);
+      throw err;
+    }
+  }
+
+  /** The databases of `userId`. */
+  async listDatabases(userId: string): Promise<VaultDatabaseRow[]> {
+    const out: VaultDatabaseRow[] = [];
+    for await (const entry of this.kv.list<VaultDatabaseRow>({ prefix: vaultKeys.databases() })) {
+      if (entry.value.userId === userId) out.push(entry.value);
+    }
+    return out;
+  }
+
+  /** A database of `userId`, or a 404. */
+  async database(userId: string, dbId: string): Promise<VaultDatabaseRow> {
+    const row = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(dbId))).value;
+    if (!row || row.userId !== userId) {
+      throw new ApiError(404, "database_not_found", `No database "${dbId}" in this vault`, "id");
+    }
+    return row;
+  }
+
+  /** Creates a form in database `databaseId` (schema version 1). */
+  async createForm(
+    userId: string,
+    input: { databaseId: string; formId?: string; title: string; fields: unknown },
+  ): Promise<VaultForm> {
+    await this.database(userId, input.databaseId);
+    return await this.forms.create({ userId, ...input });
+  }
+
+  /** The signed manifest of a form's current version (what `publish` sends and `export` prints). */
+  async manifest(userId: string, formId: string): Promise<Manifest> {
+    const form = await this.forms.get(userId, formId);
+    const db = await this.database(userId, form.databaseId);
+    const version = (await this.forms.version(formId, form.schemaVersion))!;
+    const { secretKey } = await this.keys.manifestKey();
+    return buildManifest(version, db, this.link.relayUrl, secretKey);
+  }
+
+  /** Signs the current version's manifest and publishes it to the relay. */
+  async publish(userId: string, formId: string): Promise<{ manifest: Manifest; form: VaultForm }> {
+    const manifest = await this.manifest(userId, formId);
+    await this.link.publish(userId, manifest);
+    await this.forms.markPublished(formId, manifest.schemaVersion);
+    return { manifest, form: await this.forms.get(userId, formId) };
+  }
+
+  /** Checks `values` against the form's current schema (strict, as ingest does). */
+  async #validate(userId: string, formId: string, values: unknown) {
+    const form = await this.forms.get(userId, formId);
+    const parsed = buildValuesSchema(form.fields, { mode: "strict" }).safeParse(values);
+    if (!parsed.success) throw validationError(parsed.error, "values");
+    return { form, values: parsed.data as Record<string, unknown> };
+  }
+
+  /** Creates a record by hand (not from a submission). */
+  async createRecord(userId: string, formId: string, input: unknown): Promise<VaultRecord> {
+    const { form, values } = await this.#validate(userId, formId, input);
+    const recordId = crypto.getRandomValues(new Uint8Array(16)).toHex();
+    await this.#write(formId, recordId, (op, current) => {
+      if (current) throw new ApiError(409, "conflict", `Record "${recordId}" exists`);
+      addRecordWrite(op, null, {
+        formId,
+        recordId,
+        schemaVersion: form.schemaVersion,
+        values,
+        submissionId: null,
+        appliedVersion: 0,
+      });
+    });
+    return await getRecord(this.kv, formId, recordId);
+  }
+
+  /** Edits a record: `changes` are merged over its values, checked against the current schema. */
+  async editRecord(
+    userId: string,
+    formId: string,
+    recordId: string,
+    changes: Record<string, unknown>,
+  ): Promise<VaultRecord> {
+    const before = await getRecord(this.kv, formId, recordId);
+    await this.forms.get(userId, formId);
+    const { form, values } = await this.#validate(userId, formId, {
+      ...before.values,
+      ...changes,
+    });
+    await this.#write(formId, recordId, (op, current) => {
+      if (!current) {
+        throw new ApiError(404, "record_not_found", `No record "${recordId}"`, "recordId");
+      }
+      addRecordWrite(op, current, {
+        formId,
+        recordId,
+        schemaVersion: form.schemaVersion,
+        values,
+        submissionId: current.submissionId,
+        appliedVersion: current.appliedVersion,
+      });
+    });
+    return await getRecord(this.kv, formId, recordId);
+  }
+
+  async #write(
+    formId: string,
+    recordId: string,
+    build: Parameters<typeof commitRecordChange<void>>[3],
+  ) {
+    try {
+      await commitRecordChange(this.kv, formId, recordId, build);
+    } catch (err) {
+      if (err instanceof RecordTooLargeError) {
+        throw new ApiError(413, "record_too_large", err.message);
+      }
+      throw err;
+    }
+  }
+
+  /** Quarantined envelopes of `userId`'s databases, oldest id first. */
+  async listQuarantine(userId: string, formId?: string): Promise<VaultQuarantineRow[]> {
+    const mine = new Set((await this.listDatabases(userId)).map((db) => db.id));
+    const out: VaultQuarantineRow[] = [];
+    const iter = this.kv.list<VaultQuarantineRow>({ prefix: vaultKeys.quarantineAll() });
+    for await (const entry of iter) {
+      const row = entry.value;
+      if (mine.has(row.databaseId) && (!formId || row.formId === formId)) out.push(row);
+    }
+    return out;
+  }
+
+  /** Retries one quarantined envelope (or every one of `userId`'s when `id` is omitted). */
+  async retryQuarantine(
+    userId: string,
+    id?: string,
+  ): Promise<{ id: string; outcome: IngestOutcome; code?: string; reason?: string }[]> {
+    const rows = await this.listQuarantine(userId);
+    const chosen = id ? rows.filter((row) => row.id === id) : rows;
+    if (id && chosen.length === 0) {
+      throw new ApiError(404, "quarantine_not_found", `No quarantined envelope "${id}"`, "id");
+    }
+    const out = [];
+    for (const row of chosen) {
+      const outcome = await this.ingest.retry(row);
+      const after = (await this.kv.get<VaultQuarantineRow>(vaultKeys.quarantine(row.id))).value;
+      out.push({
+        id: row.id,
+        outcome,
+        ...(after ? { code: after.code, reason: after.reason } : {}),
+      });
+    }
+    return out;
+  }
+
+  /** Drops a quarantined envelope for good (the owner's explicit decision). */
+  async discardQuarantine(userId: string, id: string): Promise<void> {
+    const row = (await this.listQuarantine(userId)).find((r) => r.id === id);
+    if (!row) throw new ApiError(404, "quarantine_not_found", `No quarantined envelope "${id}"`);
+    const op = this.kv.atomic().delete(vaultKeys.quarantine(id));
+    deleteLargeValue(op, vaultKeys.quarantineDataOf(id), row.parts);
+    await op.commit();
+  }
+
+  /**
+   * First run: a database, the manifest key and a published demo form for `userId`. Idempotent:
+   * the second call returns what the first created.
+   */
+  async bootstrap(userId: string): Promise<DemoInfo> {
+    const known = (await this.kv.get<DemoInfo>(vaultKeys.meta("demo"))).value;
+    if (known) return { ...known, relayUrl: this.link.relayUrl };
+    const db = (await this.listDatabases(userId))[0] ?? await this.createDatabase(userId, "main");
+    const form = await this.createForm(userId, {
+      databaseId: db.id,
+      title: "Sealpost demo: feedback",
+      fields: DEMO_FIELDS,
+    });
+    await this.publish(userId, form.formId);
+    const info: DemoInfo = {
+      formId: form.formId,
+      databaseId: db.id,
+      manifestFingerprint: await this.keys.manifestFingerprint(),
+      relayUrl: this.link.relayUrl,
+    };
+    await this.kv.set(vaultKeys.meta("demo"), info);
+    return info;
+  }
+}

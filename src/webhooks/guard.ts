@@ -1,0 +1,142 @@
+/**
+ * The optional private-network guard (`webhooks.block_private_networks`): refuses loopback,
+ * private, link-local, metadata and other non-public addresses, checked after DNS
+ * resolution.
+ *
+ * The check resolves the name itself and `fetch` resolves it again, so a name whose records
+ * change between the two (DNS rebinding) can slip through; put an egress firewall in front
+ * where that matters.
+ *
+ * @module
+ */
+
+/** [first address, prefix length] of each refused IPv4 range. */
+const IPV4_BLOCKED: [number, number][] = [
+  [0x00000000, 8], // 0.0.0.0/8 "this network"
+  [0x0a000000, 8], // 10.0.0.0/8 private
+  [0x64400000, 10], // 100.64.0.0/10 carrier-grade NAT (Alibaba metadata 100.100.100.200)
+  [0x7f000000, 8], // 127.0.0.0/8 loopback
+  [0xa9fe0000, 16], // 169.254.0.0/16 link-local (cloud metadata 169.254.169.254)
+  [0xac100000, 12], // 172.16.0.0/12 private
+  [0xc0000000, 24], // 192.0.0.0/24 IETF protocol assignments
+  [0xc0a80000, 16], // 192.168.0.0/16 private
+  [0xc6120000, 15], // 198.18.0.0/15 benchmarking
+  [0xe0000000, 4], // 224.0.0.0/4 multicast
+  [0xf0000000, 4], // 240.0.0.0/4 reserved, broadcast
+];
+
+function parseIpv4(text: string): number | null {
+  const parts = text.split(".");
+  if (parts.length !== 4) return null;
+  let n = 0;
+  for (const part of parts) {
+    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return null;
+    n = n * 256 + Number(part);
+  }
+  return n;
+}
+
+/** The 8 groups of an IPv6 address (an embedded dotted IPv4 tail allowed), or null. */
+function parseIpv6(text: string): number[] | null {
+  let head = text;
+  const tail: number[] = [];
+  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const v4 = parseIpv4(dotted[2]);
+    if (v4 === null) return null;
+    head = dotted[1].endsWith("::") ? dotted[1] : dotted[1].slice(0, -1);
+    tail.push(v4 >>> 16, v4 & 0xffff);
+  }
+  const halves = head.split("::");
+  if (halves.length > 2) return null;
+  const groups = (s: string) => (s === "" ? [] : s.split(":"));
+  const left = groups(halves[0]);
+  const right = halves.length === 2 ? groups(halves[1]) : [];
+  if ([...left, ...right].some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) return null;
+  const given = left.length + right.length + tail.length;
+  if (halves.length === 1 ? given !== 8 : given > 7) return null;
+  const zeros = new Array(8 - given).fill(0);
+  return [...left, ...zeros, ...right].map((g) => (typeof g === "number" ? g : parseInt(g, 16)))
+    .concat(tail);
+}
+
+function ipv4Blocked(n: number): boolean {
+  return IPV4_BLOCKED.some(([base, bits]) => (n >>> (32 - bits)) === (base >>> (32 - bits)));
+}
+
+function ipv6Blocked(g: number[]): boolean {
+  const embedded = (g[6] << 16 | g[7]) >>> 0;
+  if (g.slice(0, 6).every((x) => x === 0)) return ipv4Blocked(embedded); // ::, ::1, ::a.b.c.d
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return ipv4Blocked(embedded);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
+    return ipv4Blocked(embedded); // NAT64
+  }
+  return (g[0] & 0xfe00) === 0xfc00 || // fc00::/7 unique local (AWS metadata fd00:ec2::254)
+    (g[0] & 0xffc0) === 0xfe80 || // fe80::/10 link-local
+    (g[0] & 0xffc0) === 0xfec0 || // fec0::/10 site-local
+    (g[0] & 0xff00) === 0xff00; // ff00::/8 multicast
+}
+
+/**
+ * Whether `address` (IPv4 or IPv6, brackets allowed) is one the guard refuses. Text that is
+ * not an IP address is refused too.
+ *
+ * @example
+ * ```ts
+ * isBlockedAddress("169.254.169.254"); // true
+ * isBlockedAddress("[::ffff:10.0.0.1]"); // true
+ * isBlockedAddress("93.184.216.34"); // false
+ * ```
+ */
+export function isBlockedAddress(address: string): boolean {
+  const bare = address.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "");
+  const v4 = parseIpv4(bare);
+  if (v4 !== null) return ipv4Blocked(v4);
+  const v6 = parseIpv6(bare);
+  return v6 === null || ipv6Blocked(v6);
+}
+
+/** Whether `host` (a URL hostname) is an IP literal. */
+function isIpLiteral(host: string): boolean {
+  return parseIpv4(host) !== null || host.startsWith("[");
+}
+
+/** What the guard decided: go, refused (a configuration problem), or unresolvable. */
+export type GuardVerdict =
+  | { ok: true }
+  | { ok: false; permanent: boolean; error: string };
+
+/** Resolves names to addresses; `Deno.resolveDns` by default. */
+export type Resolver = (host: string, type: "A" | "AAAA") => Promise<string[]>;
+
+const systemResolver: Resolver = (host, type) => Deno.resolveDns(host, type);
+
+/**
+ * Checks the destination of `url`: an IP literal directly, `localhost` names as loopback,
+ * other names after resolving their A and AAAA records (every address must be public).
+ *
+ * @example
+ * ```ts
+ * await checkDestination(new URL("http://127.0.0.1/")); // { ok: false, permanent: true, ... }
+ * ```
+ */
+export async function checkDestination(
+  url: URL,
+  resolve: Resolver = systemResolver,
+): Promise<GuardVerdict> {
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  const refuse = (what: string): GuardVerdict => ({
+    ok: false,
+    permanent: true,
+    error: `Refused: ${what} is not a public address (webhooks.block_private_networks is on)`,
+  });
+  if (isIpLiteral(host)) return isBlockedAddress(host) ? refuse(host) : { ok: true };
+  if (host === "localhost" || host.endsWith(".localhost")) return refuse(host);
+  const results = await Promise.allSettled([resolve(host, "A"), resolve(host, "AAAA")]);
+  const addresses = results.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
+  if (addresses.length === 0) {
+    return { ok: false, permanent: false, error: `Cannot resolve host "${host}"` };
+  }
+  const blocked = addresses.find(isBlockedAddress);
+  return blocked ? refuse(`${host} (${blocked})`) : { ok: true };
+}

@@ -1,0 +1,70 @@
+/**
+ * Webhook delivery of saved records: the last leg of the data path (envelope in at the
+ * relay → record in the vault → webhook out, here).
+ *
+ * - `config.ts`: the configuration model (URL, method, payload mode, bearer, custom headers,
+ *   signing secret and header, field mappings, live events, Standard Webhooks option).
+ * - `values.ts` and `render/`: the body, rendered once per delivery by pure functions
+ *   (service default JSON, JSON template, XML template, form-encoded).
+ * - `request.ts`, `send.ts`, `outcome.ts`, `guard.ts`: the request with its signatures, one
+ *   attempt, its classification, Retry-After, and the optional private-network guard.
+ * - `engine.ts` and `store.ts`: deliveries on the Deno KV queue, at least once.
+ * - `routes.ts`: the owner API.
+ *
+ * The vault emits record events with `emitRecordEvent` (src/events/record_event.ts) in the
+ * same atomic operation as the record change; the engine consumes them.
+ *
+ * @module
+ */
+export {
+  DEFAULT_SIGNATURE_HEADER,
+  generateSigningSecret,
+  maskSecret,
+  parseHeaderLine,
+  WebhookCreateSchema,
+  WebhookPatchSchema,
+  type WebhookView,
+  WebhookViewSchema,
+} from "./config.ts";
+export {
+  MAX_BODY_BYTES,
+  type TestSendResult,
+  WEBHOOK_ATTEMPT_KIND,
+  WebhookEngine,
+  type WebhookEngineOptions,
+  type WebhookSettings,
+} from "./engine.ts";
+export {
+  type BlobReadUrl,
+  blobUrlResolver,
+  type FormSource,
+  relayFormSource,
+  vaultFormSource,
+  type VaultFormRows,
+  type WebhookField,
+} from "./forms.ts";
+export { checkDestination, isBlockedAddress } from "./guard.ts";
+export { classifyStatus, nextWaitSeconds, parseRetryAfter, snippetOf } from "./outcome.ts";
+export {
+  CONTENT_TYPES,
+  defaultEntries,
+  escapeXml,
+  renderBody,
+  renderDefault,
+  renderForm,
+  renderJsonTemplate,
+  renderXmlTemplate,
+} from "./render/index.ts";
+export { buildRequest, type OutboundRequest, signBody, standardSignature } from "./request.ts";
+export { type WebhookRouteDeps, webhookRoutes } from "./routes.ts";
+export { type AttemptResult, sendRequest } from "./send.ts";
+export { WebhookStore } from "./store.ts";
+export {
+  type BlobUrlResolver,
+  formatSavedAt,
+  type RenderInput,
+  resolveValues,
+  sampleValues,
+  type WebhookMeta,
+  type WebhookValue,
+} from "./values.ts";

@@ -1,0 +1,437 @@
+/**
+ * The owner API of webhooks: configurations per form (secrets never shown back in full),
+ * deliveries and their attempts, retries, and a test send. Owner token required; only the
+ * form's owner sees or touches its webhooks.
+ *
+ * @module
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { jsonBody } from "../http/body.ts";
+import { ApiError } from "../http/errors.ts";
+import { type AuthEnv, requireToken } from "../relay/auth.ts";
+import { newRouter } from "../relay/routes.ts";
+import { ErrorSchema } from "../relay/schemas.ts";
+import type { WebhookAttemptRow, WebhookConfigRow, WebhookDeliveryRow } from "../store/keys.ts";
+import {
+  newConfig,
+  patchConfig,
+  WebhookCreateSchema,
+  WebhookPatchSchema,
+  webhookView,
+  WebhookViewSchema,
+} from "./config.ts";
+import type { WebhookEngine } from "./engine.ts";
+
+/** What the webhook routes need. */
+export interface WebhookRouteDeps {
+  kv: Deno.Kv;
+  engine: WebhookEngine;
+  /** Rate limit of the owner API (shared with the relay's owner routes). */
+  rateLimit: MiddlewareHandler;
+}
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+const error = (description: string) => json(ErrorSchema, description);
+const security = [{ ownerToken: [] }];
+const tags = ["webhooks"];
+
+const FormIdParam = z.object({ formId: z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/) });
+const WebhookIdParam = z.object({ webhookId: z.string().regex(/^[0-9a-f]{24}$/) });
+const DeliveryIdParam = z.object({ deliveryId: z.string().regex(/^[0-9a-f]{32}$/) });
+
+const CreatedSchema = WebhookViewSchema.extend({
+  generatedSigningSecret: z.string().optional().openapi({
+    description: "The generated signing secret, shown this once",
+  }),
+}).openapi("WebhookWithSecret");
+
+const DeliverySchema = z.object({
+  id: z.string(),
+  webhookId: z.string(),
+  formId: z.string(),
+  eventId: z.string(),
+  recordId: z.string(),
+  reason: z.enum(["insert", "update", "delete"]),
+  savedAt: z.string(),
+  status: z.enum(["pending", "delivered", "failed", "skipped"]),
+  contentType: z.string(),
+  bodyBytes: z.number().int(),
+  attempts: z.number().int(),
+  nextAttemptAt: z.string().nullable(),
+  lastAttemptAt: z.string().nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  lastSnippet: z.string().nullable().openapi({
+    description: "At most 200 characters of the last response body, newlines collapsed",
+  }),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  completedAt: z.string().nullable(),
+}).openapi("WebhookDelivery");
+
+const AttemptSchema = z.object({
+  n: z.number().int(),
+  at: z.string(),
+  status: z.number().int().nullable(),
+  durationMs: z.number(),
+  outcome: z.enum(["delivered", "transient", "permanent"]),
+  error: z.string().nullable(),
+  snippet: z.string().nullable(),
+  retryAfterSeconds: z.number().nullable(),
+}).openapi("WebhookAttempt");
+
+const TestResultSchema = z.object({
+  contentType: z.string(),
+  body: z.string().openapi({ description: "The body that was sent" }),
+  status: z.number().int().nullable(),
+  durationMs: z.number(),
+  outcome: z.enum(["delivered", "transient", "permanent"]),
+  error: z.string().nullable(),
+  snippet: z.string().nullable(),
+}).openapi("WebhookTestResult");
+
+const listWebhooks = createRoute({
+  method: "get",
+  path: "/owner/forms/{formId}/webhooks",
+  tags,
+  summary: "The webhook configurations of a form",
+  security,
+  request: { params: FormIdParam },
+  responses: {
+    200: json(z.object({ items: z.array(WebhookViewSchema) }), "Configurations, oldest first"),
+    401: error("No owner token"),
+    403: error("Another user's form"),
+    404: error("Unknown form"),
+  },
+});
+
+const createWebhook = createRoute({
+  method: "post",
+  path: "/owner/forms/{formId}/webhooks",
+  tags,
+  summary: "Add a webhook configuration to a form",
+  security,
+  request: {
+    params: FormIdParam,
+    body: { ...json(WebhookCreateSchema, "The configuration"), required: true },
+  },
+  responses: {
+    201: json(CreatedSchema, "Created"),
+    400: error("Invalid configuration"),
+    401: error("No owner token"),
+    403: error("Another user's form"),
+    404: error("Unknown form"),
+  },
+});
+
+const getWebhook = createRoute({
+  method: "get",
+  path: "/owner/webhooks/{webhookId}",
+  tags,
+  summary: "A webhook configuration (secrets masked)",
+  security,
+  request: { params: WebhookIdParam },
+  responses: {
+    200: json(WebhookViewSchema, "The configuration"),
+    401: error("No owner token"),
+    404: error("Unknown webhook"),
+  },
+});
+
+const patchWebhook = createRoute({
+  method: "patch",
+  path: "/owner/webhooks/{webhookId}",
+  tags,
+  summary: "Edit a webhook configuration; clears its failure flag",
+  security,
+  request: {
+    params: WebhookIdParam,
+    body: { ...json(WebhookPatchSchema, "What changes"), required: true },
+  },
+  responses: {
+    200: json(CreatedSchema, "The edited configuration"),
+    400: error("Invalid configuration"),
+    401: error("No owner token"),
+    404: error("Unknown webhook"),
+    409: error("Edited meanwhile"),
+  },
+});
+
+const deleteWebhook = createRoute({
+  method: "delete",
+  path: "/owner/webhooks/{webhookId}",
+  tags,
+  summary: "Remove a webhook configuration and its deliveries",
+  security,
+  request: { params: WebhookIdParam },
+  responses: {
+    204: { description: "Removed" },
+    401: error("No owner token"),
+    404: error("Unknown webhook"),
+  },
+});
+
+const testWebhook = createRoute({
+  method: "post",
+  path: "/owner/webhooks/{webhookId}/test",
+  tags,
+  summary: "Send one request now with a sample record (or the values given)",
+  description: "Nothing is stored or retried. The body is rendered from a sample record " +
+    "(`_recordId` starting with `test_`) unless `values` are given.",
+  security,
+  request: {
+    params: WebhookIdParam,
+    body: {
+      ...json(
+        z.strictObject({ values: z.record(z.string(), z.unknown()).optional() }),
+        "Optional field values",
+      ),
+      required: false,
+    },
+  },
+  responses: {
+    200: json(TestResultSchema, "What the receiver answered"),
+    400: error("Malformed values"),
+    401: error("No owner token"),
+    404: error("Unknown webhook"),
+  },
+});
+
+const listDeliveries = createRoute({
+  method: "get",
+  path: "/owner/webhooks/{webhookId}/deliveries",
+  tags,
+  summary: "Deliveries of a webhook, newest first",
+  security,
+  request: {
+    params: WebhookIdParam,
+    query: z.object({
+      failed: z.enum(["true", "false"]).optional().openapi({
+        description: "Only the failed deliveries",
+      }),
+      cursor: z.string().max(512).optional().openapi({
+        description: "The nextCursor of the previous page",
+      }),
+      limit: z.coerce.number().int().min(1).max(500).default(50),
+    }),
+  },
+  responses: {
+    200: json(
+      z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }),
+      "A page of deliveries",
+    ),
+    400: error("Bad cursor"),
+    401: error("No owner token"),
+    404: error("Unknown webhook"),
+  },
+});
+
+const retryFailed = createRoute({
+  method: "post",
+  path: "/owner/webhooks/{webhookId}/deliveries/retry",
+  tags,
+  summary: "Retry every failed delivery of a webhook now; clears its failure flag",
+  security,
+  request: { params: WebhookIdParam },
+  responses: {
+    200: json(z.object({ retried: z.number().int() }), "How many deliveries were re-queued"),
+    401: error("No owner token"),
+    404: error("Unknown webhook"),
+  },
+});
+
+const getDelivery = createRoute({
+  method: "get",
+  path: "/owner/deliveries/{deliveryId}",
+  tags,
+  summary: "A delivery and its attempts",
+  security,
+  request: { params: DeliveryIdParam },
+  responses: {
+    200: json(
+      z.object({ delivery: DeliverySchema, attempts: z.array(AttemptSchema) }),
+      "The delivery, attempts first to last",
+    ),
+    401: error("No owner token"),
+    404: error("Unknown delivery"),
+  },
+});
+
+const retryDelivery = createRoute({
+  method: "post",
+  path: "/owner/deliveries/{deliveryId}/retry",
+  tags,
+  summary: "Retry one delivery now (a delivered one is sent again); clears the failure flag",
+  security,
+  request: { params: DeliveryIdParam },
+  responses: {
+    202: json(DeliverySchema, "Re-queued"),
+    401: error("No owner token"),
+    404: error("Unknown delivery"),
+    409: error("A delete event (never sent), or being sent right now"),
+  },
+});
+
+function deliveryView(row: WebhookDeliveryRow): z.infer<typeof DeliverySchema> {
+  return {
+    id: row.id,
+    webhookId: row.webhookId,
+    formId: row.formId,
+    eventId: row.eventId,
+    recordId: row.recordId,
+    reason: row.reason,
+    savedAt: row.savedAt,
+    status: row.status,
+    contentType: row.contentType,
+    bodyBytes: row.bodyBytes,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    lastAttemptAt: row.lastAttemptAt,
+    lastStatus: row.lastStatus,
+    lastError: row.lastError,
+    lastSnippet: row.lastSnippet,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    completedAt: row.completedAt,
+  };
+}
+
+function attemptView(row: WebhookAttemptRow): z.infer<typeof AttemptSchema> {
+  return { ...row };
+}
+
+/** Mounts the webhook owner API on a new router. */
+export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
+  const { engine } = deps;
+  const { store, forms } = engine;
+  const app = newRouter();
+  const auth = [deps.rateLimit, requireToken(deps.kv, "owner")];
+  const body = jsonBody(() => 512 * 1024, {
+    code: "payload_too_large",
+    message: "Request body exceeds 512 KiB",
+  });
+
+  /** Form `formId` must exist and be the user's. */
+  const ownForm = async (formId: string, userId: string) => {
+    const owner = await forms.ownerOf(formId);
+    if (owner === null) throw new ApiError(404, "form_not_found", `Form "${formId}" not found`);
+    if (owner !== userId) {
+      throw new ApiError(403, "forbidden", `Form "${formId}" belongs to another user`);
+    }
+  };
+  /** The user's webhook `webhookId` (another user's is not found). */
+  const ownWebhook = async (webhookId: string, userId: string): Promise<WebhookConfigRow> => {
+    const row = await store.config(webhookId);
+    if (!row || await forms.ownerOf(row.formId) !== userId) {
+      throw new ApiError(404, "webhook_not_found", `Webhook "${webhookId}" not found`);
+    }
+    return row;
+  };
+  /** The user's delivery `deliveryId`. */
+  const ownDelivery = async (deliveryId: string, userId: string) => {
+    const entry = await store.delivery(deliveryId);
+    const config = entry && await store.config(entry.value.webhookId);
+    if (!entry || !config || await forms.ownerOf(config.formId) !== userId) {
+      throw new ApiError(404, "delivery_not_found", `Delivery "${deliveryId}" not found`);
+    }
+    return entry;
+  };
+
+  app.openapi({ ...listWebhooks, middleware: auth }, async (c) => {
+    const { formId } = c.req.valid("param");
+    await ownForm(formId, c.var.token.userId!);
+    const rows = await store.configsOf(formId);
+    const flags = await store.flags(rows.map((r) => r.id));
+    return c.json({ items: rows.map((r) => webhookView(r, flags.get(r.id) ?? null)) }, 200);
+  });
+
+  app.openapi({ ...createWebhook, middleware: [...auth, body] }, async (c) => {
+    const { formId } = c.req.valid("param");
+    await ownForm(formId, c.var.token.userId!);
+    const { row, secret } = newConfig(formId, c.req.valid("json"));
+    await store.create(row);
+    return c.json({
+      ...webhookView(row, null),
+      ...(secret ? { generatedSigningSecret: secret } : {}),
+    }, 201);
+  });
+
+  app.openapi({ ...getWebhook, middleware: auth }, async (c) => {
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    return c.json(webhookView(row, await store.flag(row.id)), 200);
+  });
+
+  app.openapi({ ...patchWebhook, middleware: [...auth, body] }, async (c) => {
+    const before = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const { row, secret } = patchConfig(before, c.req.valid("json"));
+    await store.update(before, row);
+    return c.json({
+      ...webhookView(row, null),
+      ...(secret ? { generatedSigningSecret: secret } : {}),
+    }, 200);
+  });
+
+  app.openapi({ ...deleteWebhook, middleware: auth }, async (c) => {
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    await store.remove(row);
+    return c.body(null, 204);
+  });
+
+  /** The test send's body is optional: no body means a sample record. */
+  const optionalBody: MiddlewareHandler = (c, next) => {
+    const empty = !c.req.header("content-type") && (c.req.header("content-length") ?? "0") === "0";
+    if (!empty) return body(c, next);
+    c.req.bodyCache.json = Promise.resolve({});
+    return next();
+  };
+
+  app.openapi({ ...testWebhook, middleware: [...auth, optionalBody] }, async (c) => {
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const input = c.req.valid("json");
+    const { contentType, body, result } = await engine.testSend(row, input?.values);
+    return c.json({
+      contentType,
+      body,
+      status: result.status,
+      durationMs: result.durationMs,
+      outcome: result.outcome,
+      error: result.error,
+      snippet: result.snippet,
+    }, 200);
+  });
+
+  app.openapi({ ...listDeliveries, middleware: auth }, async (c) => {
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const { failed, cursor, limit } = c.req.valid("query");
+    const page = await store.deliveries(row.id, { failed: failed === "true", cursor, limit });
+    return c.json({ items: page.items.map(deliveryView), nextCursor: page.nextCursor }, 200);
+  });
+
+  app.openapi({ ...retryFailed, middleware: auth }, async (c) => {
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    return c.json({ retried: await engine.retryFailed(row.id) }, 200);
+  });
+
+  app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
+    const entry = await ownDelivery(c.req.valid("param").deliveryId, c.var.token.userId!);
+    const attempts = await store.attempts(entry.value.id);
+    return c.json(
+      { delivery: deliveryView(entry.value), attempts: attempts.map(attemptView) },
+      200,
+    );
+  });
+
+  app.openapi({ ...retryDelivery, middleware: auth }, async (c) => {
+    const { deliveryId } = c.req.valid("param");
+    const entry = await ownDelivery(deliveryId, c.var.token.userId!);
+    await engine.retry(entry);
+    const after = await store.delivery(deliveryId);
+    return c.json(deliveryView(after!.value), 202);
+  });
+
+  return app;
+}
