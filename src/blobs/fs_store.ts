@@ -58,11 +58,9 @@ async function copyHashing(
   let size = 0;
   try {
     for (;;) {
-      // Never read more than one byte past the cap: that byte alone decides "too large".
-      const limit = Math.min(buffer.byteLength, maxBytes - size + 1);
       let filled;
       try {
-        filled = await reader.fill(buffer, limit);
+        filled = await reader.fill(buffer);
       } catch (err) {
         throw new BlobWriteError(
           "unreadable",
@@ -70,14 +68,17 @@ async function copyHashing(
         );
       }
       buffer = filled.buffer;
-      if (filled.bytes === 0) break;
       size += filled.bytes;
+      // Decided while streaming: at most one buffer past the cap is ever read.
       if (size > maxBytes) {
         throw new BlobWriteError("too_large", `The body exceeds the ${maxBytes}-byte limit`);
       }
-      const chunk = new Uint8Array(buffer, 0, filled.bytes);
-      hasher.update(chunk);
-      await writeAll(file, chunk);
+      if (filled.bytes > 0) {
+        const chunk = new Uint8Array(buffer, 0, filled.bytes);
+        hasher.update(chunk);
+        await writeAll(file, chunk);
+      }
+      if (filled.done) break;
     }
   } catch (err) {
     await reader.cancel();

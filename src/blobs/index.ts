@@ -6,10 +6,8 @@
  */
 export {
   Blobs,
-  blobsDir,
   type BlobSettings,
   type BlobsOptions,
-  contentTypeMatches,
   type PresignedUrl,
   type SignedQuery,
   type SlotRequest,

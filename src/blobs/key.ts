@@ -22,7 +22,15 @@ export const HASH_PATTERN = /^[0-9a-f]{64}$/;
 /** Names the store keeps for itself; no user id may take them (in any letter case). */
 const RESERVED = new Set(["tmp"]);
 
-/** Whether `userId` can name a user's folder of blobs. */
+/**
+ * Whether `userId` can name a user's folder of blobs.
+ *
+ * @example
+ * ```ts
+ * isBlobUserId("3f2a9c0d1e4b5a69"); // true
+ * isBlobUserId("../etc"); // false
+ * ```
+ */
 export function isBlobUserId(userId: string): boolean {
   return USER_ID_PATTERN.test(userId) && !RESERVED.has(userId.toLowerCase());
 }
@@ -32,7 +40,7 @@ export function isBlobUserId(userId: string): boolean {
  *
  * @example
  * ```ts
- * assertBlobKey({ userId: "3f2a9c", hash: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" });
+ * assertBlobKey({ userId: "3f2a9c", hash: "e3b0".padEnd(64, "0") });
  * ```
  */
 export function assertBlobKey(key: BlobKey): void {

@@ -40,12 +40,26 @@ function unclaimedKey(meta: BlobMetaRow) {
   return blobKeys.unclaimed(Date.parse(meta.uploadedAt), meta.userId, meta.hash);
 }
 
-/** The metadata of a blob, or null when it is not stored. */
+/**
+ * The metadata of a blob, or null when it is not stored.
+ *
+ * @example
+ * ```ts
+ * const meta = await getBlobMeta(kv, { userId, hash }); // { mime, sizeBytes, … } | null
+ * ```
+ */
 export async function getBlobMeta(kv: Deno.Kv, key: BlobKey): Promise<BlobMetaRow | null> {
   return (await kv.get<BlobMetaRow>(blobKeys.meta(key.userId, key.hash))).value;
 }
 
-/** What a user's blobs take up. */
+/**
+ * What a user's blobs take up.
+ *
+ * @example
+ * ```ts
+ * const { bytes, count } = await getUsage(kv, userId);
+ * ```
+ */
 export async function getUsage(kv: Deno.Kv, userId: string): Promise<BlobUsageRow> {
   return (await kv.get<BlobUsageRow>(blobKeys.usage(userId))).value ?? EMPTY_USAGE;
 }
@@ -53,6 +67,11 @@ export async function getUsage(kv: Deno.Kv, userId: string): Promise<BlobUsageRo
 /**
  * Throws {@linkcode QuotaExceededError} when a new blob of `sizeBytes` would not fit in the
  * user's quota (a blob already stored takes no more room).
+ *
+ * @example
+ * ```ts
+ * await assertRoomFor(kv, { userId, hash }, 1_000_000, settings.quota_bytes_per_user);
+ * ```
  */
 export async function assertRoomFor(
   kv: Deno.Kv,
@@ -76,6 +95,12 @@ export async function assertRoomFor(
  * unclaimed index and counts against the quota (checked in the same atomic operation:
  * {@linkcode QuotaExceededError} when it does not fit). A blob already stored keeps its
  * metadata; if unclaimed, its upload time moves to `now`, restarting its grace period.
+ *
+ * @example
+ * ```ts
+ * const upload = { mime: "image/png", sizeBytes };
+ * const { created } = await recordUpload(kv, key, upload, quota, new Date());
+ * ```
  */
 export function recordUpload(
   kv: Deno.Kv,
@@ -135,6 +160,11 @@ const GET_MANY_MAX = 10;
 /**
  * Claims blobs of `userId`: a claimed blob is never swept as an orphan. Idempotent.
  * Returns which hashes are now claimed and which are not stored.
+ *
+ * @example
+ * ```ts
+ * const { claimed, missing } = await claimBlobs(kv, userId, [hash], new Date());
+ * ```
  */
 export async function claimBlobs(
   kv: Deno.Kv,
@@ -181,6 +211,11 @@ export async function claimBlobs(
 /**
  * Deletes the metadata of `key` if it is still an orphan: unclaimed and uploaded at or before
  * `cutoffMs`. Gives back its room in the quota. Returns the deleted row, or null.
+ *
+ * @example
+ * ```ts
+ * const gone = await forgetOrphan(kv, { userId, hash }, Date.now() - graceMs);
+ * ```
  */
 export function forgetOrphan(
   kv: Deno.Kv,

@@ -248,7 +248,12 @@ export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
     return c.json(read, 200);
   });
 
-  app.openapi({ ...postClaim, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
+  // 1000 hashes as JSON take about 67 KB.
+  const claimJson = jsonBody(() => 128 * 1024, {
+    code: "payload_too_large",
+    message: "Request body exceeds 128 KiB",
+  });
+  app.openapi({ ...postClaim, middleware: [ownerLimit, ownerAuth, claimJson] }, async (c) => {
     return c.json(await blobs.claim(c.var.token.userId!, c.req.valid("json").hashes), 200);
   });
 

@@ -85,17 +85,17 @@ export interface UploadReceipt {
 }
 
 /** Where the filesystem store keeps blobs inside a data dir. */
-export function blobsDir(dataDir: string): string {
+function blobsDir(dataDir: string): string {
   return join(dataDir, "blobs");
 }
 
-/** The route path of a blob's pre-signed URLs. */
-export function blobPath(key: BlobKey): string {
+/** The route path of a blob's pre-signed URLs (its segments are URL-safe by their syntax). */
+function blobPath(key: BlobKey): string {
   return `/blobs/${key.userId}/${key.hash}`;
 }
 
 /** A media type reduced for comparison: lowercase type and parameter names, no spaces. */
-export function normalizeMime(value: string): string {
+function normalizeMime(value: string): string {
   const [essence, ...params] = value.split(";");
   return [
     mimeEssence(essence),
@@ -115,12 +115,20 @@ export function normalizeMime(value: string): string {
  * Content-Type or `application/octet-stream`, nothing else: a type the slot did not declare
  * is never stored, so an uploader cannot pick how the bytes are served later.
  */
-export function contentTypeMatches(sent: string | null, signed: string | null): boolean {
+function contentTypeMatches(sent: string | null, signed: string | null): boolean {
   if (signed === null) return sent === null || normalizeMime(sent) === "application/octet-stream";
   return sent !== null && normalizeMime(sent) === normalizeMime(signed);
 }
 
-/** Whether `value` is a media type that may be signed and later sent as a header. */
+/**
+ * Whether `value` is a media type that may be signed and later sent as a header.
+ *
+ * @example
+ * ```ts
+ * isSignableMime("text/plain; charset=utf-8"); // true
+ * isSignableMime('text/plain; x="a\nb"'); // false: not printable ASCII
+ * ```
+ */
 export function isSignableMime(value: string): boolean {
   return isMime(value) && /^[\x20-\x7e]+$/.test(value);
 }

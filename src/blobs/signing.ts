@@ -32,7 +32,7 @@ export interface SignedRequest {
  *
  * @example
  * ```ts
- * canonicalRequest({ method: "GET", path: "/blobs/u1/ab", expires: 1, mime: null, maxBytes: null });
+ * canonicalRequest({ method: "GET", path: "/b/u/h", expires: 1, mime: null, maxBytes: null });
  * // '["sealpost/blob-url/v1","GET","/blobs/u1/ab",1,null,null]'
  * ```
  */

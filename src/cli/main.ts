@@ -21,6 +21,7 @@ Commands:
   init                  Prepare a data dir: relay secret, admin token, first user
   user add --name NAME  Create a user (admin token) and print its owner token
   submit ...            Seal and submit values to a form (see "sealpost submit --help")
+  blob put ...          Upload a file, print its file reference ("sealpost blob --help")
   db|form|records|quarantine ...
                         The vault's owner commands (see "sealpost form --help")
 
@@ -181,6 +182,10 @@ export async function main(args: string[]): Promise<number> {
   if (args[0] === "submit") {
     const { submitCommand } = await import("./submit.ts");
     return await submitCommand(args.slice(1));
+  }
+  if (args[0] === "blob") {
+    const { blobCommand } = await import("./blob.ts");
+    return await blobCommand(args.slice(1));
   }
   let parsed;
   try {

@@ -1,0 +1,139 @@
+/**
+ * `sealpost blob put`: upload a file for a form owner through the three-step client flow
+ * (hash, upload slot, PUT to the pre-signed URL) and print its owned file reference, ready to
+ * be the value of an image or attachment field. Built on the SDK's {@linkcode uploadFile}.
+ *
+ * @module
+ */
+import { basename } from "node:path";
+import { parseArgs } from "node:util";
+import { MAX_FILE_BYTES, SealpostError, uploadFile } from "../sdk/mod.ts";
+import { SealpostClient } from "./client.ts";
+import { mimeFromPath } from "./submit.ts";
+
+const USAGE = `Usage: sealpost blob put <file> --user <id> [options]
+
+Uploads a file for a form owner: hashes it, asks the instance for an upload slot
+(POST /submissions/upload-slot) and PUTs the bytes to the pre-signed URL. Prints the file
+reference {"url", "hash", "owned": true, "fileName", "mime", "sizeBytes"}, ready to be the
+value of an image or attachment field.
+
+Arguments:
+  file              The file to upload (1 byte to ${MAX_FILE_BYTES} bytes)
+
+Options:
+  --user ID         The form owner's user id (the manifest's recipient.userId)
+  --mime TYPE       Media type, bound into the upload signature (default: from the file
+                    extension, else application/octet-stream)
+  --url URL         Instance to upload to (default: SEALPOST_URL, else the base URL in
+                    <data dir>/credentials.json, else http://127.0.0.1:8080)
+  --data DIR        Data dir whose credentials name the instance (default ./data)
+  --json            Print the reference on one line (errors as {"error": {...}})
+  -h, --help        Show this help
+
+Exit status: 0 uploaded, 1 refused or failed, 2 usage error.
+`;
+
+const OPTIONS = {
+  user: { type: "string" },
+  mime: { type: "string" },
+  url: { type: "string" },
+  data: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+class UsageError extends Error {}
+
+async function readUpload(path: string): Promise<Uint8Array> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    throw new UsageError(`Cannot read "${path}": ${(e as Error).message}`);
+  }
+  if (!info.isFile) throw new UsageError(`"${path}" is not a file`);
+  if (info.size < 1 || info.size > MAX_FILE_BYTES) {
+    throw new SealpostError(
+      "invalid_file",
+      `"${path}" has ${info.size} bytes; uploads take 1 to ${MAX_FILE_BYTES}`,
+    );
+  }
+  // At most 50 MB, read once: the bytes hashed are exactly the bytes sent.
+  return await Deno.readFile(path);
+}
+
+function errorJson(code: string, message: string, field?: string): string {
+  return JSON.stringify({ error: field ? { code, message, field } : { code, message } });
+}
+
+/**
+ * Runs `sealpost blob` with the arguments after `blob`; resolves to the exit code.
+ *
+ * @example
+ * ```ts
+ * import { blobCommand } from "./blob.ts";
+ * const code = await blobCommand(["put", "photo.png", "--user", "3f2a9c0d1e4b5a69", "--json"]);
+ * ```
+ */
+export async function blobCommand(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const json = flags.json === true;
+  try {
+    if (positionals[0] !== "put") {
+      throw new UsageError(
+        positionals.length === 0
+          ? "Missing subcommand: put"
+          : `Unknown subcommand "${positionals[0]}"; expected put`,
+      );
+    }
+    if (positionals.length !== 2) {
+      throw new UsageError(
+        positionals.length === 1
+          ? "Missing <file>"
+          : `Expected one file, got ${positionals.slice(1).join(" ")}`,
+      );
+    }
+    if (!flags.user) throw new UsageError("Missing --user ID (the form owner's user id)");
+    if (flags.mime === "") throw new UsageError("--mime is empty");
+    const path = positionals[1];
+    const bytes = await readUpload(path);
+    const { baseUrl } = await SealpostClient.resolve({
+      url: flags.url,
+      data: flags.data,
+      role: "owner",
+    });
+    // The upload needs only the relay URL and the owner's user id of a manifest.
+    const ref = await uploadFile(
+      { relayUrl: baseUrl, recipient: { userId: flags.user, publicKey: "" } },
+      { data: bytes, mime: flags.mime ?? mimeFromPath(path), fileName: basename(path) },
+    );
+    const { url, hash, owned, fileName, mime, sizeBytes } = ref;
+    const printed = { url, hash, owned, fileName, mime, sizeBytes };
+    console.log(JSON.stringify(printed, null, json ? undefined : 2));
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(json ? errorJson("usage", e.message) : `${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (!(e instanceof SealpostError)) throw e;
+    console.error(
+      json
+        ? errorJson(e.code, e.message, e.field)
+        : `Refused (${e.code}${e.field ? `, ${e.field}` : ""}): ${e.message}`,
+    );
+    return 1;
+  }
+}
