@@ -5,7 +5,7 @@
  * @module
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { type Blobs, blobRoutes } from "./blobs/index.ts";
+import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import type { Config } from "./config/index.ts";
 import { errorResponse, notFoundResponse } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
@@ -67,15 +67,17 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     );
   }
   if (deps.vault) app.route("/", vaultRoutes(deps.kv, deps.vault));
-  // Webhooks' owner API (src/webhooks), under the relay's owner rate limit.
-  app.route(
-    "/",
-    webhookRoutes({
-      kv: deps.kv,
-      engine: deps.webhooks,
-      rateLimit: rateLimit(relayDeps.limiters.owner, config.server.trust_proxy),
-    }),
-  );
+  // Webhooks' owner API (src/webhooks): outbound configuration lives with the vault only.
+  if (deps.vault) {
+    app.route(
+      "/",
+      webhookRoutes({
+        kv: deps.kv,
+        engine: deps.webhooks,
+        rateLimit: rateLimit(relayDeps.limiters.owner, config.server.trust_proxy),
+      }),
+    );
+  }
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {

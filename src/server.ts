@@ -16,6 +16,7 @@ import { openStore } from "./store/kv.ts";
 import { QueueDispatcher } from "./store/queue.ts";
 import {
   blobUrlResolver,
+  firstFormSource,
   relayFormSource,
   vaultFormSource,
   WebhookEngine,
@@ -64,17 +65,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     maxCiphertextBytes: config.intake.max_ciphertext_bytes,
     editWindowMs: config.intake.edit_window_seconds * 1000,
   });
-  // Vault (src/vault): the owner side, for roles all and vault; ingest starts once listening.
   const role = config.server.role;
-  const vault = role === "relay" ? null : await openVault({
-    config,
-    kv,
-    env: Deno.env.toObject(),
-    log: (message) => console.error(message),
-    local: role === "all"
-      ? { forms, events: intake.events, relayUrl: publicBaseUrl(config) }
-      : undefined,
-  });
   // Blobs (src/blobs): the relay's file store; its orphan sweep runs while serving.
   let blobBaseUrl = publicBaseUrl(config);
   const blobs = role === "vault" ? null : await Blobs.open({
@@ -84,9 +75,22 @@ export async function startServer(config: Config): Promise<RunningServer> {
     settings: config.blobs,
     baseUrl: () => blobBaseUrl,
   });
+  // Vault (src/vault): the owner side, for roles all and vault; ingest starts once listening.
+  const vault = role === "relay" ? null : await openVault({
+    config,
+    kv,
+    env: Deno.env.toObject(),
+    log: (message) => console.error(message),
+    local: role === "all"
+      ? { forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
+      : undefined,
+  });
   // Webhooks: the process's one KV queue listener, and the delivery engine on it.
   const queue = new QueueDispatcher(kv);
-  const webhookForms = vault ? vaultFormSource(vault.forms) : relayFormSource(forms);
+  // Forms: the vault's (every archived version), else those published on this relay.
+  const webhookForms = vault
+    ? firstFormSource(vaultFormSource(vault.forms), relayFormSource(forms))
+    : relayFormSource(forms);
   const webhooks = new WebhookEngine({
     store: new WebhookStore(kv),
     forms: webhookForms,

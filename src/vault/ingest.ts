@@ -203,7 +203,13 @@ export class Ingestor {
   async ingestItem(db: VaultDatabaseRow, item: QueueItem): Promise<IngestOutcome> {
     const ciphertext = Uint8Array.fromBase64(item.ciphertext);
     try {
-      return await this.#apply(item, await this.#check(db, item.formId, ciphertext));
+      const payload = await this.#check(db, item.formId, ciphertext);
+      const outcome = await this.#apply(item, payload);
+      // Claims are idempotent: a re-delivered duplicate claims again, so a crash between the
+      // record and the claim cannot leave its files to the orphan sweep.
+      const owned = ownedHashes(payload.values);
+      if (owned.length > 0) await this.link.claim(db.relayUserId, owned);
+      return outcome;
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
       return await this.#quarantine(db, item, ciphertext, err);
@@ -392,4 +398,16 @@ export class Ingestor {
 
 function quarantineId(item: { submissionId: string; version: number }): string {
   return `${item.submissionId}.${item.version}`;
+}
+
+/** The hashes of owned file references (uploaded through the slot flow) among `values`. */
+function ownedHashes(values: Record<string, unknown>): string[] {
+  const out = new Set<string>();
+  for (const value of Object.values(values)) {
+    const ref = value as { owned?: unknown; hash?: unknown } | null;
+    if (ref && typeof ref === "object" && ref.owned === true && typeof ref.hash === "string") {
+      out.add(ref.hash);
+    }
+  }
+  return [...out];
 }

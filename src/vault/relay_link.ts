@@ -38,6 +38,13 @@ export interface RelayLink {
   pull(fp: string, after: number, limit: number): Promise<QueueItem[]>;
   /** Acknowledges processed envelope versions. */
   ack(fp: string, acks: Ack[]): Promise<void>;
+  /** Claims uploaded files (by hash) of relay user `relayUserId` so the orphan sweep keeps them. */
+  claim(relayUserId: string, hashes: string[]): Promise<void>;
+}
+
+/** The relay's blob claims, in-process (src/blobs `Blobs.claim`). */
+export interface BlobClaims {
+  claim(userId: string, hashes: string[]): Promise<unknown>;
 }
 
 /**
@@ -55,6 +62,7 @@ export class LocalRelayLink implements RelayLink {
     /** Set once the server listens, when the port was not known before. */
     public relayUrl: string,
     readonly events: EventTarget | null,
+    private blobs: BlobClaims | null = null,
   ) {}
 
   relayUserId(userId: string): Promise<string> {
@@ -86,6 +94,10 @@ export class LocalRelayLink implements RelayLink {
   async ack(fp: string, acks: Ack[]): Promise<void> {
     // ackQueue commits a page's acks together (one atomic operation per 100).
     await ackQueue(this.kv, fp, acks);
+  }
+
+  async claim(relayUserId: string, hashes: string[]): Promise<void> {
+    await this.blobs?.claim(relayUserId, hashes);
   }
 }
 
@@ -182,6 +194,12 @@ export class HttpRelayLink implements RelayLink {
   async ack(fp: string, acks: Ack[]): Promise<void> {
     for (let i = 0; i < acks.length; i += 500) {
       await this.#call("POST", `/owner/queues/${fp}/ack`, { items: acks.slice(i, i + 500) });
+    }
+  }
+
+  async claim(_relayUserId: string, hashes: string[]): Promise<void> {
+    for (let i = 0; i < hashes.length; i += 1000) {
+      await this.#call("POST", "/owner/blobs/claim", { hashes: hashes.slice(i, i + 1000) });
     }
   }
 }

@@ -8,15 +8,15 @@ import type { Config } from "../config/index.ts";
 import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
-import { HttpRelayLink, LocalRelayLink } from "./relay_link.ts";
+import { type BlobClaims, HttpRelayLink, LocalRelayLink } from "./relay_link.ts";
 import { Vault } from "./service.ts";
 
 /** What the process gives the vault. */
 export interface VaultSetup {
   config: Config;
   kv: Deno.Kv;
-  /** Role `all`: the relay's form directory and intake events. */
-  local?: { forms: FormDirectory; events: EventTarget; relayUrl: string };
+  /** Role `all`: the relay's form directory, intake events and blob claims. */
+  local?: { forms: FormDirectory; events: EventTarget; relayUrl: string; blobs: BlobClaims | null };
   /** `SEALPOST_PASSPHRASE` and `SEALPOST_RELAY_TOKEN`, usually `Deno.env.toObject()`. */
   env: Record<string, string>;
   log?: (message: string) => void;
@@ -52,7 +52,8 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
   const keys = new VaultKeys(config.data_dir, env.SEALPOST_PASSPHRASE || null);
   let link;
   if (setup.local) {
-    link = new LocalRelayLink(kv, setup.local.forms, setup.local.relayUrl, setup.local.events);
+    const { forms, relayUrl, events, blobs } = setup.local;
+    link = new LocalRelayLink(kv, forms, relayUrl, events, blobs);
   } else {
     if (!config.vault.relay_url) {
       throw new Error("Role vault needs the relay's URL: --relay URL or vault.relay_url");

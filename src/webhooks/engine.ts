@@ -3,10 +3,15 @@
  *
  * A `record_event` message becomes one delivery per configuration of the form that fires on
  * the event: its body rendered once, its state, and its first attempt message, written in one
- * atomic operation. Each attempt message sends the stored body, logs the attempt, and in one
- * atomic operation writes the new state with the next attempt message (`delay` = schedule +
- * jitter, raised by Retry-After), or marks the delivery delivered or failed. A failure flags
- * its configuration for the owner until the configuration is edited or retried.
+ * atomic operation. Each attempt sends the stored body, logs the attempt, and in one atomic
+ * operation writes the new state with the next attempt message (`delay` = schedule + jitter,
+ * raised by Retry-After), or marks the delivery delivered or failed. A failure flags its
+ * configuration for the owner until the configuration is edited or retried.
+ *
+ * A first attempt due at once is made by the handler that created the delivery, without
+ * waiting for its message (one queue hop less); the message, when it comes, waits for that
+ * attempt and finds nothing left to do. Writes of concurrent handlers share atomic
+ * operations (group commit).
  *
  * At least once: the state is in KV before any message that acts on it; a message names the
  * state it expects (a token), so stale or duplicate messages do nothing; sweeps re-arm a
@@ -31,6 +36,7 @@ import {
   type WebhookPendingRow,
 } from "../store/keys.ts";
 import { deleteLargeValue, getLargeValue, MAX_LARGE_VALUE_BYTES } from "../store/large_value.ts";
+import { GroupCommitter } from "../store/group_commit.ts";
 import type { QueueDispatcher, QueueMessage } from "../store/queue.ts";
 import type { FormSource } from "./forms.ts";
 import type { Resolver } from "./guard.ts";
@@ -93,6 +99,8 @@ interface NewDelivery {
   mutations: number;
   bytes: number;
   apply(op: Deno.AtomicOperation): void;
+  /** For a first attempt due now: what the creating handler needs to make it at once. */
+  inline?: { body: Uint8Array; message: AttemptMessage };
 }
 
 const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
@@ -109,6 +117,8 @@ const BATCH = { checks: 100, mutations: 900, bytes: 700 * 1024 };
 const SLOT_WAIT_MS = 2_000;
 /** When it comes back. */
 const DEFER_MS = 1_000;
+/** Delay of a message put back while the engine stops (it comes back after the restart). */
+const STOPPING_REQUEUE_MS = 1_000;
 /** How often the recovery sweep runs. */
 const SWEEP_INTERVAL_MS = 60_000;
 /** The root of the record event snapshots (`keys.recordEvent(id)` is `[root, id]`). */
@@ -149,8 +159,10 @@ export class WebhookEngine {
   #log: (line: string) => void;
   #random: () => number;
   #limiter: KeyedLimiter;
-  /** `deliveryId:token` of the attempt messages being handled (duplicates are dropped). */
-  #claimed = new Set<string>();
+  /** Folds concurrent handlers' writes into shared atomic operations. */
+  #committer: GroupCommitter;
+  /** `deliveryId:token` of the attempts under way; a duplicate waits, then re-checks. */
+  #claimed = new Map<string, Promise<void>>();
   /** Deliveries whose attempt is under way. */
   #sending = new Set<string>();
   #running = new Set<Promise<unknown>>();
@@ -167,18 +179,35 @@ export class WebhookEngine {
     this.#log = options.log ?? ((line) => console.error(line));
     this.#random = options.random ?? Math.random;
     this.#limiter = new KeyedLimiter(options.settings.concurrency_per_webhook);
+    this.#committer = new GroupCommitter(this.#kv);
   }
 
   /** Registers the handlers of record events and delivery attempts. */
   register(dispatcher: QueueDispatcher): void {
     dispatcher.on(RECORD_EVENT_KIND, (m) =>
-      this.#track(async () => {
+      this.#handle(m, async () => {
         await this.processEvent(String(m.eventId), Number(m.parts));
       }));
     dispatcher.on(
       WEBHOOK_ATTEMPT_KIND,
-      (m) => this.#track(() => this.#attempt(m as AttemptMessage)),
+      (m) => this.#handle(m, () => this.#attempt(m as AttemptMessage)),
     );
+  }
+
+  /** Runs a message's work; while stopping, puts the message back for the next start. */
+  async #handle(message: QueueMessage, work: () => Promise<void>): Promise<void> {
+    if (this.#stopping) {
+      try {
+        await this.#kv.enqueue(message, { delay: STOPPING_REQUEUE_MS });
+      } catch (err) {
+        // Closed already: the message cannot be acknowledged either, so it stays queued.
+        const closed = err instanceof Deno.errors.BadResource ||
+          (err instanceof Error && /database is closed/i.test(err.message));
+        if (!closed) throw err;
+      }
+      return;
+    }
+    await this.#track(work);
   }
 
   /**
@@ -196,12 +225,16 @@ export class WebhookEngine {
     }, SWEEP_INTERVAL_MS);
   }
 
-  /** Stops sweeping and waits for the handlers under way; later messages are redelivered. */
+  /**
+   * Stops sweeping and waits for the handlers under way; messages that arrive meanwhile are
+   * put back in the queue.
+   */
   async stop(): Promise<void> {
     this.#stopping = true;
     if (this.#sweeper !== null) clearInterval(this.#sweeper);
     this.#sweeper = null;
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    await this.#committer.idle();
   }
 
   #track<T>(work: () => Promise<T>): Promise<T> {
@@ -259,22 +292,29 @@ export class WebhookEngine {
       partCount = 0;
       for await (const _ of this.#kv.list({ prefix: snapshot })) partCount++;
     }
-    return await this.#commitDeliveries(
+    const created = await this.#commitDeliveries(
+      eventId,
       deliveries,
       (op) => deleteLargeValue(op, snapshot, partCount),
       partCount,
     );
+    await Promise.all(
+      created.flatMap((d) => d.inline ? [this.#attempt(d.inline.message, d.inline.body)] : []),
+    );
+    return created.length;
   }
 
   /**
-   * Commits new deliveries in batches, the last one with `finish` (the snapshot's deletion,
-   * `finishMutations` mutations); a delivery that exists already (a replay) is skipped.
+   * Commits new deliveries in batches (folded with other events' by the group committer),
+   * the last one with `finish` (the snapshot's deletion, `finishMutations` mutations); a
+   * delivery that exists already (a replay) is skipped. Returns those created.
    */
   async #commitDeliveries(
+    lock: string,
     deliveries: NewDelivery[],
     finish: (op: Deno.AtomicOperation) => void,
     finishMutations: number,
-  ): Promise<number> {
+  ): Promise<NewDelivery[]> {
     const batches: NewDelivery[][] = [[]];
     let mutations = finishMutations;
     let bytes = 0;
@@ -292,21 +332,27 @@ export class WebhookEngine {
       mutations += d.mutations;
       bytes += d.bytes;
     }
-    let created = 0;
+    const created: NewDelivery[] = [];
     for (const [index, batch] of batches.entries()) {
       const last = index === batches.length - 1;
-      const op = this.#kv.atomic();
-      for (const d of batch) op.check({ key: d.key, versionstamp: null });
-      for (const d of batch) d.apply(op);
-      if (last) finish(op);
-      if ((await op.commit()).ok) {
-        created += batch.length;
+      const { ok } = await this.#committer.commit({
+        lock: `${lock}/${index}`,
+        checks: batch.map((d) => ({ key: d.key, versionstamp: null })),
+        apply: (op) => {
+          for (const d of batch) d.apply(op);
+          if (last) finish(op);
+        },
+        mutations: batch.reduce((n, d) => n + d.mutations, last ? finishMutations : 0),
+        bytes: batch.reduce((n, d) => n + d.bytes, 0),
+      });
+      if (ok) {
+        created.push(...batch);
         continue;
       }
       for (const d of batch) {
         const one = this.#kv.atomic().check({ key: d.key, versionstamp: null });
         d.apply(one);
-        if ((await one.commit()).ok) created++;
+        if ((await one.commit()).ok) created.push(d);
       }
       if (last) {
         const done = this.#kv.atomic();
@@ -400,6 +446,10 @@ export class WebhookEngine {
     }
     const wait = nextWaitSeconds(this.#settings, 0, null, this.#random) ?? 0;
     const dueAt = nowMs + Math.round(wait * 1000);
+    // Due now: the handler that creates the delivery makes the attempt at once; its message,
+    // arriving meanwhile, waits for that attempt and then finds nothing to do (it stays the
+    // durable guarantee should the process stop before the attempt is recorded).
+    const immediate = wait === 0;
     const parts = Math.max(1, Math.ceil(bytes.length / BODY_PART_BYTES));
     const row: WebhookDeliveryRow = {
       ...base,
@@ -425,55 +475,76 @@ export class WebhookEngine {
         for (let i = 0; i < parts; i++) {
           op.set(k.body(row.id, i), bytes.subarray(i * BODY_PART_BYTES, (i + 1) * BODY_PART_BYTES));
         }
-        op.set(k.pending(row.id), { webhookId: config.id, dueAt } satisfies WebhookPendingRow);
+        op.set(
+          k.pending(row.id),
+          { webhookId: config.id, dueAt } satisfies WebhookPendingRow,
+        );
         op.enqueue(message, { delay: dueAt - nowMs });
       },
+      inline: immediate ? { body: bytes, message } : undefined,
     };
   }
 
-  async #attempt(message: AttemptMessage): Promise<void> {
+  /**
+   * Makes the attempt `message` names, if its delivery still waits for it. `knownBody` is
+   * the body as just written (an inline first attempt: only the state is read).
+   */
+  async #attempt(message: AttemptMessage, knownBody?: Uint8Array): Promise<void> {
     const { webhookId, deliveryId, token } = message;
-    const claim = `${deliveryId}:${token}`;
-    if (this.#claimed.has(claim)) return;
-    this.#claimed.add(claim);
+    const release = await this.#claim(`${deliveryId}:${token}`);
     try {
-      const [entry, first] = await this.#kv.getMany<[WebhookDeliveryRow, Uint8Array]>([
-        k.delivery(webhookId, deliveryId),
-        k.body(deliveryId, 0),
-      ]);
-      const row = entry.value;
-      if (!row || row.status !== "pending" || row.token !== token) return;
+      const key = k.delivery(webhookId, deliveryId);
+      const [read, first] = knownBody
+        ? [await this.#kv.get<WebhookDeliveryRow>(key), null]
+        : await this.#kv.getMany<[WebhookDeliveryRow, Uint8Array]>([key, k.body(deliveryId, 0)]);
+      if (!read.value || read.value.status !== "pending" || read.value.token !== token) return;
+      const entry = read as Deno.KvEntry<WebhookDeliveryRow>;
+      const body = knownBody ?? await this.store.body(read.value, first?.value);
       const config = await this.store.config(webhookId);
       if (!config) {
-        await this.store.purgeDelivery(entry as Deno.KvEntry<WebhookDeliveryRow>);
+        await this.store.purgeDelivery(entry);
         return;
       }
-      const release = await this.#limiter.acquire(webhookId, SLOT_WAIT_MS);
-      if (!release) {
+      const slot = await this.#limiter.acquire(webhookId, SLOT_WAIT_MS);
+      if (!slot) {
         await this.#kv.enqueue(message, { delay: DEFER_MS });
         return;
       }
       this.#sending.add(deliveryId);
       try {
-        const body = await this.store.body(row, first.value);
         const request = buildRequest(config, {
           id: deliveryId,
           body,
-          contentType: row.contentType,
+          contentType: entry.value.contentType,
         });
-        const result = await sendRequest(request, {
-          timeoutMs: this.#timeoutMs(),
-          blockPrivateNetworks: this.#settings.block_private_networks,
-          resolve: this.#resolve,
-        });
-        await this.#record(entry as Deno.KvEntry<WebhookDeliveryRow>, result);
+        let result: AttemptResult;
+        try {
+          result = await sendRequest(request, {
+            timeoutMs: this.#timeoutMs(),
+            blockPrivateNetworks: this.#settings.block_private_networks,
+            resolve: this.#resolve,
+          });
+        } finally {
+          slot(); // The limit is on requests in flight; recording the outcome needs no slot.
+        }
+        await this.#record(entry, result);
       } finally {
         this.#sending.delete(deliveryId);
-        release();
       }
     } finally {
-      this.#claimed.delete(claim);
+      release();
     }
+  }
+
+  /** Waits for any attempt under `claim` to finish, then holds it; returns the release. */
+  async #claim(claim: string): Promise<() => void> {
+    for (let held = this.#claimed.get(claim); held; held = this.#claimed.get(claim)) await held;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#claimed.set(claim, promise);
+    return () => {
+      this.#claimed.delete(claim);
+      resolve();
+    };
   }
 
   /** Logs an attempt and moves its delivery on, in one atomic operation. */
@@ -501,14 +572,16 @@ export class WebhookEngine {
       lastSnippet: result.snippet,
       updatedAt: now,
     };
-    const op = this.#kv.atomic().check(entry).set(k.attempt(row.id, n), attempt);
+    const steps: ((op: Deno.AtomicOperation) => void)[] = [
+      (op) => op.set(k.attempt(row.id, n), attempt),
+    ];
     let failure: WebhookFlagRow["reason"] | null = null;
     const wait = result.outcome === "transient"
       ? nextWaitSeconds(this.#settings, row.round + 1, result.retryAfterSeconds, this.#random)
       : null;
     if (result.outcome === "delivered") {
       Object.assign(next, { status: "delivered", nextAttemptAt: null, completedAt: now });
-      op.delete(k.pending(row.id));
+      steps.push((op) => op.delete(k.pending(row.id)));
     } else if (wait === null) {
       failure = result.outcome === "permanent" ? "permanent" : "exhausted";
       Object.assign(next, { status: "failed", nextAttemptAt: null, completedAt: now });
@@ -519,8 +592,10 @@ export class WebhookEngine {
         status: result.status,
         error: result.error,
       };
-      op.delete(k.pending(row.id)).set(k.failed(row.webhookId, row.id), true)
-        .set(k.flag(row.webhookId), flag);
+      steps.push((op) =>
+        op.delete(k.pending(row.id)).set(k.failed(row.webhookId, row.id), true)
+          .set(k.flag(row.webhookId), flag)
+      );
     } else {
       const dueAt = nowMs + Math.round(wait * 1000);
       Object.assign(next, {
@@ -528,19 +603,26 @@ export class WebhookEngine {
         token: newToken(),
         nextAttemptAt: new Date(dueAt).toISOString(),
       });
-      op.set(k.pending(row.id), { webhookId: row.webhookId, dueAt } satisfies WebhookPendingRow);
-      op.enqueue(
-        {
-          kind: WEBHOOK_ATTEMPT_KIND,
-          webhookId: row.webhookId,
-          deliveryId: row.id,
-          token: next.token,
-        } satisfies AttemptMessage,
-        { delay: dueAt - nowMs },
+      const message: AttemptMessage = {
+        kind: WEBHOOK_ATTEMPT_KIND,
+        webhookId: row.webhookId,
+        deliveryId: row.id,
+        token: next.token,
+      };
+      steps.push((op) =>
+        op.set(k.pending(row.id), { webhookId: row.webhookId, dueAt } satisfies WebhookPendingRow)
+          .enqueue(message, { delay: dueAt - nowMs })
       );
     }
-    op.set(k.delivery(row.webhookId, row.id), next);
-    if (!(await op.commit()).ok) {
+    steps.push((op) => op.set(k.delivery(row.webhookId, row.id), next));
+    const { ok } = await this.#committer.commit({
+      lock: row.id,
+      checks: [entry],
+      apply: (op) => steps.forEach((step) => step(op)),
+      mutations: 6,
+      bytes: 4096,
+    });
+    if (!ok) {
       this.#write("warn", "Webhook delivery changed during its attempt; attempt not recorded", {
         webhookId: row.webhookId,
         deliveryId: row.id,
@@ -639,15 +721,9 @@ export class WebhookEngine {
   async sweep(graceMs: number): Promise<number> {
     const now = Date.now();
     let rearmed = 0;
-    const events = new Map<string, number>();
-    for await (const entry of this.#kv.list({ prefix: [RECORD_EVENTS_ROOT] })) {
-      const id = entry.key[1] as string;
-      events.set(id, (events.get(id) ?? 0) + 1);
-    }
-    for (const [id, parts] of events) await this.processEvent(id, parts, graceMs);
     for await (const entry of this.#kv.list<WebhookPendingRow>({ prefix: k.pendingAll() })) {
       const id = entry.key[entry.key.length - 1] as string;
-      if (this.#sending.has(id) || entry.value.dueAt + graceMs > now) continue;
+      if (this.#sending.has(id) || entry.value.dueAt + graceMs >= now) continue;
       const delivery = await this.#kv.get<WebhookDeliveryRow>(
         k.delivery(entry.value.webhookId, id),
       );
@@ -656,6 +732,18 @@ export class WebhookEngine {
       } else {
         await this.#kv.atomic().check(entry).delete(entry.key).commit();
       }
+    }
+    // After the re-arming, so the deliveries these events create are not re-armed at once.
+    const events = new Map<string, number>();
+    for await (const entry of this.#kv.list({ prefix: [RECORD_EVENTS_ROOT] })) {
+      const id = entry.key[1] as string;
+      events.set(id, (events.get(id) ?? 0) + 1);
+    }
+    for (const [id, parts] of events) {
+      // Not awaited: their first attempts are made at once, bounded by the per-webhook limit.
+      this.#track(() => this.processEvent(id, parts, graceMs)).catch((err) =>
+        this.#write("error", "Webhook event processing failed", { eventId: id, error: String(err) })
+      );
     }
     return rearmed;
   }

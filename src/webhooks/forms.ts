@@ -99,6 +99,33 @@ export function vaultFormSource(forms: VaultFormRows): FormSource {
   };
 }
 
+/**
+ * Asks each source in turn; the first that knows the form answers.
+ *
+ * @example
+ * ```ts
+ * const source = firstFormSource(vaultFormSource(vault.forms), relayFormSource(directory));
+ * ```
+ */
+export function firstFormSource(...sources: FormSource[]): FormSource {
+  return {
+    ownerOf: async (formId) => {
+      for (const source of sources) {
+        const owner = await source.ownerOf(formId);
+        if (owner !== null) return owner;
+      }
+      return null;
+    },
+    fields: async (formId, schemaVersion) => {
+      for (const source of sources) {
+        const fields = await source.fields(formId, schemaVersion);
+        if (fields !== null) return fields;
+      }
+      return null;
+    },
+  };
+}
+
 /** Reads a fresh pre-signed GET URL of a stored blob (the blob service's `readUrl`). */
 export type BlobReadUrl = (
   key: { userId: string; hash: string },

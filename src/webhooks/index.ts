@@ -37,10 +37,11 @@ export {
 export {
   type BlobReadUrl,
   blobUrlResolver,
+  firstFormSource,
   type FormSource,
   relayFormSource,
-  vaultFormSource,
   type VaultFormRows,
+  vaultFormSource,
   type WebhookField,
 } from "./forms.ts";
 export { checkDestination, isBlockedAddress } from "./guard.ts";

@@ -190,7 +190,15 @@ for (const status of [400, 401, 404, 410, 422]) {
       assert.equal(flag?.status, status);
       const failed = await h.store.deliveries(hook.id, { failed: true, limit: 10 });
       assert.deepEqual(failed.items.map((d) => d.id), [row.id]);
-      assert.ok(h.logs.some((l) => JSON.parse(l).msg === "Webhook delivery failed"));
+      const line = await until(
+        () => h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "Webhook delivery failed"),
+        "the failure log line",
+      );
+      assert.deepEqual(
+        [line.deliveryId, line.reason, line.status, line.level],
+        [row.id, "permanent", status, "warn"],
+      );
+      assert.ok(!JSON.stringify(h.logs).includes(receiver.url), "no URL in logs");
       await new Promise((r) => setTimeout(r, 500));
       assert.equal(receiver.received.length, 1);
     } finally {

@@ -1,0 +1,273 @@
+/**
+ * bench/webhooks: record events delivered to a local receiver by the webhook engine, beside a
+ * baseline in the same run: a plain loop of the same number of fetch POSTs to the same
+ * receiver at the same concurrency.
+ *
+ * - burst: `--events` record saves (each its own atomic commit with its event, as the vault
+ *   does; `--savers` loops) as fast as they go; deliveries/s from the first save to the last
+ *   receipt.
+ * - paced (run first, on a quiet engine): `--paced` saves at `--rate` per second, for the
+ *   save-to-receipt latency when the service keeps up.
+ *
+ * The engine runs in this process with the default settings (signed, default body mode,
+ * `--concurrency` requests in flight); the receiver is a child process.
+ *
+ * Usage: deno run -A bench/webhooks.ts [--events 10000] [--paced 2000] [--rate 200]
+ *   [--concurrency 8] [--savers 1] [--timeout 300]
+ */
+import { parseArgs } from "node:util";
+import { ConfigSchema } from "../src/config/index.ts";
+import { emitRecordEvent } from "../src/events/record_event.ts";
+import { QueueDispatcher } from "../src/store/queue.ts";
+import { newConfig } from "../src/webhooks/config.ts";
+import {
+  formatSavedAt,
+  renderDefault,
+  resolveValues,
+  WebhookCreateSchema,
+  WebhookEngine,
+  type WebhookField,
+  WebhookStore,
+} from "../src/webhooks/index.ts";
+
+/** Epoch milliseconds with sub-millisecond precision, comparable across processes. */
+const now = () => performance.timeOrigin + performance.now();
+
+// ---------------------------------------------------------------------------------------------
+// The receiver (child process): records save-to-receipt latency per phase.
+// ---------------------------------------------------------------------------------------------
+
+if (Deno.args[0] === "--receiver") {
+  const phases = new Map<string, { latencies: number[]; first: number; last: number }>();
+  Deno.serve(
+    { hostname: "127.0.0.1", port: Number(Deno.args[1]), onListen: () => {} },
+    async (req) => {
+      if (req.method === "GET") {
+        const phase = new URL(req.url).searchParams.get("phase")!;
+        const p = phases.get(phase) ?? { latencies: [], first: 0, last: 0 };
+        return Response.json(p);
+      }
+      const body = await req.json();
+      const at = now();
+      const phase = String(body.phase);
+      let p = phases.get(phase);
+      if (!p) phases.set(phase, p = { latencies: [], first: at, last: at });
+      p.latencies.push(at - Number(body.t));
+      p.last = at;
+      return new Response(null, { status: 204 });
+    },
+  );
+} else {
+  await main();
+}
+
+async function main() {
+  const { values: args } = parseArgs({
+    args: Deno.args,
+    options: {
+      events: { type: "string", default: "10000" },
+      paced: { type: "string", default: "2000" },
+      rate: { type: "string", default: "200" },
+      concurrency: { type: "string", default: "8" },
+      savers: { type: "string", default: "1" },
+      timeout: { type: "string", default: "300" },
+    },
+  });
+  const events = Number(args.events);
+  const paced = Number(args.paced);
+  const concurrency = Number(args.concurrency);
+  const savers = Number(args.savers);
+  const deadline = Date.now() + Number(args.timeout) * 1000;
+  const timer = setTimeout(() => {
+    console.error(`bench/webhooks: over the ${args.timeout} s time limit`);
+    Deno.exit(1);
+  }, Number(args.timeout) * 1000);
+
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const receiver = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(import.meta.url).pathname, "--receiver", String(port)],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const hookUrl = `http://127.0.0.1:${port}/hook`;
+  const stats = async (phase: string) =>
+    (await (await fetch(`${hookUrl}?phase=${phase}`)).json()) as {
+      latencies: number[];
+      first: number;
+      last: number;
+    };
+  for (let i = 0;; i++) {
+    try {
+      await (await fetch(`${hookUrl}?phase=none`)).body?.cancel();
+      break;
+    } catch {
+      if (i > 200) throw new Error("The receiver did not start");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const waitCount = async (phase: string, n: number) => {
+    while (Date.now() < deadline) {
+      const s = await stats(phase);
+      if (s.latencies.length >= n) return s;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`Phase ${phase}: not all ${n} deliveries arrived in time`);
+  };
+
+  // The engine, as `serve` runs it (default settings but the concurrency asked for).
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-bench-webhooks-" });
+  const kv = await Deno.openKv(`${dir}/bench.kv`);
+  const fields: WebhookField[] = [
+    { id: "name", kind: "text" },
+    { id: "email", kind: "email" },
+    { id: "age", kind: "number" },
+    { id: "tags", kind: "list" },
+    { id: "note", kind: "text" },
+    { id: "phase", kind: "text" },
+    { id: "t", kind: "number" },
+  ];
+  const settings = {
+    ...ConfigSchema.parse({}).webhooks,
+    concurrency_per_webhook: concurrency,
+  };
+  const store = new WebhookStore(kv);
+  const engine = new WebhookEngine({
+    store,
+    forms: { ownerOf: () => Promise.resolve("u"), fields: () => Promise.resolve(fields) },
+    settings,
+  });
+  const queue = new QueueDispatcher(kv);
+  engine.register(queue);
+  await engine.start();
+  const listening = queue.start();
+  const { row } = newConfig(
+    "bench",
+    WebhookCreateSchema.parse({ url: hookUrl, signingSecret: "bench-signing-secret-0123456789" }),
+  );
+  await store.create(row);
+
+  const values = (phase: string) => ({
+    name: "Ada Lovelace",
+    email: "ada@example.com",
+    age: 36,
+    tags: ["math", "engines", "poetry"],
+    note: "Notes on the Analytical Engine. ".repeat(8),
+    phase,
+    t: now(),
+  });
+  let seq = 0;
+  const save = async (phase: string) => {
+    const id = `${phase}-${++seq}`;
+    const op = kv.atomic();
+    emitRecordEvent(op, {
+      eventId: id,
+      reason: "insert",
+      recordId: id,
+      formId: "bench",
+      schemaVersion: 1,
+      savedAt: formatSavedAt(new Date()),
+      values: values(phase),
+    });
+    await op.commit();
+  };
+
+  // Baseline: the same number of POSTs of a body of the same size, same concurrency.
+  const sampleBody = async (phase: string) =>
+    renderDefault(
+      await resolveValues(
+        {
+          recordId: "bench-1",
+          formId: "bench",
+          savedAt: formatSavedAt(new Date()),
+          reason: "insert",
+          values: values(phase),
+        },
+        fields,
+        { blobUrlLifetimeSeconds: 1 },
+      ),
+      {},
+    );
+  const baseline = async (phase: string, n: number) => {
+    let next = 0;
+    const started = now();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next++;
+        const res = await fetch(hookUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json; charset=utf-8" },
+          body: await sampleBody(phase),
+        });
+        await res.body?.cancel();
+      }
+    }));
+    return n / ((now() - started) / 1000);
+  };
+  const burst = async (phase: string, n: number) => {
+    const started = now();
+    let next = 0;
+    await Promise.all(Array.from({ length: savers }, async () => {
+      while (next++ < n) await save(phase);
+    }));
+    const saved = now();
+    const s = await waitCount(phase, n);
+    return { rate: n / ((s.last - started) / 1000), saveRate: n / ((saved - started) / 1000), s };
+  };
+
+  await baseline("warm-baseline", 300);
+  await burst("warm-engine", 300);
+
+  // Paced first, on a quiet engine; then the burst (whose queue backlog would skew it).
+  const rate = Number(args.rate);
+  const pacedStart = now();
+  for (let i = 0; i < paced; i++) {
+    const due = pacedStart + (i * 1000) / rate;
+    const wait = due - now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await save("paced");
+  }
+  const pacedStats = await waitCount("paced", paced);
+  const baselineRate = await baseline("baseline", events);
+  const engineBurst = await burst("burst", events);
+
+  const pct = (xs: number[], p: number) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  };
+  const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d });
+  console.log(`events ${f(events)}, concurrency ${concurrency}, default settings, signed bodies`);
+  console.log(`| measure | baseline (fetch loop) | webhooks |`);
+  console.log(`|---|--:|--:|`);
+  console.log(
+    `| deliveries/s (burst of ${f(events)}) | ${f(baselineRate)} | ${f(engineBurst.rate)} |`,
+  );
+  console.log(`| saves/s while delivering | | ${f(engineBurst.saveRate)} |`);
+  console.log(
+    `| save-to-receipt p50 / p99 ms, burst | | ${f(pct(engineBurst.s.latencies, 50), 1)} / ${
+      f(pct(engineBurst.s.latencies, 99), 1)
+    } |`,
+  );
+  console.log(
+    `| save-to-receipt p50 / p99 ms, paced ${f(paced)} at ${f(rate)}/s | | ${
+      f(pct(pacedStats.latencies, 50), 1)
+    } / ${f(pct(pacedStats.latencies, 99), 1)} |`,
+  );
+  const ratio = engineBurst.rate / baselineRate;
+  const p99 = pct(pacedStats.latencies, 99);
+  console.log(
+    `ratio webhooks/baseline: ${ratio.toFixed(2)} (target >= 0.5: ${
+      ratio >= 0.5 ? "met" : "not met"
+    }); ` +
+      `paced p99 ${p99.toFixed(1)} ms (target < 200: ${p99 < 200 ? "met" : "not met"})`,
+  );
+
+  clearTimeout(timer);
+  await engine.stop();
+  kv.close();
+  await listening;
+  receiver.kill("SIGTERM");
+  await receiver.status;
+  await Deno.remove(dir, { recursive: true });
+}

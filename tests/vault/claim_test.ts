@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { fetchManifest, submitForm, uploadFile } from "../../src/sdk/mod.ts";
+import { blobKeys } from "../../src/store/keys.ts";
+import { openStore } from "../../src/store/kv.ts";
+import { call, startInstance } from "../_support/server.ts";
+
+Deno.test("ingest claims the owned files a record refers to, so the orphan sweep keeps them", async () => {
+  const inst = await startInstance();
+  const token = inst.credentials.ownerToken;
+  try {
+    const db = await call(`${inst.url}/vault/databases`, {
+      method: "POST",
+      token,
+      json: { name: "m" },
+    });
+    const form = await call(`${inst.url}/vault/forms`, {
+      method: "POST",
+      token,
+      json: {
+        databaseId: db.body.id,
+        title: "Photos",
+        fields: [{ id: "photo", label: "Photo", kind: "image", required: true }],
+        publish: true,
+      },
+    });
+    assert.equal(form.status, 201, JSON.stringify(form.body));
+    const pin = (await call(`${inst.url}/vault/manifest-key`, { token })).body.fingerprint;
+    const manifest = await fetchManifest(form.body.formId, { relayUrl: inst.url, pin });
+    const bytes = crypto.getRandomValues(new Uint8Array(4096));
+    const photo = await uploadFile(manifest, { data: bytes, fileName: "p.png", mime: "image/png" });
+    assert.equal(photo.owned, true);
+
+    const kv = await openStore(inst.config.data_dir);
+    try {
+      const unclaimed = async () => {
+        const hashes: string[] = [];
+        for await (const e of kv.list({ prefix: blobKeys.unclaimedAll() })) {
+          hashes.push(String(e.key.at(-1)));
+        }
+        return hashes;
+      };
+      assert.deepEqual(await unclaimed(), [photo.hash], "uploaded, not yet claimed");
+      const receipt = await submitForm(manifest, { photo });
+      const recordUrl =
+        `${inst.url}/vault/forms/${form.body.formId}/records/${receipt.submissionId}`;
+      const end = Date.now() + 10_000;
+      while ((await call(recordUrl, { token })).status !== 200 && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const record = await call(recordUrl, { token });
+      assert.equal(record.status, 200);
+      assert.equal(record.body.values.photo.hash, photo.hash);
+      assert.deepEqual(await unclaimed(), [], "the record's file is claimed");
+    } finally {
+      kv.close();
+    }
+  } finally {
+    await inst.close();
+  }
+});
