@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type Config, publicBaseUrl } from "../config/index.ts";
@@ -11,8 +12,6 @@ import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
 import { type AuthEnv, requireToken } from "../relay/auth.ts";
-import { newRouter } from "../relay/routes.ts";
-import { ErrorSchema } from "../relay/schemas.ts";
 import { mimeEssence } from "../forms/file_ref.ts";
 import { parseRange } from "./range.ts";
 import {
@@ -40,11 +39,6 @@ export interface BlobDeps {
   };
 }
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const error = (description: string) => json(ErrorSchema, description);
 const bytes = (description: string) => ({
   content: { "*/*": { schema: z.string().openapi({ format: "binary" }) } },
   description,

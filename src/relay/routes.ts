@@ -3,12 +3,13 @@
  *
  * @module
  */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Config } from "../config/index.ts";
 import { ManifestSchema } from "../forms/manifest.ts";
 import { SubmissionEnvelopeSchema, SubmissionIdSchema } from "../forms/payload.ts";
 import { jsonBody } from "../http/body.ts";
-import { ApiError, validationError } from "../http/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
 import type { DatabaseRow } from "../store/keys.ts";
 import { type AuthEnv, requireBearer, requireToken } from "./auth.ts";
@@ -26,7 +27,6 @@ import {
   AckRequestSchema,
   AmendReceiptSchema,
   DatabaseSchema,
-  ErrorSchema,
   FingerprintSchema,
   QueueItemSchema,
   ReceiptSchema,
@@ -46,21 +46,7 @@ export interface RelayDeps {
   };
 }
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const error = (description: string) => json(ErrorSchema, description);
 const owner = [{ ownerToken: [] }];
-
-/** Builds a sub-app whose zod failures become the JSON error shape. */
-export function newRouter<E extends object = object>(): OpenAPIHono<E & AuthEnv> {
-  return new OpenAPIHono<E & AuthEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error);
-    },
-  });
-}
 
 const postSubmission = createRoute({
   method: "post",

@@ -7,15 +7,6 @@
 import { z } from "@hono/zod-openapi";
 import { SubmissionIdSchema } from "../forms/payload.ts";
 
-/** The JSON error body. */
-export const ErrorSchema = z.object({
-  error: z.object({
-    code: z.string().openapi({ example: "invalid_request" }),
-    message: z.string(),
-    field: z.string().optional(),
-  }),
-}).openapi("Error");
-
 /** What POST /submissions answers. */
 export const ReceiptSchema = z.object({
   submissionId: z.string(),

@@ -4,20 +4,14 @@
  *
  * @module
  */
+import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { jsonBody } from "../http/body.ts";
 import type { AuthEnv } from "../relay/auth.ts";
 import { requireToken } from "../relay/auth.ts";
-import { newRouter } from "../relay/routes.ts";
-import { ErrorSchema } from "../relay/schemas.ts";
 import { deleteRecord, getRecord, listRecords } from "./records.ts";
 import type { Vault } from "./service.ts";
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const error = (description: string) => json(ErrorSchema, description);
 const security = [{ ownerToken: [] }];
 const tags = ["vault"];
 

@@ -5,13 +5,12 @@
  *
  * @module
  */
+import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { type AuthEnv, requireToken } from "../relay/auth.ts";
-import { newRouter } from "../relay/routes.ts";
-import { ErrorSchema } from "../relay/schemas.ts";
 import type { WebhookAttemptRow, WebhookConfigRow, WebhookDeliveryRow } from "../store/keys.ts";
 import {
   newConfig,
@@ -31,11 +30,6 @@ export interface WebhookRouteDeps {
   rateLimit: MiddlewareHandler;
 }
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const error = (description: string) => json(ErrorSchema, description);
 const security = [{ ownerToken: [] }];
 const tags = ["webhooks"];
 

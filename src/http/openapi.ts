@@ -1,0 +1,44 @@
+/**
+ * What every feature's routes share for the OpenAPI document: the error schema, response
+ * helpers, and a router whose validation failures become the JSON error shape.
+ *
+ * @module
+ */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AuthEnv } from "../relay/auth.ts";
+import { validationError } from "./errors.ts";
+
+/** The JSON error body (see `errors.ts`). */
+export const ErrorSchema = z.object({
+  error: z.object({
+    code: z.string().openapi({ example: "invalid_request" }),
+    message: z.string(),
+    field: z.string().optional(),
+  }),
+}).openapi("Error");
+
+/**
+ * A JSON response (or request body) of `schema` for `createRoute`.
+ *
+ * @example
+ * ```ts
+ * responses: { 200: jsonContent(ReceiptSchema, "Stored") }
+ * ```
+ */
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { content: { "application/json": { schema } }, description };
+}
+
+/** An error response for `createRoute`. */
+export function errorContent(description: string) {
+  return jsonContent(ErrorSchema, description);
+}
+
+/** A sub-app whose zod validation failures become 400s in the JSON error shape. */
+export function newRouter<E extends object = object>(): OpenAPIHono<E & AuthEnv> {
+  return new OpenAPIHono<E & AuthEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error);
+    },
+  });
+}
