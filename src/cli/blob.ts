@@ -5,8 +5,8 @@
  *
  * @module
  */
+import { parseCommand } from "./args.ts";
 import { basename } from "node:path";
-import { parseArgs } from "node:util";
 import { MAX_FILE_BYTES, SealpostError, uploadFile } from "../sdk/mod.ts";
 import { SealpostClient } from "./client.ts";
 import { mimeFromPath } from "./submit.ts";
@@ -77,18 +77,9 @@ function errorJson(code: string, message: string, field?: string): string {
  * ```
  */
 export async function blobCommand(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (e) {
-    console.error(`${(e as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommand(args, OPTIONS, USAGE);
+  if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
-  if (flags.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const json = flags.json === true;
   try {
     if (positionals[0] !== "put") {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { parseCommand } from "./args.ts";
 import { extname } from "node:path";
 import {
   DEFAULT_RELAY_URL,
@@ -140,18 +140,9 @@ async function readFiles(specs: string[]): Promise<Record<string, FileInput>> {
  * ```
  */
 export async function submitCommand(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (e) {
-    console.error(`${(e as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommand(args, OPTIONS, USAGE);
+  if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
-  if (flags.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const json = flags.json === true;
   try {
     if (positionals.length !== 1) {
