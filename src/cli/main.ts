@@ -39,6 +39,32 @@ Common options:
   -V, --version   Show the version
 `;
 
+/** The help of each command this module runs. */
+const COMMAND_HELP: Record<string, string> = {
+  serve: `Usage: sealpost serve [--config FILE] [--data DIR] [--host HOST] [--port PORT]
+                      [--role all|relay|vault] [--relay URL]
+
+Runs the service. An empty data dir is initialised first (see "sealpost init --help"), and
+the first start prints how to reach the instance, the demo form and a submit command.
+SIGINT/SIGTERM stop accepting, finish in-flight requests and close the store.
+  --role all     relay and vault in one process (default)
+  --role relay   the public half alone: intake, uploads, queues; no private key
+  --role vault   the owner half, pulling from --relay URL (token: SEALPOST_RELAY_TOKEN once)
+`,
+  init: `Usage: sealpost init [--config FILE] [--data DIR] [--json]
+
+Prepares a data dir, idempotently: relay secret, admin token, a first user with its owner
+token, and credentials.json (0600). --json prints
+{"dataDir","baseUrl","userId","ownerToken","adminToken"}.
+`,
+  "user add":
+    `Usage: sealpost user add --name NAME [--url URL] [--token ADMIN_TOKEN] [--data DIR] [--json]
+
+Creates a user through the admin API of a running instance and prints its owner token once.
+The admin token comes from --token, SEALPOST_TOKEN, or the data dir's credentials.json.
+`,
+};
+
 const OPTIONS = {
   config: { type: "string" },
   data: { type: "string" },
@@ -200,6 +226,10 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   const command = positionals.join(" ");
+  if (flags.help && COMMAND_HELP[command]) {
+    console.log(COMMAND_HELP[command]);
+    return 0;
+  }
   if (flags.help || command === "" || command === "help") {
     console.log(USAGE);
     return command === "" && !flags.help ? 2 : 0;

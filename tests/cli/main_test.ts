@@ -54,6 +54,11 @@ Deno.test("--version, --help, unknown commands and invalid config", async () => 
   for (const command of ["serve", "init", "user add", "submit"]) {
     assert.match(help.stdout, new RegExp(command));
   }
+  for (const command of [["serve"], ["init"], ["user", "add"]]) {
+    const own = await sealpost([...command, "--help"]);
+    assert.equal(own.code, 0);
+    assert.match(own.stdout, new RegExp(`^Usage: sealpost ${command.join(" ")}`));
+  }
   const unknown = await sealpost(["frobnicate"]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /Unknown command "frobnicate"/);
