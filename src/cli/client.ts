@@ -60,12 +60,20 @@ export class SealpostClient {
       );
     }
     const text = await response.text();
-    const data = text ? JSON.parse(text) : null;
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      // Not JSON (a proxy's HTML page, say): report the status, and the text when an error.
+      if (response.ok) {
+        throw new ApiCallError(response.status, "invalid_response", `${path}: not JSON`);
+      }
+    }
     if (!response.ok) {
       throw new ApiCallError(
         response.status,
         data?.error?.code ?? "http_error",
-        data?.error?.message ?? `HTTP ${response.status}`,
+        data?.error?.message ?? `HTTP ${response.status}: ${text.slice(0, 200)}`,
       );
     }
     return data as T;

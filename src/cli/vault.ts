@@ -129,6 +129,8 @@ export function csvCell(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+const META_COLUMNS = ["_recordId", "_formId", "_savedAt"];
+
 async function exportRecords(client: SealpostClient, formId: string, flags: Flags) {
   const format = flags.format ?? "jsonl";
   if (format !== "jsonl" && format !== "csv") {
@@ -141,7 +143,7 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
   const writer = (file?.writable ?? Deno.stdout.writable).getWriter();
   const encoder = new TextEncoder();
   const progress = Deno.stderr.isTerminal();
-  const columns = ["_recordId", "_formId", "_savedAt", ...form.fields.map((f) => f.id)];
+  const columns = [...META_COLUMNS, ...form.fields.map((f) => f.id)];
   if (format === "csv") await writer.write(encoder.encode(columns.map(csvCell).join(",") + "\r\n"));
   let cursor: string | null = null;
   let count = 0;
@@ -156,8 +158,12 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
       for (const record of page.items) {
         if (format === "jsonl") chunk += JSON.stringify(record) + "\n";
         else {
-          const flat = { ...record.values, ...record } as Record<string, unknown>;
-          chunk += columns.map((c) => csvCell(csvValue(flat[c]))).join(",") + "\r\n";
+          // Metadata columns from the record, field columns from its values: a field whose id
+          // is also a record member (say "values") must not export that member.
+          const meta = record as unknown as Record<string, unknown>;
+          chunk += columns.map((c, i) =>
+            csvCell(csvValue(i < META_COLUMNS.length ? meta[c] : record.values[c]))
+          ).join(",") + "\r\n";
         }
       }
       await writer.write(encoder.encode(chunk));
@@ -352,9 +358,13 @@ export async function vaultCommand(args: string[]): Promise<number> {
     return 2;
   }
   const { values: flags, positionals } = parsed;
-  if (flags.help || positionals.length === 0) {
+  if (flags.help) {
     console.log(HELP[group] + COMMON);
-    return flags.help ? 0 : 2;
+    return 0;
+  }
+  if (positionals.length === 0) {
+    console.error(`Missing command\n\n${HELP[group]}${COMMON}`);
+    return 2;
   }
   try {
     return await run(group, positionals[0], positionals.slice(1), flags);

@@ -6,6 +6,11 @@
  * XSalsa20-Poly1305 under a key derived by scrypt (N = 2^15, r = 8, p = 1, 16-byte random salt
  * per file). Without one they are stored in clear, protected by file permissions only.
  *
+ * Reading a sealed key file without `SEALPOST_PASSPHRASE`: when stdin is a terminal the
+ * passphrase is asked once with `prompt("Vault passphrase:")`. That prompt ECHOES what is typed
+ * (Deno has no hidden input); the passphrase is never logged or written anywhere. When stdin is
+ * not a terminal (a service, a pipe) it is a {@link VaultKeyError} instead.
+ *
  * @module
  */
 import { xsalsa20poly1305 } from "@noble/ciphers/salsa.js";
@@ -76,11 +81,26 @@ async function seal(secret: Uint8Array, passphrase: string): Promise<SecretPart>
   };
 }
 
-async function unseal(file: KeyFile, path: string, passphrase: string | null): Promise<Uint8Array> {
+/** How a missing passphrase is asked for; injectable for tests. */
+export interface PassphrasePrompt {
+  /** Whether stdin is a terminal someone can type into. */
+  isTerminal(): boolean;
+  /** Asks; null when nothing was entered. */
+  prompt(message: string): string | null;
+}
+
+const TERMINAL: PassphrasePrompt = {
+  isTerminal: () => Deno.stdin.isTerminal(),
+  prompt: (message) => globalThis.prompt(message),
+};
+
+async function unseal(
+  file: KeyFile,
+  path: string,
+  getPassphrase: (path: string) => string,
+): Promise<Uint8Array> {
   if ("secretKey" in file) return Uint8Array.fromBase64(file.secretKey);
-  if (passphrase === null) {
-    throw new VaultKeyError(`Key file ${path} is passphrase-protected; set SEALPOST_PASSPHRASE`);
-  }
+  const passphrase = getPassphrase(path);
   const { N, r, p, salt, nonce, box } = file.sealed;
   const key = await scryptAsync(passphrase, Uint8Array.fromBase64(salt), { N, r, p, dkLen: 32 });
   try {
@@ -128,10 +148,42 @@ async function readKeyFile(path: string): Promise<KeyFile | null> {
 export class VaultKeys {
   #databases = new Map<string, KeyPair>();
   #manifest: Promise<SigningKeyPair> | null = null;
+  /** A passphrase typed at the prompt, kept for the other sealed files (never logged). */
+  #typed: string | null = null;
   readonly paths: ReturnType<typeof vaultPaths>;
 
-  constructor(dataDir: string, private passphrase: string | null) {
+  /**
+   * `passphrase` null: new keys are stored in clear, and a sealed key file is read with a
+   * passphrase asked on the terminal (`ask`), or fails when stdin is not a terminal.
+   */
+  constructor(
+    dataDir: string,
+    private passphrase: string | null,
+    private ask: PassphrasePrompt = TERMINAL,
+  ) {
     this.paths = vaultPaths(dataDir);
+  }
+
+  /** The passphrase to open a sealed key file: configured, typed before, or asked now. */
+  #passphraseFor = (path: string): string => {
+    if (this.passphrase !== null) return this.passphrase;
+    if (this.#typed !== null) return this.#typed;
+    if (!this.ask.isTerminal()) {
+      throw new VaultKeyError(`Key file ${path} is passphrase-protected; set SEALPOST_PASSPHRASE`);
+    }
+    const typed = this.ask.prompt("Vault passphrase:");
+    if (!typed) throw new VaultKeyError(`No passphrase entered for key file ${path}`);
+    return this.#typed = typed;
+  };
+
+  /** Unseals with {@link #passphraseFor}; a typed passphrase that fails is forgotten. */
+  async #unseal(file: KeyFile, path: string): Promise<Uint8Array> {
+    try {
+      return await unseal(file, path, this.#passphraseFor);
+    } catch (err) {
+      if (this.passphrase === null) this.#typed = null;
+      throw err;
+    }
   }
 
   async #ensureDir() {
@@ -158,7 +210,7 @@ export class VaultKeys {
     if (!file) throw new VaultKeyError(`No private key for database key ${fp} (${path})`);
     const pair = {
       publicKey: Uint8Array.fromBase64(file.publicKey),
-      secretKey: await unseal(file, path, this.passphrase),
+      secretKey: await this.#unseal(file, path),
     };
     this.#databases.set(fp, pair);
     return pair;
@@ -188,7 +240,7 @@ export class VaultKeys {
     const path = this.paths.manifestKey;
     const file = await readKeyFile(path);
     if (file) {
-      const secretKey = await unseal(file, path, this.passphrase);
+      const secretKey = await this.#unseal(file, path);
       return { publicKey: signingPublicKey(secretKey), secretKey };
     }
     await this.#ensureDir();

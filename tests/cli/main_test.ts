@@ -148,3 +148,22 @@ Deno.test("user add: creates a user through the admin API of a running instance"
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("client: a non-JSON error page becomes a clear ApiCallError", async () => {
+  const { SealpostClient, ApiCallError } = await import("../../src/cli/client.ts");
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("<html>Bad Gateway</html>", { status: 502 }),
+  );
+  try {
+    const client = new SealpostClient(`http://127.0.0.1:${server.addr.port}`, null);
+    await assert.rejects(client.call("GET", "/owner/me"), (err: Error) => {
+      assert.ok(err instanceof ApiCallError);
+      assert.equal(err.status, 502);
+      assert.match(err.message, /HTTP 502: <html>Bad Gateway/);
+      return true;
+    });
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -17,9 +17,58 @@ Deno.test("vault keys: 0600 files, reloaded; a passphrase seals them at rest", a
     assert.equal(await again.manifestFingerprint(), fp);
     await assert.rejects(new VaultKeys(dir, "wrong").databaseKey(db.fingerprint), VaultKeyError);
     await assert.rejects(
-      new VaultKeys(dir, null).databaseKey(db.fingerprint),
+      new VaultKeys(dir, null, noTerminal).databaseKey(db.fingerprint),
       /passphrase-protected; set SEALPOST_PASSPHRASE/,
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const noTerminal = {
+  isTerminal: () => false,
+  prompt: (): string | null => {
+    throw new Error("must not prompt without a terminal");
+  },
+};
+
+Deno.test("vault keys: without SEALPOST_PASSPHRASE, a terminal is asked once; else a clear error", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const keys = new VaultKeys(dir, "correct horse");
+    const db = await keys.createDatabaseKey();
+    const fp = await keys.manifestFingerprint();
+
+    // Not a terminal: the clear error, no prompt.
+    const piped = new VaultKeys(dir, null, noTerminal);
+    await assert.rejects(piped.manifestKey(), (err: Error) => {
+      assert.ok(err instanceof VaultKeyError);
+      assert.match(err.message, /manifest\.key is passphrase-protected; set SEALPOST_PASSPHRASE/);
+      return true;
+    });
+
+    // A terminal: asked once, the answer opens every sealed file.
+    const asked: string[] = [];
+    const answers = ["wrong", "correct horse"];
+    const tty = new VaultKeys(dir, null, {
+      isTerminal: () => true,
+      prompt: (message) => {
+        asked.push(message);
+        return answers.shift() ?? null;
+      },
+    });
+    await assert.rejects(tty.databaseKey(db.fingerprint), /Wrong passphrase/);
+    assert.deepEqual((await tty.databaseKey(db.fingerprint)).secretKey, db.secretKey);
+    assert.equal(await tty.manifestFingerprint(), fp);
+    assert.deepEqual(
+      asked,
+      ["Vault passphrase:", "Vault passphrase:"],
+      "a wrong one is asked again",
+    );
+
+    // Nothing entered: an error, not an empty passphrase.
+    const empty = new VaultKeys(dir, null, { isTerminal: () => true, prompt: () => null });
+    await assert.rejects(empty.databaseKey(db.fingerprint), /No passphrase entered/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
