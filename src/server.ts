@@ -24,6 +24,11 @@ import {
 } from "./webhooks/index.ts";
 import { LocalRelayLink, openVault, type Vault } from "./vault/index.ts";
 
+/** The server could not listen (address in use, no permission); the message says where. */
+export class ListenError extends Error {
+  override name = "ListenError";
+}
+
 /** A running instance. */
 export interface RunningServer {
   /** The address it listens on (with the real port when 0 was asked). */
@@ -103,11 +108,27 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const log = new BufferedLines();
   const app = buildApp({ kv, config, intake, forms, log: log.write, webhooks, vault, blobs });
   const { promise: listening, resolve: onListen } = Promise.withResolvers<Deno.NetAddr>();
-  const server = Deno.serve({
-    hostname: config.server.host,
-    port: config.server.port,
-    onListen: (addr) => onListen(addr as Deno.NetAddr),
-  }, (request, info) => app.fetch(request, info));
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      hostname: config.server.host,
+      port: config.server.port,
+      onListen: (addr) => onListen(addr as Deno.NetAddr),
+    }, (request, info) => app.fetch(request, info));
+  } catch (err) {
+    await blobs?.close();
+    await webhooks.stop();
+    kv.close();
+    await queueStopped;
+    const where = `${config.server.host}:${config.server.port}`;
+    if (err instanceof Deno.errors.AddrInUse) {
+      throw new ListenError(`Cannot listen on ${where}: the address is in use (try --port)`);
+    }
+    if (err instanceof Deno.errors.PermissionDenied) {
+      throw new ListenError(`Cannot listen on ${where}: permission denied`);
+    }
+    throw err;
+  }
   const addr = await listening;
   // Vault: with port 0 the relay URL is known only now.
   if (vault?.link instanceof LocalRelayLink) vault.link.relayUrl = publicBaseUrl(config, addr.port);

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, publicBaseUrl } from "../config/index.ts";
 import { dataPaths } from "../init/data_dir.ts";
 import { initDataDir } from "../init/init.ts";
-import { startServer } from "../server.ts";
+import { ListenError, startServer } from "../server.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import type { DemoInfo } from "../vault/index.ts";
@@ -247,7 +247,7 @@ export async function main(args: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ApiCallError) {
+    if (err instanceof ConfigError || err instanceof ApiCallError || err instanceof ListenError) {
       console.error(err.message);
       return 1;
     }

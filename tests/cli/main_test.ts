@@ -167,3 +167,23 @@ Deno.test("client: a non-JSON error page becomes a clear ApiCallError", async ()
     await server.shutdown();
   }
 });
+
+Deno.test("serve: a port in use is a clear error and exit 1, not a crash", async () => {
+  const dir = await Deno.makeTempDir();
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const port = (taken.addr as Deno.NetAddr).port;
+    const res = await sealpost(["serve", "--data", dir, "--port", String(port)], {
+      SEALPOST_SERVER_REQUEST_LOG: "false",
+    });
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(
+      res.stderr,
+      new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${port}: the address is in use`),
+    );
+    assert.doesNotMatch(res.stderr, /Uncaught|at startServer/);
+  } finally {
+    taken.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
