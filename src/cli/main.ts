@@ -105,6 +105,13 @@ async function serve(flags: Flags): Promise<number> {
   const config = await configFrom(flags);
   const init = await initDataDir(config);
   const server = await startServer(config);
+  // Listen for signals before saying anything: whoever reads the banner may stop us at once.
+  const stop = () => {
+    console.log("Shutting down: finishing in-flight requests");
+    server.shutdown();
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
   if (init.created) {
     console.log(
       `Sealpost ${VERSION} initialised ${config.data_dir} and listens on ${server.url}\n` +
@@ -117,12 +124,6 @@ async function serve(flags: Flags): Promise<number> {
   } else {
     console.log(`Sealpost ${VERSION} listens on ${server.url} (data: ${config.data_dir})`);
   }
-  const stop = () => {
-    console.log("Shutting down: finishing in-flight requests");
-    server.shutdown();
-  };
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
   // Vault first run (src/vault): a database, the manifest key and a published demo form.
   if (server.vault) {
     try {

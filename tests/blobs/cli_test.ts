@@ -1,32 +1,9 @@
+import { sealpost } from "../_support/cli.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startInstance } from "../_support/server.ts";
 import { random, sha256 } from "./_helpers.ts";
 import { readUrl } from "./_http.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-async function sealpost(args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    // Only what deno needs: no SEALPOST_* of the calling shell leaks in.
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      ...env,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
 
 Deno.test("sealpost blob put: uploads and prints the owned file reference", async () => {
   const inst = await startInstance();

@@ -1,22 +1,8 @@
+import { sealpost } from "../_support/cli.ts";
 import assert from "node:assert/strict";
 import { spawnServer } from "../_support/process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-async function sealpost(args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
 
 Deno.test("init --json: creates the data dir once, secrets 0600, idempotent", async () => {
   const dir = await Deno.makeTempDir();

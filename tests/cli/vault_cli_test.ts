@@ -1,22 +1,7 @@
+import { sealpost } from "../_support/cli.ts";
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
 import { spawnServer } from "../_support/process.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-async function sealpost(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
 
 const FIELDS = [
   { id: "name", label: "Name", kind: "text", required: true },
