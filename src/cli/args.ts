@@ -1,10 +1,11 @@
 /**
- * Flag parsing shared by every command: strict `node:util` parseArgs, usage on errors,
- * `--help`.
+ * Flag parsing and failure reporting shared by the commands: strict `node:util` parseArgs,
+ * usage on errors, `--help`, exit codes.
  *
  * @module
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { SealpostError, ValidationError } from "../sdk/mod.ts";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -41,4 +42,33 @@ export function parseCommand<O extends Options>(
     return 0;
   }
   return parsed;
+}
+
+/** A command was called wrongly (exit 2, with its usage). */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** The JSON error line a command prints with `--json`. */
+function errorJson(code: string, message: string, field?: string): string {
+  return JSON.stringify({ error: field ? { code, message, field } : { code, message } });
+}
+
+/**
+ * Reports a failed SDK-backed command on stderr (JSON with `--json`) and returns its exit
+ * code: 2 for a {@link UsageError} (with `usage`), 1 for a refusal ({@link SealpostError},
+ * listing each field of a {@link ValidationError}). Anything else is rethrown.
+ */
+export function reportFailure(err: unknown, json: boolean, usage: string): number {
+  if (err instanceof UsageError) {
+    console.error(json ? errorJson("usage", err.message) : `${err.message}\n\n${usage}`);
+    return 2;
+  }
+  if (!(err instanceof SealpostError)) throw err;
+  if (json) console.error(errorJson(err.code, err.message, err.field));
+  else if (err instanceof ValidationError) {
+    const lines = err.issues.map((i) => `  ${i.field || "values"}: ${i.message}`);
+    console.error(`Refused (${err.code}):\n${lines.join("\n")}`);
+  } else console.error(`Refused (${err.code}${err.field ? `, ${err.field}` : ""}): ${err.message}`);
+  return 1;
 }

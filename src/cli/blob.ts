@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { parseCommand } from "./args.ts";
+import { parseCommand, reportFailure, UsageError } from "./args.ts";
 import { basename } from "node:path";
 import { MAX_FILE_BYTES, SealpostError, uploadFile } from "../sdk/mod.ts";
 import { SealpostClient } from "./client.ts";
@@ -43,8 +43,6 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-class UsageError extends Error {}
-
 async function readUpload(path: string): Promise<Uint8Array> {
   let info: Deno.FileInfo;
   try {
@@ -61,10 +59,6 @@ async function readUpload(path: string): Promise<Uint8Array> {
   }
   // At most 50 MB, read once: the bytes hashed are exactly the bytes sent.
   return await Deno.readFile(path);
-}
-
-function errorJson(code: string, message: string, field?: string): string {
-  return JSON.stringify({ error: field ? { code, message, field } : { code, message } });
 }
 
 /**
@@ -115,16 +109,6 @@ export async function blobCommand(args: string[]): Promise<number> {
     console.log(JSON.stringify(printed, null, json ? undefined : 2));
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(json ? errorJson("usage", e.message) : `${e.message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (!(e instanceof SealpostError)) throw e;
-    console.error(
-      json
-        ? errorJson(e.code, e.message, e.field)
-        : `Refused (${e.code}${e.field ? `, ${e.field}` : ""}): ${e.message}`,
-    );
-    return 1;
+    return reportFailure(e, json, USAGE);
   }
 }

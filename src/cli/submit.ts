@@ -4,16 +4,9 @@
  *
  * @module
  */
-import { parseCommand } from "./args.ts";
+import { parseCommand, reportFailure, UsageError } from "./args.ts";
 import { extname } from "node:path";
-import {
-  DEFAULT_RELAY_URL,
-  fetchManifest,
-  type FileInput,
-  SealpostError,
-  submitForm,
-  ValidationError,
-} from "../sdk/mod.ts";
+import { DEFAULT_RELAY_URL, fetchManifest, type FileInput, submitForm } from "../sdk/mod.ts";
 
 const USAGE =
   `Usage: sealpost submit <formId|manifest-url> --values FILE --pin FINGERPRINT [options]
@@ -80,8 +73,6 @@ const MIME: Record<string, string> = {
 export function mimeFromPath(path: string): string {
   return MIME[extname(path).toLowerCase()] ?? "application/octet-stream";
 }
-
-class UsageError extends Error {}
 
 async function readValues(path: string): Promise<Record<string, unknown>> {
   let text: string;
@@ -168,23 +159,6 @@ export async function submitCommand(args: string[]): Promise<number> {
     );
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(json ? errorJson("usage", e.message) : `${e.message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (!(e instanceof SealpostError)) throw e;
-    if (json) console.error(errorJson(e.code, e.message, e.field));
-    else if (e instanceof ValidationError) {
-      console.error(
-        `Refused (${e.code}):\n${
-          e.issues.map((i) => `  ${i.field || "values"}: ${i.message}`).join("\n")
-        }`,
-      );
-    } else console.error(`Refused (${e.code}${e.field ? `, ${e.field}` : ""}): ${e.message}`);
-    return 1;
+    return reportFailure(e, json, USAGE);
   }
-}
-
-function errorJson(code: string, message: string, field?: string): string {
-  return JSON.stringify({ error: field ? { code, message, field } : { code, message } });
 }
