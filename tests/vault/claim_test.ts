@@ -3,29 +3,16 @@ import { fetchManifest, submitForm, uploadFile } from "../../src/sdk/mod.ts";
 import { blobKeys } from "../../src/store/keys.ts";
 import { openStore } from "../../src/store/kv.ts";
 import { call, startInstance } from "../_support/server.ts";
+import { vaultForm } from "../_support/vault.ts";
 
 Deno.test("ingest claims the owned files a record refers to, so the orphan sweep keeps them", async () => {
   const inst = await startInstance();
   const token = inst.credentials.ownerToken;
   try {
-    const db = await call(`${inst.url}/vault/databases`, {
-      method: "POST",
-      token,
-      json: { name: "m" },
-    });
-    const form = await call(`${inst.url}/vault/forms`, {
-      method: "POST",
-      token,
-      json: {
-        databaseId: db.body.id,
-        title: "Photos",
-        fields: [{ id: "photo", label: "Photo", kind: "image", required: true }],
-        publish: true,
-      },
-    });
-    assert.equal(form.status, 201, JSON.stringify(form.body));
-    const pin = (await call(`${inst.url}/vault/manifest-key`, { token })).body.fingerprint;
-    const manifest = await fetchManifest(form.body.formId, { relayUrl: inst.url, pin });
+    const { form, pin } = await vaultForm(inst, "Photos", [
+      { id: "photo", label: "Photo", kind: "image", required: true },
+    ]);
+    const manifest = await fetchManifest(form.formId, { relayUrl: inst.url, pin });
     const bytes = crypto.getRandomValues(new Uint8Array(4096));
     const photo = await uploadFile(manifest, { data: bytes, fileName: "p.png", mime: "image/png" });
     assert.equal(photo.owned, true);
@@ -41,8 +28,7 @@ Deno.test("ingest claims the owned files a record refers to, so the orphan sweep
       };
       assert.deepEqual(await unclaimed(), [photo.hash], "uploaded, not yet claimed");
       const receipt = await submitForm(manifest, { photo });
-      const recordUrl =
-        `${inst.url}/vault/forms/${form.body.formId}/records/${receipt.submissionId}`;
+      const recordUrl = `${inst.url}/vault/forms/${form.formId}/records/${receipt.submissionId}`;
       const end = Date.now() + 10_000;
       while ((await call(recordUrl, { token })).status !== 200 && Date.now() < end) {
         await new Promise((r) => setTimeout(r, 50));

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { buildEnvelope, buildPayload, fetchManifest, seal, submitForm } from "../../src/sdk/mod.ts";
-import { call, startInstance, type TestInstance } from "../_support/server.ts";
+import { call, startInstance } from "../_support/server.ts";
+import { vaultForm } from "../_support/vault.ts";
 
 const FIELDS = [
   { id: "name", label: "Name", kind: "text", required: true },
@@ -11,25 +12,6 @@ const FIELDS = [
   { id: "where", label: "Where", kind: "geo" },
   { id: "photo", label: "Photo", kind: "image" },
 ];
-
-async function vaultSetup(inst: TestInstance) {
-  const token = inst.credentials.ownerToken;
-  const db = await call(`${inst.url}/vault/databases`, {
-    method: "POST",
-    token,
-    json: { name: "main" },
-  });
-  assert.equal(db.status, 201, JSON.stringify(db.body));
-  const form = await call(`${inst.url}/vault/forms`, {
-    method: "POST",
-    token,
-    json: { databaseId: db.body.id, title: "Survey", fields: FIELDS, publish: true },
-  });
-  assert.equal(form.status, 201, JSON.stringify(form.body));
-  assert.equal(form.body.publishedVersion, 1);
-  const key = await call(`${inst.url}/vault/manifest-key`, { token });
-  return { token, db: db.body, form: form.body, pin: key.body.fingerprint as string };
-}
 
 async function waitFor<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
   const end = Date.now() + 10_000;
@@ -44,7 +26,7 @@ async function waitFor<T>(probe: () => Promise<T | null>, what: string): Promise
 Deno.test("vault end to end: SDK submit, typed record, amend, stale version quarantined then fixed", async () => {
   const inst = await startInstance();
   try {
-    const { token, db, form, pin } = await vaultSetup(inst);
+    const { token, db, form, pin } = await vaultForm(inst, "Survey", FIELDS);
     const manifest = await fetchManifest(form.formId, { relayUrl: inst.url, pin });
     assert.equal(manifest.recipient.publicKey, db.publicKey);
     const photo = {
@@ -158,7 +140,7 @@ Deno.test("vault end to end: SDK submit, typed record, amend, stale version quar
 Deno.test("vault records: owner create, edit, delete; invalid values are a 400", async () => {
   const inst = await startInstance();
   try {
-    const { token, form } = await vaultSetup(inst);
+    const { token, form } = await vaultForm(inst, "Survey", FIELDS);
     const base = `${inst.url}/vault/forms/${form.formId}/records`;
     const bad = await call(base, { method: "POST", token, json: { values: { age: 3 } } });
     assert.equal(bad.status, 400);

@@ -1,3 +1,4 @@
+import { vaultForm } from "../_support/vault.ts";
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm, verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { call, startInstance } from "../_support/server.ts";
@@ -20,19 +21,8 @@ Deno.test({
     const inst = await startInstance();
     try {
       const token = inst.credentials.ownerToken;
-      const db = await call(`${inst.url}/vault/databases`, {
-        method: "POST",
-        token,
-        json: { name: "main" },
-      });
-      assert.equal(db.status, 201, JSON.stringify(db.body));
-      const form = await call(`${inst.url}/vault/forms`, {
-        method: "POST",
-        token,
-        json: { databaseId: db.body.id, title: "Survey", fields: FIELDS, publish: true },
-      });
-      assert.equal(form.status, 201, JSON.stringify(form.body));
-      const formId = form.body.formId;
+      const { form, pin } = await vaultForm(inst, "Survey", FIELDS);
+      const formId = form.formId;
       const hook = await call(`${inst.url}/owner/forms/${formId}/webhooks`, {
         method: "POST",
         token,
@@ -41,7 +31,6 @@ Deno.test({
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
 
       // A sender submits with an uploaded photo; the vault ingests and saves the record.
-      const pin = (await call(`${inst.url}/vault/manifest-key`, { token })).body.fingerprint;
       const manifest = await fetchManifest(formId, { relayUrl: inst.url, pin });
       const bytes = crypto.getRandomValues(new Uint8Array(2048));
       const receipt = await submitForm(manifest, { name: "Ada", age: "36", where: "51.5,-0.12" }, {

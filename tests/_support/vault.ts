@@ -1,0 +1,25 @@
+/**
+ * Vault fixture: a database, a published form of `fields`, and the manifest-key pin.
+ */
+import assert from "node:assert/strict";
+import { call, type TestInstance } from "./server.ts";
+
+/** Creates a database and publishes a form of `fields` to it, through the owner API. */
+export async function vaultForm(inst: TestInstance, title: string, fields: unknown[]) {
+  const token = inst.credentials.ownerToken;
+  const db = await call(`${inst.url}/vault/databases`, {
+    method: "POST",
+    token,
+    json: { name: "main" },
+  });
+  assert.equal(db.status, 201, JSON.stringify(db.body));
+  const form = await call(`${inst.url}/vault/forms`, {
+    method: "POST",
+    token,
+    json: { databaseId: db.body.id, title, fields, publish: true },
+  });
+  assert.equal(form.status, 201, JSON.stringify(form.body));
+  assert.equal(form.body.publishedVersion, 1);
+  const key = await call(`${inst.url}/vault/manifest-key`, { token });
+  return { token, db: db.body, form: form.body, pin: key.body.fingerprint as string };
+}
