@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import sodium from "libsodium-wrappers";
 import { generateKeyPair } from "../src/crypto/keys.ts";
 import { open, seal, type X25519Impl, x25519Impl } from "../src/crypto/sealed_box.ts";
-import { Nacl } from "../tests/crypto/_nacl.ts";
+import { Nacl } from "../tests/_support/nacl.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

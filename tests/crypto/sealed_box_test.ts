@@ -15,7 +15,7 @@ import {
   type X25519Impl,
   x25519Impl,
 } from "../../src/crypto/sealed_box.ts";
-import { Nacl } from "./_nacl.ts";
+import { Nacl } from "../_support/nacl.ts";
 
 interface Impl {
   name: string;

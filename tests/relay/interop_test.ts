@@ -1,22 +1,24 @@
 import assert from "node:assert/strict";
-import { naclKeygen, naclOpen, naclSeal } from "../_support/python.ts";
+import { Nacl } from "../_support/nacl.ts";
 import { newSubmissionId } from "../_support/owner.ts";
 import { call, startInstance } from "../_support/server.ts";
 
 Deno.test("libsodium end to end: key registered, envelope sealed and opened by python3-nacl", async () => {
   const inst = await startInstance();
+  const nacl = new Nacl();
   const token = inst.credentials.ownerToken;
   try {
     // The owner's key pair and the proof of possession are libsodium's.
-    const pair = await naclKeygen();
+    const pair = await nacl.keyPair();
     const publicKey = pair.publicKey.toBase64();
     const started = await call(`${inst.url}/owner/databases`, {
       method: "POST",
       token,
       json: { name: "nacl", publicKey },
     });
-    const answer = await naclOpen(
+    const answer = await nacl.open(
       Uint8Array.fromBase64(started.body.sealedChallenge),
+      pair.publicKey,
       pair.secretKey,
     );
     const db = await call(`${inst.url}/owner/databases/verify`, {
@@ -47,7 +49,7 @@ Deno.test("libsodium end to end: key registered, envelope sealed and opened by p
       formSchema: "",
       mode: "Create",
     }));
-    const sealed = await naclSeal(payload, pair.publicKey);
+    const sealed = await nacl.seal(payload, pair.publicKey);
     const submissionId = newSubmissionId();
     const posted = await call(`${inst.url}/submissions`, {
       method: "POST",
@@ -63,12 +65,14 @@ Deno.test("libsodium end to end: key registered, envelope sealed and opened by p
 
     const queue = await call(`${inst.url}/owner/queues/${db.body.fingerprint}`, { token });
     assert.equal(queue.body.items[0].submissionId, submissionId);
-    const opened = await naclOpen(
+    const opened = await nacl.open(
       Uint8Array.fromBase64(queue.body.items[0].ciphertext),
+      pair.publicKey,
       pair.secretKey,
     );
     assert.deepEqual(opened, payload);
   } finally {
+    await nacl.close();
     await inst.close();
   }
 });

@@ -2,11 +2,11 @@
  * python3-nacl (libsodium, C) driven over a pipe: a second sealed-box implementation that
  * nobody here wrote. One process serves a whole test file.
  */
-import { PYTHON } from "../_support/python.ts";
+import { PYTHON } from "./python.ts";
 import { fromBase64, toBase64 } from "../../src/crypto/encoding.ts";
 import type { KeyPair } from "../../src/crypto/keys.ts";
 
-const HELPER = new URL("./_nacl_helper.py", import.meta.url).pathname;
+const HELPER = new URL("./nacl_helper.py", import.meta.url).pathname;
 
 /** A running helper process. */
 export class Nacl {
