@@ -2,6 +2,12 @@
  * Record events: the vault emits one per insert, update or delete of a record, in the same
  * atomic operation as the change; webhook delivery consumes them.
  *
+ * An event is a row of the outbox (`keys.recordEvent`), written with the change and deleted
+ * by the consumer in the operation that records what it did with it, so an event committed
+ * is never lost. After the commit the writer announces it in-process
+ * ({@link announceRecordEvents}); the consumer works from the announcement, with no store
+ * round trip, and scans the outbox on start and for anything an announcement missed.
+ *
  * @module
  */
 import { keys } from "../store/keys.ts";
@@ -12,7 +18,7 @@ export type RecordReason = "insert" | "update" | "delete";
 
 /** A record as it was when the event happened. */
 export interface RecordEvent {
-  /** Unique id of this event. */
+  /** Unique id of this event; ids sort by creation time. */
   eventId: string;
   reason: RecordReason;
   recordId: string;
@@ -25,14 +31,60 @@ export interface RecordEvent {
   values: Record<string, unknown>;
 }
 
-/** The queue message that announces an event. */
-export const RECORD_EVENT_KIND = "record_event";
+/** An event as stored in the outbox: the event and the part count of its row. */
+export interface StoredRecordEvent {
+  event: RecordEvent;
+  /** Parts of its outbox row (`keys.recordEvent(eventId)`), needed to delete it. */
+  parts: number;
+}
+
+/** Receives announcements of committed events. */
+export type RecordEventListener = (events: StoredRecordEvent[]) => void;
+
+let lastIdMs = 0;
+let idCounter = 0;
 
 /**
- * Adds `event` to `op`: its snapshot (parts under `keys.recordEvent`) and a queue message
- * announcing it. The caller commits `op` with the record change itself.
+ * A new event id: milliseconds and a per-process counter (so ids of one process sort in
+ * creation order), then randomness.
+ *
+ * @example
+ * ```ts
+ * newEventId(); // "0mhx8k2a9000004d1c2e3f4a5b6c7d8e"
+ * ```
  */
-export function emitRecordEvent(op: Deno.AtomicOperation, event: RecordEvent): void {
-  const parts = setLargeValue(op, keys.recordEvent(event.eventId), event);
-  op.enqueue({ kind: RECORD_EVENT_KIND, eventId: event.eventId, parts });
+export function newEventId(now = Date.now()): string {
+  if (now > lastIdMs) {
+    lastIdMs = now;
+    idCounter = 0;
+  }
+  const count = (idCounter++).toString(36).padStart(4, "0");
+  return `${lastIdMs.toString(36).padStart(9, "0")}${count}${
+    crypto.getRandomValues(new Uint8Array(8)).toHex()
+  }`;
+}
+
+/**
+ * Adds `event` to `op` as an outbox row. The caller commits `op` with the record change
+ * itself, then announces the result with {@link announceRecordEvents}.
+ */
+export function emitRecordEvent(op: Deno.AtomicOperation, event: RecordEvent): StoredRecordEvent {
+  return { event, parts: setLargeValue(op, keys.recordEvent(event.eventId), event) };
+}
+
+/** Listeners by store: the writers and the consumer of one process share the KV handle. */
+const listeners = new WeakMap<Deno.Kv, Set<RecordEventListener>>();
+
+/** Tells this process's consumers of `kv`'s events that `events` are committed. */
+export function announceRecordEvents(kv: Deno.Kv, events: StoredRecordEvent[]): void {
+  if (events.length === 0) return;
+  for (const listener of listeners.get(kv) ?? []) listener(events);
+}
+
+/** Subscribes to announcements of `kv`'s committed events; returns the unsubscribe. */
+export function onRecordEvents(kv: Deno.Kv, listener: RecordEventListener): () => void {
+  let set = listeners.get(kv);
+  if (!set) listeners.set(kv, set = new Set());
+  set.add(listener);
+  return () => set.delete(listener);
 }

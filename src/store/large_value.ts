@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { concatBytes, utf8Decode } from "../crypto/encoding.ts";
 
 /** Bytes per part, under the 64 KiB value limit. */
 const PART_BYTES = 60 * 1024;
@@ -51,15 +52,12 @@ export function setLargeValue(
 export async function getLargeValue<T>(kv: Deno.Kv, prefix: Deno.KvKey): Promise<T | null> {
   const parts: Uint8Array[] = [];
   for await (const entry of kv.list<Uint8Array>({ prefix })) parts.push(entry.value);
-  if (parts.length === 0) return null;
-  const size = parts.reduce((n, p) => n + p.length, 0);
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return JSON.parse(new TextDecoder().decode(bytes)) as T;
+  return parts.length === 0 ? null : parseLargeValue<T>(parts);
+}
+
+/** The value of the `parts` of a large value, read in order. */
+export function parseLargeValue<T>(parts: Uint8Array[]): T {
+  return JSON.parse(utf8Decode(concatBytes(...parts))) as T;
 }
 
 /** Adds the deletion of a value's `parts` parts to `op`. */

@@ -11,6 +11,7 @@
  * @module
  */
 import { open } from "../crypto/sealed_box.ts";
+import { announceRecordEvents, type StoredRecordEvent } from "../events/record_event.ts";
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import { type SubmissionPayload, SubmissionPayloadSchema } from "../forms/payload.ts";
 import {
@@ -308,6 +309,7 @@ export class Ingestor {
         // Group-committed with the page's other records (one atomic operation per batch).
         const bytes = write ? JSON.stringify(write.values).length : 0;
         const parts = Math.ceil(bytes / (60 * 1024)) + 1;
+        let event: StoredRecordEvent | null = null;
         const result = await this.#committer.commit({
           lock: item.submissionId,
           // The record's versionstamp covers owner edits and deletes (a delete removes the
@@ -321,9 +323,10 @@ export class Ingestor {
               op.delete(stale.key);
               deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), stale.value.parts);
             }
-            if (write) addRecordWrite(op, current.value, write);
+            if (write) event = addRecordWrite(op, current.value, write);
           },
         });
+        if (result.ok && event) announceRecordEvents(this.kv, [event]);
         if (result.ok) return write ? "record" : "duplicate";
       }
       throw new Error(`Record of submission ${item.submissionId} kept changing`);

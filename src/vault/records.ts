@@ -7,7 +7,13 @@
  *
  * @module
  */
-import { emitRecordEvent, type RecordReason } from "../events/record_event.ts";
+import {
+  announceRecordEvents,
+  emitRecordEvent,
+  newEventId,
+  type RecordReason,
+  type StoredRecordEvent,
+} from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
 import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
 import { vaultKeys, type VaultRecordRow, type VaultTombstoneRow } from "../store/keys.ts";
@@ -70,14 +76,15 @@ export interface RecordWrite {
 
 /**
  * Adds an insert (when `current` is null) or an update of a record to `op`, with its event.
- * The caller checks `current`'s versionstamp in `op` and commits.
+ * The caller checks `current`'s versionstamp in `op`, commits, then announces the event
+ * (`announceRecordEvents`).
  */
 export function addRecordWrite(
   op: Deno.AtomicOperation,
   current: VaultRecordRow | null,
   write: RecordWrite,
   now = new Date(),
-): VaultRecordRow {
+): StoredRecordEvent {
   checkRecordSize(write.values);
   const savedAt = savedAtOf(now);
   const valuesKey = vaultKeys.recordValues(write.formId, write.recordId);
@@ -94,8 +101,7 @@ export function addRecordWrite(
     parts,
   };
   op.set(vaultKeys.record(write.formId, write.recordId), row);
-  emit(op, current ? "update" : "insert", row, write.values);
-  return row;
+  return emit(op, current ? "update" : "insert", row, write.values);
 }
 
 function emit(
@@ -103,11 +109,9 @@ function emit(
   reason: RecordReason,
   row: VaultRecordRow,
   values: Record<string, unknown>,
-) {
-  emitRecordEvent(op, {
-    eventId: `${Date.now().toString(36).padStart(9, "0")}${
-      crypto.getRandomValues(new Uint8Array(8)).toHex()
-    }`,
+): StoredRecordEvent {
+  return emitRecordEvent(op, {
+    eventId: newEventId(),
     reason,
     recordId: row.recordId,
     formId: row.formId,
@@ -179,19 +183,23 @@ export async function listRecords(
 
 /**
  * Writes with an optimistic check on the record head, retried on a concurrent change.
- * `build` gets the current head and adds the whole change to `op`.
+ * `build` gets the current head, adds the whole change to `op` and returns its event, which
+ * is announced once committed.
  */
-export async function commitRecordChange<T>(
+export async function commitRecordChange(
   kv: Deno.Kv,
   formId: string,
   recordId: string,
-  build: (op: Deno.AtomicOperation, current: VaultRecordRow | null) => Promise<T> | T,
-): Promise<T> {
+  build: (
+    op: Deno.AtomicOperation,
+    current: VaultRecordRow | null,
+  ) => Promise<StoredRecordEvent> | StoredRecordEvent,
+): Promise<void> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await getRecordEntry(kv, formId, recordId);
     const op = kv.atomic().check(entry);
-    const result = await build(op, entry.value);
-    if ((await op.commit()).ok) return result;
+    const event = await build(op, entry.value);
+    if ((await op.commit()).ok) return announceRecordEvents(kv, [event]);
   }
   throw new ApiError(409, "conflict", `Record "${recordId}" kept changing; try again`);
 }
@@ -213,6 +221,6 @@ export async function deleteRecord(kv: Deno.Kv, formId: string, recordId: string
       };
       op.set(vaultKeys.tombstone(formId, recordId), tombstone);
     }
-    emit(op, "delete", { ...current, savedAt: savedAtOf(new Date()) }, values);
+    return emit(op, "delete", { ...current, savedAt: savedAtOf(new Date()) }, values);
   });
 }

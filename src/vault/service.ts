@@ -159,7 +159,7 @@ export class Vault {
     const recordId = crypto.getRandomValues(new Uint8Array(16)).toHex();
     await this.#write(formId, recordId, (op, current) => {
       if (current) throw new ApiError(409, "conflict", `Record "${recordId}" exists`);
-      addRecordWrite(op, null, {
+      return addRecordWrite(op, null, {
         formId,
         recordId,
         schemaVersion: form.schemaVersion,
@@ -188,7 +188,7 @@ export class Vault {
       if (!current) {
         throw new ApiError(404, "record_not_found", `No record "${recordId}"`, "recordId");
       }
-      addRecordWrite(op, current, {
+      return addRecordWrite(op, current, {
         formId,
         recordId,
         schemaVersion: form.schemaVersion,
@@ -203,7 +203,7 @@ export class Vault {
   async #write(
     formId: string,
     recordId: string,
-    build: Parameters<typeof commitRecordChange<void>>[3],
+    build: Parameters<typeof commitRecordChange>[3],
   ) {
     try {
       await commitRecordChange(this.kv, formId, recordId, build);

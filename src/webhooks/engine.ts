@@ -1,21 +1,23 @@
 /**
- * The delivery engine, on the Deno KV queue.
+ * The delivery engine.
  *
- * A `record_event` message becomes one delivery per configuration of the form that fires on
- * the event: its body rendered once, its state, and its first attempt message, written in one
- * atomic operation. Each attempt sends the stored body, logs the attempt, and in one atomic
- * operation writes the new state with the next attempt message (`delay` = schedule + jitter,
- * raised by Retry-After), or marks the delivery delivered or failed. A failure flags its
- * configuration for the owner until the configuration is edited or retried.
+ * Record events come from the outbox the vault writes with each record change
+ * (src/events): announced in-process as they commit, and found by a scan of the outbox on
+ * start and whenever announcements were missed or dropped (more waiting than memory holds).
+ * For each configuration of the form that fires on the event, the body is rendered once and
+ * the first attempt is made at once; then one atomic operation records every delivery of
+ * the event (state, body, attempt) and deletes the event from the outbox. A crash before
+ * that leaves the event in the outbox, so it is sent again after the restart: at least once.
  *
- * A first attempt due at once is made by the handler that created the delivery, without
- * waiting for its message (one queue hop less); the message, when it comes, waits for that
- * attempt and finds nothing left to do. Writes of concurrent handlers share atomic
- * operations (group commit).
- *
- * At least once: the state is in KV before any message that acts on it; a message names the
- * state it expects (a token), so stale or duplicate messages do nothing; sweeps re-arm a
- * pending delivery whose message went missing (and finish record events never processed).
+ * Later attempts are Deno KV queue messages with `delay`, each written in the same atomic
+ * operation as the state that expects it: a delivery left pending by a transient failure
+ * (or whose first attempt is scheduled later, or could not get a slot of its configuration)
+ * gets a message naming it with a token, so stale or duplicate messages do nothing. Each
+ * attempt logs itself and, in one atomic operation, writes the new state with the next
+ * message (`delay` = schedule + jitter, raised by Retry-After), or marks the delivery
+ * delivered or failed. A failure flags its configuration for the owner until the
+ * configuration is edited or retried. Writes of concurrent deliveries share atomic
+ * operations (group commit). A sweep re-arms a pending delivery whose message went missing.
  * Deno KV's own redelivery schedule is never relied on.
  *
  * @module
@@ -23,7 +25,11 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { Config } from "../config/index.ts";
 import { utf8Encode } from "../crypto/encoding.ts";
-import { RECORD_EVENT_KIND, type RecordEvent } from "../events/record_event.ts";
+import {
+  onRecordEvents,
+  type RecordEvent,
+  type StoredRecordEvent,
+} from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
 import {
   keys,
@@ -35,7 +41,7 @@ import {
   webhookKeys as k,
   type WebhookPendingRow,
 } from "../store/keys.ts";
-import { deleteLargeValue, getLargeValue, MAX_LARGE_VALUE_BYTES } from "../store/large_value.ts";
+import { deleteLargeValue, MAX_LARGE_VALUE_BYTES, parseLargeValue } from "../store/large_value.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
 import type { QueueDispatcher, QueueMessage } from "../store/queue.ts";
 import type { FormSource } from "./forms.ts";
@@ -76,6 +82,10 @@ export interface WebhookEngineOptions {
   log?: (line: string) => void;
   /** Randomness of the jitter (default `Math.random`). */
   random?: () => number;
+  /** Record events held in memory at most; the rest wait in the outbox (default 10,000). */
+  maxWaiting?: number;
+  /** Record events processed at once (default 512). */
+  maxActive?: number;
 }
 
 /** What a test send did. */
@@ -99,8 +109,8 @@ interface NewDelivery {
   mutations: number;
   bytes: number;
   apply(op: Deno.AtomicOperation): void;
-  /** For a first attempt due now: what the creating handler needs to make it at once. */
-  inline?: { body: Uint8Array; message: AttemptMessage };
+  /** Runs once the delivery is recorded. */
+  after?: () => void;
 }
 
 const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
@@ -121,6 +131,8 @@ const DEFER_MS = 1_000;
 const STOPPING_REQUEUE_MS = 1_000;
 /** How often the recovery sweep runs. */
 const SWEEP_INTERVAL_MS = 60_000;
+/** Settled events remembered, so a scan that read one before it was settled skips it. */
+const MAX_RECENT = 20_000;
 /** The root of the record event snapshots (`keys.recordEvent(id)` is `[root, id]`). */
 const RECORD_EVENTS_ROOT = keys.recordEvent("")[0];
 
@@ -131,9 +143,14 @@ const newToken = () => crypto.getRandomValues(new Uint8Array(8)).toHex();
  * replay of the event (idempotent creation), ordered by the record's save time.
  */
 function deliveryIdOf(event: RecordEvent, webhookId: string): string {
-  const ms = Date.parse(`${event.savedAt.slice(0, 23)}Z`);
-  const time = (Number.isNaN(ms) ? 0 : ms).toString(16).padStart(12, "0");
+  const time = savedAtMs(event.savedAt).toString(16).padStart(12, "0");
   return time + sha256(utf8Encode(`${event.eventId}/${webhookId}`)).toHex().slice(0, 20);
+}
+
+/** Epoch milliseconds of a `savedAt` (0 when unreadable). */
+function savedAtMs(savedAt: string): number {
+  const ms = Date.parse(`${savedAt.slice(0, 23)}Z`);
+  return Number.isNaN(ms) ? 0 : ms;
 }
 
 /**
@@ -158,6 +175,8 @@ export class WebhookEngine {
   #resolve?: Resolver;
   #log: (line: string) => void;
   #random: () => number;
+  #maxWaiting: number;
+  #maxActive: number;
   #limiter: KeyedLimiter;
   /** Folds concurrent handlers' writes into shared atomic operations. */
   #committer: GroupCommitter;
@@ -166,8 +185,19 @@ export class WebhookEngine {
   /** Deliveries whose attempt is under way. */
   #sending = new Set<string>();
   #running = new Set<Promise<unknown>>();
-  #stopping = false;
+  #stopping = true;
   #sweeper: ReturnType<typeof setInterval> | null = null;
+  #unsubscribe: (() => void) | null = null;
+  /** Events waiting to be processed, oldest first. */
+  #waiting: StoredRecordEvent[] = [];
+  /** Ids of the events waiting or being processed. */
+  #known = new Set<string>();
+  /** Ids of events settled lately (insertion order, trimmed to MAX_RECENT). */
+  #recent = new Set<string>();
+  #active = 0;
+  /** The youngest age an outbox scan asked for will take, or null when none is asked for. */
+  #scanAge: number | null = null;
+  #scanning = false;
 
   constructor(options: WebhookEngineOptions) {
     this.store = options.store;
@@ -178,16 +208,14 @@ export class WebhookEngine {
     this.#resolve = options.resolve;
     this.#log = options.log ?? ((line) => console.error(line));
     this.#random = options.random ?? Math.random;
+    this.#maxWaiting = options.maxWaiting ?? 10_000;
+    this.#maxActive = options.maxActive ?? 512;
     this.#limiter = new KeyedLimiter(options.settings.concurrency_per_webhook);
     this.#committer = new GroupCommitter(this.#kv);
   }
 
-  /** Registers the handlers of record events and delivery attempts. */
+  /** Registers the handler of delivery attempt messages. */
   register(dispatcher: QueueDispatcher): void {
-    dispatcher.on(RECORD_EVENT_KIND, (m) =>
-      this.#handle(m, async () => {
-        await this.processEvent(String(m.eventId), Number(m.parts));
-      }));
     dispatcher.on(
       WEBHOOK_ATTEMPT_KIND,
       (m) => this.#handle(m, () => this.#attempt(m as AttemptMessage)),
@@ -211,11 +239,13 @@ export class WebhookEngine {
   }
 
   /**
-   * Recovers what a stop may have left (re-arms every overdue pending delivery, processes
-   * leftover record events, finishes interrupted removals), then sweeps once a minute.
+   * Takes announced record events from now on, and recovers what a stop may have left
+   * (finishes interrupted removals, re-arms every overdue pending delivery, processes the
+   * events left in the outbox); then sweeps once a minute.
    */
   async start(): Promise<void> {
     this.#stopping = false;
+    this.#unsubscribe = onRecordEvents(this.#kv, (events) => this.#accept(events));
     await this.store.resumePurges();
     await this.sweep(0);
     this.#sweeper = setInterval(() => {
@@ -231,6 +261,11 @@ export class WebhookEngine {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    // Waiting events stay in the outbox for the next start.
+    for (const { event } of this.#waiting) this.#known.delete(event.eventId);
+    this.#waiting = [];
     if (this.#sweeper !== null) clearInterval(this.#sweeper);
     this.#sweeper = null;
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
@@ -255,29 +290,109 @@ export class WebhookEngine {
     this.#log(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
   }
 
-  /**
-   * Turns record event `eventId` into deliveries (idempotent), then deletes its snapshot.
-   * `minAgeMs` skips events saved more recently (their message is still on its way).
-   * Returns the number of deliveries created.
-   */
-  async processEvent(eventId: string, parts?: number, minAgeMs = 0): Promise<number> {
-    const snapshot = keys.recordEvent(eventId);
-    const event = await getLargeValue<RecordEvent>(this.#kv, snapshot);
-    if (!event) return 0;
-    if (minAgeMs > 0 && Date.now() - Date.parse(`${event.savedAt.slice(0, 23)}Z`) < minAgeMs) {
-      return 0;
+  /** Takes announced events; past `maxWaiting` the outbox keeps them for a scan. */
+  #accept(events: StoredRecordEvent[]): void {
+    if (this.#stopping) return;
+    for (const stored of events) {
+      const id = stored.event.eventId;
+      if (this.#known.has(id) || this.#recent.has(id)) continue;
+      if (this.#waiting.length >= this.#maxWaiting) {
+        this.#requestScan(0);
+        continue;
+      }
+      this.#known.add(id);
+      this.#waiting.push(stored);
     }
+    this.#pump();
+  }
+
+  /** Asks for a scan of the outbox for events at least `minAgeMs` old. */
+  #requestScan(minAgeMs: number): void {
+    this.#scanAge = Math.min(this.#scanAge ?? minAgeMs, minAgeMs);
+    this.#pump();
+  }
+
+  /** Starts waiting events while there is room; scans the outbox once nothing waits. */
+  #pump(): void {
+    while (!this.#stopping && this.#active < this.#maxActive && this.#waiting.length > 0) {
+      const stored = this.#waiting.shift()!;
+      const id = stored.event.eventId;
+      this.#active++;
+      this.#track(() => this.#processEvent(stored)).then(
+        () => this.#remember(id),
+        // Left in the outbox: a later sweep takes it again.
+        (err) =>
+          this.#write("error", "Webhook event processing failed", {
+            eventId: id,
+            error: String(err),
+          }),
+      ).finally(() => {
+        this.#active--;
+        this.#known.delete(id);
+        this.#pump();
+      });
+    }
+    if (
+      !this.#stopping && !this.#scanning && this.#scanAge !== null && this.#waiting.length === 0
+    ) {
+      const minAgeMs = this.#scanAge;
+      this.#scanAge = null;
+      this.#scanning = true;
+      this.#track(() => this.#scan(minAgeMs)).catch((err) =>
+        this.#write("error", "Webhook outbox scan failed", { error: String(err) })
+      ).finally(() => {
+        this.#scanning = false;
+        this.#pump();
+      });
+    }
+  }
+
+  #remember(eventId: string): void {
+    this.#recent.add(eventId);
+    if (this.#recent.size > MAX_RECENT) this.#recent.delete(this.#recent.values().next().value!);
+  }
+
+  /**
+   * Reads events of the outbox saved at least `minAgeMs` ago that are neither waiting,
+   * under way nor settled lately, until `maxWaiting` wait; if it stopped there, scans again
+   * once they are taken.
+   */
+  async #scan(minAgeMs: number): Promise<void> {
+    const room = this.#maxWaiting - this.#waiting.length;
+    const groups = new Map<string, Uint8Array[]>();
+    let full = false;
+    for await (const entry of this.#kv.list<Uint8Array>({ prefix: [RECORD_EVENTS_ROOT] })) {
+      const id = entry.key[1] as string;
+      const parts = groups.get(id);
+      if (parts) parts.push(entry.value);
+      else if (this.#known.has(id) || this.#recent.has(id)) continue;
+      else if (groups.size >= room) {
+        full = true;
+        break;
+      } else groups.set(id, [entry.value]);
+    }
+    const now = Date.now();
+    const found: StoredRecordEvent[] = [];
+    for (const parts of groups.values()) {
+      const event = parseLargeValue<RecordEvent>(parts);
+      if (now - savedAtMs(event.savedAt) >= minAgeMs) found.push({ event, parts: parts.length });
+    }
+    if (full && found.length > 0) this.#requestScan(minAgeMs);
+    this.#accept(found);
+  }
+
+  /**
+   * Makes the deliveries of one event: the first attempt of each configuration that fires
+   * on it, then one atomic operation (shared with other events') records them all and
+   * deletes the event from the outbox.
+   */
+  async #processEvent({ event, parts }: StoredRecordEvent): Promise<void> {
     const wanted = EVENT_OF[event.reason];
     const configs = (await this.store.configsOf(event.formId))
       .filter((c) => c.events.includes(wanted));
-    const deliveries: NewDelivery[] = [];
     let input: RenderInput | null = null;
-    for (const config of configs) {
-      if (event.reason === "delete") {
-        deliveries.push(this.#skipped(event, config));
-        continue;
-      }
-      input ??= await resolveValues(
+    if (event.reason !== "delete" && configs.length > 0) {
+      input = await resolveValues(
         event,
         await this.forms.fields(event.formId, event.schemaVersion),
         {
@@ -285,23 +400,19 @@ export class WebhookEngine {
           blobUrlLifetimeSeconds: this.#settings.blob_url_lifetime_seconds,
         },
       );
-      deliveries.push(this.#pending(event, config, input));
     }
-    let partCount = parts;
-    if (partCount === undefined || !Number.isInteger(partCount) || partCount < 1) {
-      partCount = 0;
-      for await (const _ of this.#kv.list({ prefix: snapshot })) partCount++;
-    }
+    const deliveries = await Promise.all(
+      configs.map((config) =>
+        input ? this.#firstAttempt(event, config, input) : this.#skipped(event, config)
+      ),
+    );
     const created = await this.#commitDeliveries(
-      eventId,
+      event.eventId,
       deliveries,
-      (op) => deleteLargeValue(op, snapshot, partCount),
-      partCount,
+      (op) => deleteLargeValue(op, keys.recordEvent(event.eventId), parts),
+      parts,
     );
-    await Promise.all(
-      created.flatMap((d) => d.inline ? [this.#attempt(d.inline.message, d.inline.body)] : []),
-    );
-    return created.length;
+    for (const d of created) d.after?.();
   }
 
   /**
@@ -409,8 +520,15 @@ export class WebhookEngine {
     };
   }
 
-  /** A delivery with its body rendered now, and its first attempt message. */
-  #pending(event: RecordEvent, config: WebhookConfigRow, input: RenderInput): NewDelivery {
+  /**
+   * A delivery with its body rendered now. Its first attempt, when due at once and a slot of
+   * the configuration comes in time, is made here; otherwise it is scheduled.
+   */
+  async #firstAttempt(
+    event: RecordEvent,
+    config: WebhookConfigRow,
+    input: RenderInput,
+  ): Promise<NewDelivery> {
     const nowMs = Date.now();
     const now = new Date(nowMs).toISOString();
     const base = this.#baseRow(event, config, now);
@@ -444,44 +562,81 @@ export class WebhookEngine {
         },
       };
     }
-    const wait = nextWaitSeconds(this.#settings, 0, null, this.#random) ?? 0;
-    const dueAt = nowMs + Math.round(wait * 1000);
-    // Due now: the handler that creates the delivery makes the attempt at once; its message,
-    // arriving meanwhile, waits for that attempt and then finds nothing to do (it stays the
-    // durable guarantee should the process stop before the attempt is recorded).
-    const immediate = wait === 0;
-    const parts = Math.max(1, Math.ceil(bytes.length / BODY_PART_BYTES));
     const row: WebhookDeliveryRow = {
       ...base,
       contentType,
-      bodyParts: parts,
+      bodyParts: Math.max(1, Math.ceil(bytes.length / BODY_PART_BYTES)),
       bodyBytes: bytes.length,
       token: newToken(),
-      nextAttemptAt: new Date(dueAt).toISOString(),
     };
-    const message: AttemptMessage = {
-      kind: WEBHOOK_ATTEMPT_KIND,
-      webhookId: config.id,
-      deliveryId: row.id,
-      token: row.token,
-    };
+    const wait = nextWaitSeconds(this.#settings, 0, null, this.#random) ?? 0;
+    if (wait > 0) return this.#scheduled(row, bytes, nowMs + Math.round(wait * 1000));
+    const slot = await this.#limiter.acquire(config.id, SLOT_WAIT_MS);
+    if (!slot) return this.#scheduled(row, bytes, Date.now() + DEFER_MS);
+    let result: AttemptResult;
+    try {
+      result = await sendRequest(
+        buildRequest(config, { id: row.id, body: bytes, contentType }),
+        this.#sendOptions(),
+      );
+    } finally {
+      slot();
+    }
+    const settled = this.#afterAttempt(row, result);
     return {
       key: k.delivery(config.id, row.id),
-      mutations: 4 + parts,
-      bytes: bytes.length + 2048,
+      mutations: 6 + row.bodyParts,
+      bytes: bytes.length + 4096,
       apply: (op) => {
-        op.set(k.delivery(config.id, row.id), row);
         op.set(k.deliveryWebhook(row.id), config.id);
-        for (let i = 0; i < parts; i++) {
-          op.set(k.body(row.id, i), bytes.subarray(i * BODY_PART_BYTES, (i + 1) * BODY_PART_BYTES));
-        }
-        op.set(
-          k.pending(row.id),
-          { webhookId: config.id, dueAt } satisfies WebhookPendingRow,
-        );
-        op.enqueue(message, { delay: dueAt - nowMs });
+        this.#setBody(op, row.id, bytes);
+        settled.apply(op);
       },
-      inline: immediate ? { body: bytes, message } : undefined,
+      after: settled.after,
+    };
+  }
+
+  /** A new delivery whose first attempt is a queue message due at `dueAt`. */
+  #scheduled(row: WebhookDeliveryRow, body: Uint8Array, dueAt: number): NewDelivery {
+    const pending = { ...row, nextAttemptAt: new Date(dueAt).toISOString() };
+    return {
+      key: k.delivery(row.webhookId, row.id),
+      mutations: 4 + row.bodyParts,
+      bytes: body.length + 2048,
+      apply: (op) => {
+        op.set(k.delivery(row.webhookId, row.id), pending);
+        op.set(k.deliveryWebhook(row.id), row.webhookId);
+        this.#setBody(op, row.id, body);
+        this.#schedule(op, pending, dueAt);
+      },
+    };
+  }
+
+  #setBody(op: Deno.AtomicOperation, deliveryId: string, body: Uint8Array): void {
+    for (let i = 0; i * BODY_PART_BYTES < body.length || i === 0; i++) {
+      op.set(k.body(deliveryId, i), body.subarray(i * BODY_PART_BYTES, (i + 1) * BODY_PART_BYTES));
+    }
+  }
+
+  /** Adds the pending marker and the attempt message (`row.token`) due at `dueAt` to `op`. */
+  #schedule(op: Deno.AtomicOperation, row: WebhookDeliveryRow, dueAt: number): void {
+    op.set(k.pending(row.id), { webhookId: row.webhookId, dueAt } satisfies WebhookPendingRow);
+    op.enqueue(
+      {
+        kind: WEBHOOK_ATTEMPT_KIND,
+        webhookId: row.webhookId,
+        deliveryId: row.id,
+        token: row.token,
+      } satisfies AttemptMessage,
+      { delay: Math.max(0, dueAt - Date.now()) },
+    );
+  }
+
+  #sendOptions() {
+    return {
+      timeoutMs: this.#timeoutMs(),
+      blockPrivateNetworks: this.#settings.block_private_networks,
+      resolve: this.#resolve,
     };
   }
 
@@ -519,11 +674,7 @@ export class WebhookEngine {
         });
         let result: AttemptResult;
         try {
-          result = await sendRequest(request, {
-            timeoutMs: this.#timeoutMs(),
-            blockPrivateNetworks: this.#settings.block_private_networks,
-            resolve: this.#resolve,
-          });
+          result = await sendRequest(request, this.#sendOptions());
         } finally {
           slot(); // The limit is on requests in flight; recording the outcome needs no slot.
         }
@@ -549,7 +700,32 @@ export class WebhookEngine {
 
   /** Logs an attempt and moves its delivery on, in one atomic operation. */
   async #record(entry: Deno.KvEntry<WebhookDeliveryRow>, result: AttemptResult): Promise<void> {
-    const row = entry.value;
+    const settled = this.#afterAttempt(entry.value, result);
+    const { ok } = await this.#committer.commit({
+      lock: entry.value.id,
+      checks: [entry],
+      apply: settled.apply,
+      mutations: 6,
+      bytes: 4096,
+    });
+    if (ok) settled.after();
+    else {
+      this.#write("warn", "Webhook delivery changed during its attempt; attempt not recorded", {
+        webhookId: entry.value.webhookId,
+        deliveryId: entry.value.id,
+      });
+    }
+  }
+
+  /**
+   * What attempt `result` makes of delivery `row`: the mutations that log the attempt and
+   * write the next state (delivered; failed and flagged; or pending with the next attempt's
+   * message), and what to do once they are committed.
+   */
+  #afterAttempt(
+    row: WebhookDeliveryRow,
+    result: AttemptResult,
+  ): { apply(op: Deno.AtomicOperation): void; after(): void } {
     const nowMs = Date.now();
     const now = new Date(nowMs).toISOString();
     const n = row.attempts + 1;
@@ -572,72 +748,56 @@ export class WebhookEngine {
       lastSnippet: result.snippet,
       updatedAt: now,
     };
-    const steps: ((op: Deno.AtomicOperation) => void)[] = [
-      (op) => op.set(k.attempt(row.id, n), attempt),
-    ];
-    let failure: WebhookFlagRow["reason"] | null = null;
     const wait = result.outcome === "transient"
       ? nextWaitSeconds(this.#settings, row.round + 1, result.retryAfterSeconds, this.#random)
       : null;
+    const failure: WebhookFlagRow["reason"] | null = result.outcome === "delivered" ||
+        wait !== null
+      ? null
+      : result.outcome === "permanent"
+      ? "permanent"
+      : "exhausted";
+    let dueAt = 0;
     if (result.outcome === "delivered") {
       Object.assign(next, { status: "delivered", nextAttemptAt: null, completedAt: now });
-      steps.push((op) => op.delete(k.pending(row.id)));
-    } else if (wait === null) {
-      failure = result.outcome === "permanent" ? "permanent" : "exhausted";
+    } else if (failure) {
       Object.assign(next, { status: "failed", nextAttemptAt: null, completedAt: now });
-      const flag: WebhookFlagRow = {
-        at: now,
-        deliveryId: row.id,
-        reason: failure,
-        status: result.status,
-        error: result.error,
-      };
-      steps.push((op) =>
-        op.delete(k.pending(row.id)).set(k.failed(row.webhookId, row.id), true)
-          .set(k.flag(row.webhookId), flag)
-      );
     } else {
-      const dueAt = nowMs + Math.round(wait * 1000);
+      dueAt = nowMs + Math.round(wait! * 1000);
       Object.assign(next, {
         round: row.round + 1,
         token: newToken(),
         nextAttemptAt: new Date(dueAt).toISOString(),
       });
-      const message: AttemptMessage = {
-        kind: WEBHOOK_ATTEMPT_KIND,
-        webhookId: row.webhookId,
-        deliveryId: row.id,
-        token: next.token,
-      };
-      steps.push((op) =>
-        op.set(k.pending(row.id), { webhookId: row.webhookId, dueAt } satisfies WebhookPendingRow)
-          .enqueue(message, { delay: dueAt - nowMs })
-      );
     }
-    steps.push((op) => op.set(k.delivery(row.webhookId, row.id), next));
-    const { ok } = await this.#committer.commit({
-      lock: row.id,
-      checks: [entry],
-      apply: (op) => steps.forEach((step) => step(op)),
-      mutations: 6,
-      bytes: 4096,
-    });
-    if (!ok) {
-      this.#write("warn", "Webhook delivery changed during its attempt; attempt not recorded", {
-        webhookId: row.webhookId,
-        deliveryId: row.id,
-      });
-      return;
-    }
-    if (failure) {
-      this.#write("warn", "Webhook delivery failed", {
-        webhookId: row.webhookId,
-        deliveryId: row.id,
-        reason: failure,
-        status: result.status,
-        attempts: n,
-      });
-    }
+    return {
+      apply: (op) => {
+        op.set(k.attempt(row.id, n), attempt);
+        op.set(k.delivery(row.webhookId, row.id), next);
+        if (next.status === "pending") this.#schedule(op, next, dueAt);
+        else op.delete(k.pending(row.id));
+        if (failure) {
+          const flag: WebhookFlagRow = {
+            at: now,
+            deliveryId: row.id,
+            reason: failure,
+            status: result.status,
+            error: result.error,
+          };
+          op.set(k.failed(row.webhookId, row.id), true).set(k.flag(row.webhookId), flag);
+        }
+      },
+      after: () => {
+        if (!failure) return;
+        this.#write("warn", "Webhook delivery failed", {
+          webhookId: row.webhookId,
+          deliveryId: row.id,
+          reason: failure,
+          status: result.status,
+          attempts: n,
+        });
+      },
+    };
   }
 
   /**
@@ -658,20 +818,8 @@ export class WebhookEngine {
       completedAt: null,
       updatedAt: now,
     };
-    const op = this.#kv.atomic().check(entry)
-      .set(k.delivery(row.webhookId, row.id), next)
-      .set(
-        k.pending(row.id),
-        { webhookId: row.webhookId, dueAt: nowMs } satisfies WebhookPendingRow,
-      )
-      .enqueue(
-        {
-          kind: WEBHOOK_ATTEMPT_KIND,
-          webhookId: row.webhookId,
-          deliveryId: row.id,
-          token: next.token,
-        } satisfies AttemptMessage,
-      );
+    const op = this.#kv.atomic().check(entry).set(k.delivery(row.webhookId, row.id), next);
+    this.#schedule(op, next, nowMs);
     if (manual) op.delete(k.failed(row.webhookId, row.id)).delete(k.flag(row.webhookId));
     return (await op.commit()).ok;
   }
@@ -715,8 +863,8 @@ export class WebhookEngine {
 
   /**
    * Re-arms pending deliveries overdue by more than `graceMs` (their message may be lost;
-   * 0 on start, when nothing is under way) and processes record events older than
-   * `graceMs` still waiting. Returns how many deliveries it re-armed.
+   * 0 on start, when nothing is under way) and asks for a scan of the outbox for events
+   * older than `graceMs`. Returns how many deliveries it re-armed.
    */
   async sweep(graceMs: number): Promise<number> {
     const now = Date.now();
@@ -733,18 +881,8 @@ export class WebhookEngine {
         await this.#kv.atomic().check(entry).delete(entry.key).commit();
       }
     }
-    // After the re-arming, so the deliveries these events create are not re-armed at once.
-    const events = new Map<string, number>();
-    for await (const entry of this.#kv.list({ prefix: [RECORD_EVENTS_ROOT] })) {
-      const id = entry.key[1] as string;
-      events.set(id, (events.get(id) ?? 0) + 1);
-    }
-    for (const [id, parts] of events) {
-      // Not awaited: their first attempts are made at once, bounded by the per-webhook limit.
-      this.#track(() => this.processEvent(id, parts, graceMs)).catch((err) =>
-        this.#write("error", "Webhook event processing failed", { eventId: id, error: String(err) })
-      );
-    }
+    // Events announced but never settled (or never announced) are taken from the outbox.
+    this.#requestScan(graceMs);
     return rearmed;
   }
 
@@ -773,11 +911,7 @@ export class WebhookEngine {
     });
     const { body, contentType } = renderBody(config, input);
     const request = buildRequest(config, { id, body: utf8Encode(body), contentType });
-    const result = await sendRequest(request, {
-      timeoutMs: this.#timeoutMs(),
-      blockPrivateNetworks: this.#settings.block_private_networks,
-      resolve: this.#resolve,
-    });
+    const result = await sendRequest(request, this.#sendOptions());
     return { contentType, body, result };
   }
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { concatBytes } from "../crypto/encoding.ts";
 import { ApiError } from "../http/errors.ts";
 import {
   type WebhookAttemptRow,
@@ -242,12 +243,6 @@ export class WebhookStore {
       if (!part) throw new Error(`Body part ${i} of delivery ${row.id} is missing`);
       parts.push(part);
     }
-    const out = new Uint8Array(row.bodyBytes);
-    let offset = 0;
-    for (const part of parts) {
-      out.set(part, offset);
-      offset += part.byteLength;
-    }
-    return out;
+    return concatBytes(...parts);
   }
 }

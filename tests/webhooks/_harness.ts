@@ -2,7 +2,11 @@
  * Test fixtures for webhook delivery: an engine on a fresh KV file with a fast schedule, and a
  * scripted receiver on loopback.
  */
-import { emitRecordEvent, type RecordEvent } from "../../src/events/record_event.ts";
+import {
+  announceRecordEvents,
+  emitRecordEvent,
+  type RecordEvent,
+} from "../../src/events/record_event.ts";
 import type { WebhookConfigRow, WebhookDeliveryRow } from "../../src/store/keys.ts";
 import { webhookKeys } from "../../src/store/keys.ts";
 import { QueueDispatcher } from "../../src/store/queue.ts";
@@ -82,7 +86,13 @@ export interface Harness {
 /** Starts an engine on `dir` (a fresh temp dir by default). */
 export async function startHarness(
   settings: Partial<WebhookSettings> = {},
-  options: { dir?: string; fields?: WebhookField[] | null; start?: boolean } = {},
+  options: {
+    dir?: string;
+    fields?: WebhookField[] | null;
+    start?: boolean;
+    maxWaiting?: number;
+    maxActive?: number;
+  } = {},
 ): Promise<Harness> {
   const dir = options.dir ?? await Deno.makeTempDir({ prefix: "sealpost-webhooks-" });
   const kv = await Deno.openKv(`${dir}/webhooks.kv`);
@@ -98,6 +108,8 @@ export async function startHarness(
     forms,
     settings: { ...FAST, ...settings },
     log: (line) => logs.push(line),
+    maxWaiting: options.maxWaiting,
+    maxActive: options.maxActive,
   });
   const queue = new QueueDispatcher(kv);
   engine.register(queue);
@@ -127,9 +139,10 @@ export async function startHarness(
         ...overrides,
       };
       const op = kv.atomic();
-      emitRecordEvent(op, event);
+      const stored = emitRecordEvent(op, event);
       const result = await op.commit();
       if (!result.ok) throw new Error("emit failed");
+      announceRecordEvents(kv, [stored]);
       return event;
     },
     deliveryOf: async (event, webhookId) => {

@@ -535,7 +535,7 @@ test("recovery: a pending delivery whose message was lost, and an unannounced ev
     .set(webhookKeys.body(lostId, 0), body)
     .set(webhookKeys.pending(lostId), { webhookId: hook.id, dueAt: Date.now() - 1000 })
     .commit();
-  // A record event stored without its queue message.
+  // A record event in the outbox that was never announced.
   const orphan = {
     eventId: "orphan-event",
     reason: "insert" as const,
@@ -565,6 +565,34 @@ test("recovery: a pending delivery whose message was lost, and an unannounced ev
     for (const r of receiver.received) await assertSigned(r);
   } finally {
     await second.close();
+    await receiver.close();
+  }
+});
+
+test("outbox: more events than memory holds, and scans meanwhile: each delivered once", async () => {
+  const receiver = startReceiver(() => new Response("ok"));
+  const h = await startHarness({}, { maxWaiting: 5, maxActive: 2 });
+  try {
+    const hook = await h.addWebhook({ url: receiver.url, signingSecret: SECRET });
+    const events = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => h.emit({ name: `n${i}` })),
+    );
+    // Sweeps scan the outbox while announced events are under way.
+    await h.engine.sweep(0);
+    await h.engine.sweep(0);
+    await receiver.waitFor(60);
+    for (const event of events) await h.waitStatus(event, hook.id, "delivered");
+    await new Promise((r) => setTimeout(r, 300));
+    const ids = receiver.received.map((r) => JSON.parse(r.text)._recordId);
+    assert.equal(ids.length, 60);
+    assert.equal(new Set(ids).size, 60);
+    assert.deepEqual(
+      await Array.fromAsync(h.kv.list({ prefix: [keys.recordEvent("")[0]] })),
+      [],
+      "the outbox is empty",
+    );
+  } finally {
+    await h.close();
     await receiver.close();
   }
 });

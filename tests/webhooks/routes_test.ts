@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { emitRecordEvent } from "../../src/events/record_event.ts";
+import { announceRecordEvents, emitRecordEvent } from "../../src/events/record_event.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { formatSavedAt } from "../../src/webhooks/index.ts";
 import { publishForm, registerDatabase } from "../_support/owner.ts";
@@ -38,9 +38,11 @@ async function emit(inst: TestInstance, values: Record<string, unknown>, reason 
     savedAt: formatSavedAt(new Date()),
     values,
   };
-  const op = inst.server.webhooks.store.kv.atomic();
-  emitRecordEvent(op, event);
-  await op.commit();
+  const kv = inst.server.webhooks.store.kv;
+  const op = kv.atomic();
+  const stored = emitRecordEvent(op, event);
+  assert.ok((await op.commit()).ok);
+  announceRecordEvents(kv, [stored]);
   return event;
 }
 
