@@ -15,6 +15,21 @@ export type Parsed<O extends Options> = ReturnType<
 >;
 
 /**
+ * parseArgs options of the flags `names`, all of `type`, for a command's options table.
+ *
+ * @example
+ * ```ts
+ * const options = { ...flagOptions("string", ["url", "token"]), json: { type: "boolean" } };
+ * ```
+ */
+export function flagOptions<T extends "string" | "boolean", const N extends string>(
+  type: T,
+  names: N[],
+): { [K in N]: { type: T } } {
+  return Object.fromEntries(names.map((name) => [name, { type }])) as { [K in N]: { type: T } };
+}
+
+/**
  * Parses `args` against `options`. Returns the parsed flags, or the exit code when there is
  * nothing left to do: 2 after printing the error and `usage`, 0 after printing `usage` for
  * `--help` (when `options` has a `help` flag).
@@ -49,8 +64,23 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/**
+ * The text of the file `path` given to `flag`, or of stdin when `path` is `-`.
+ *
+ * @throws {UsageError} when it cannot be read.
+ */
+export async function readInput(path: string, flag: string): Promise<string> {
+  try {
+    return path === "-"
+      ? await new Response(Deno.stdin.readable).text()
+      : await Deno.readTextFile(path);
+  } catch (e) {
+    throw new UsageError(`Cannot read ${flag} "${path}": ${(e as Error).message}`);
+  }
+}
+
 /** The JSON error line a command prints with `--json`. */
-function errorJson(code: string, message: string, field?: string): string {
+export function errorJson(code: string, message: string, field?: string): string {
   return JSON.stringify({ error: field ? { code, message, field } : { code, message } });
 }
 

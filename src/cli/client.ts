@@ -15,10 +15,15 @@ export interface ClientOptions {
   role: "admin" | "owner";
 }
 
-/** A failed API call: the server's error code and message. */
+/** A failed API call: the server's error code, message and the field it names, if any. */
 export class ApiCallError extends Error {
   override name = "ApiCallError";
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
   }
 }
@@ -74,6 +79,7 @@ export class SealpostClient {
         response.status,
         data?.error?.code ?? "http_error",
         data?.error?.message ?? `HTTP ${response.status}: ${text.slice(0, 200)}`,
+        typeof data?.error?.field === "string" ? data.error.field : undefined,
       );
     }
     return data as T;

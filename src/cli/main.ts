@@ -24,6 +24,11 @@ Commands:
   blob put ...          Upload a file, print its file reference ("sealpost blob --help")
   db|form|records|quarantine ...
                         The vault's owner commands (see "sealpost form --help")
+  webhook add|list|show|edit|remove|test ...
+                        A form's webhooks (see "sealpost webhook --help")
+  deliveries list|show|retry ...
+                        Webhook deliveries, their attempts, retries
+                        (see "sealpost deliveries --help")
 
 Common options:
   --config FILE   TOML config (also SEALPOST_CONFIG)
@@ -205,6 +210,10 @@ export async function main(args: string[]): Promise<number> {
   if (["db", "form", "records", "quarantine"].includes(args[0])) {
     const { vaultCommand } = await import("./vault.ts");
     return await vaultCommand(args);
+  }
+  if (args[0] === "webhook" || args[0] === "deliveries") {
+    const { webhookCommand } = await import("./webhook.ts");
+    return await webhookCommand(args);
   }
   if (args[0] === "submit") {
     const { submitCommand } = await import("./submit.ts");

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseCommand, reportFailure, UsageError } from "./args.ts";
+import { parseCommand, readInput, reportFailure, UsageError } from "./args.ts";
 import { extname } from "node:path";
 import { DEFAULT_RELAY_URL, fetchManifest, type FileInput, submitForm } from "../sdk/mod.ts";
 
@@ -74,15 +74,13 @@ export function mimeFromPath(path: string): string {
   return MIME[extname(path).toLowerCase()] ?? "application/octet-stream";
 }
 
-async function readValues(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = path === "-"
-      ? await new Response(Deno.stdin.readable).text()
-      : await Deno.readTextFile(path);
-  } catch (e) {
-    throw new UsageError(`Cannot read --values "${path}": ${(e as Error).message}`);
-  }
+/**
+ * The JSON object of field id to value in the file `path` (`-`: stdin), given as `--values`.
+ *
+ * @throws {UsageError} when it cannot be read or is not such an object.
+ */
+export async function readValues(path: string): Promise<Record<string, unknown>> {
+  const text = await readInput(path, "--values");
   let values: unknown;
   try {
     values = JSON.parse(text);

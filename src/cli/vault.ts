@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { ApiCallError, SealpostClient } from "./client.ts";
+import { flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
+import type { SealpostClient } from "./client.ts";
+import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 
 const HELP: Record<string, string> = {
   db: `Usage: sealpost db <create|list> [options]
@@ -42,57 +43,32 @@ const HELP: Record<string, string> = {
 `,
 };
 
-const COMMON = `
-Common options:
-  --url URL      Instance (also SEALPOST_URL, else the data dir's credentials)
-  --token TOKEN  Owner token (also SEALPOST_TOKEN, else the data dir's credentials)
-  --data DIR     Data dir holding credentials.json (default ./data)
-  --json         Print JSON
-  -h, --help     Show this help
-`;
-
 const OPTIONS = {
-  url: { type: "string" },
-  token: { type: "string" },
-  data: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  name: { type: "string" },
-  db: { type: "string" },
-  id: { type: "string" },
-  title: { type: "string" },
-  fields: { type: "string" },
+  ...OWNER_OPTIONS,
+  ...flagOptions("string", [
+    "name",
+    "db",
+    "id",
+    "title",
+    "fields",
+    "out",
+    "limit",
+    "format",
+    "form",
+  ]),
   publish: { type: "boolean" },
-  out: { type: "string" },
-  limit: { type: "string" },
-  format: { type: "string" },
-  form: { type: "string" },
 } as const;
 
-type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>[
-  "values"
-];
-
-class UsageError extends Error {}
-
-function need(value: string | undefined, what: string): string {
-  if (!value) throw new UsageError(`Missing ${what}`);
-  return value;
-}
+type Flags = Parsed<typeof OPTIONS>["values"];
 
 async function readFields(path: string | undefined): Promise<unknown> {
   const file = need(path, "--fields FILE");
+  const text = await readInput(file, "--fields");
   try {
-    return JSON.parse(
-      file === "-" ? await new Response(Deno.stdin.readable).text() : await Deno.readTextFile(file),
-    );
+    return JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`Cannot read fields from "${file}": ${(err as Error).message}`);
+    throw new UsageError(`--fields "${file}" is not JSON: ${(err as Error).message}`);
   }
-}
-
-function print(flags: Flags, data: unknown, text: () => string) {
-  console.log(flags.json ? JSON.stringify(data) : text());
 }
 
 type Form = {
@@ -181,12 +157,7 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
 }
 
 async function run(group: string, sub: string, args: string[], flags: Flags): Promise<number> {
-  const client = await SealpostClient.resolve({
-    url: flags.url,
-    token: flags.token,
-    data: flags.data,
-    role: "owner",
-  });
+  const client = await ownerClient(flags);
   const f = (id: string | undefined) => `/vault/forms/${encodeURIComponent(need(id, "FORMID"))}`;
   switch (`${group} ${sub}`) {
     case "db create": {
@@ -270,10 +241,7 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       return 0;
     }
     case "records list": {
-      const limit = Number(flags.limit ?? 20);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-        throw new UsageError(`Invalid --limit "${flags.limit}": 1 to 1000`);
-      }
+      const limit = parseLimit(flags.limit, 20, 1000);
       const { items } = await client.call<{ items: Row[] }>(
         "GET",
         `${f(args[0])}/records?limit=${limit}`,
@@ -348,39 +316,12 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
  * Deno.exit(await vaultCommand(["form", "list", "--json"]));
  * ```
  */
-export async function vaultCommand(args: string[]): Promise<number> {
+export function vaultCommand(args: string[]): Promise<number> {
   const group = args[0];
-  let parsed;
-  try {
-    parsed = parseArgs({ args: args.slice(1), options: OPTIONS, allowPositionals: true });
-  } catch (err) {
-    console.error(`${(err as Error).message}\n\n${HELP[group]}${COMMON}`);
-    return 2;
-  }
-  const { values: flags, positionals } = parsed;
-  if (flags.help) {
-    console.log(HELP[group] + COMMON);
-    return 0;
-  }
-  if (positionals.length === 0) {
-    console.error(`Missing command\n\n${HELP[group]}${COMMON}`);
-    return 2;
-  }
-  try {
-    return await run(group, positionals[0], positionals.slice(1), flags);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`${err.message}\n\n${HELP[group]}${COMMON}`);
-      return 2;
-    }
-    if (err instanceof ApiCallError) {
-      console.error(
-        flags.json
-          ? JSON.stringify({ error: { code: err.code, message: err.message } })
-          : err.message,
-      );
-      return 1;
-    }
-    throw err;
-  }
+  return runOwnerGroup(
+    args,
+    HELP[group],
+    OPTIONS,
+    (command, rest, flags) => run(group, command, rest, flags),
+  );
 }

@@ -185,11 +185,15 @@ export interface WebhookDeliveryRow {
   savedAt: string;
   status: WebhookDeliveryStatus;
   contentType: string;
-  /** Parts of the body under `webhookKeys.body` (0 for skipped deliveries). */
+  /** The body, when it is small enough to live in this row (else null, and parts). */
+  body: Uint8Array | null;
+  /** Parts of a larger body under `webhookKeys.body` (0 when inline, or skipped). */
   bodyParts: number;
   bodyBytes: number;
   /** Attempts made so far, over every round. */
   attempts: number;
+  /** The newest attempts (at most `MAX_LOGGED_ATTEMPTS`), oldest first. */
+  log: WebhookAttemptRow[];
   /** Index in the retry schedule of the next attempt (a manual retry starts over at 0). */
   round: number;
   /** Names the one attempt message that may act on this delivery; stale messages are dropped. */
@@ -235,8 +239,6 @@ export const webhookKeys = {
   deliveryWebhook: (deliveryId: string) => ["webhooks", "delivery_webhooks", deliveryId] as const,
   /** Body part `index` of a delivery (raw bytes). */
   body: (deliveryId: string, index: number) => ["webhooks", "bodies", deliveryId, index] as const,
-  attempt: (deliveryId: string, n: number) => ["webhooks", "attempts", deliveryId, n] as const,
-  attemptsOf: (deliveryId: string) => ["webhooks", "attempts", deliveryId] as const,
   /** A configuration's failed deliveries. */
   failed: (webhookId: string, deliveryId: string) =>
     ["webhooks", "failed", webhookId, deliveryId] as const,

@@ -121,6 +121,10 @@ const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
 
 /** Bytes per body part, under Deno KV's 64 KiB value limit. */
 const BODY_PART_BYTES = 60 * 1024;
+/** Bodies up to this size live in the delivery row (one write less per delivery). */
+const INLINE_BODY_BYTES = 16 * 1024;
+/** Attempts a delivery row keeps in its log (with inline bodies, well under 64 KiB). */
+export const MAX_LOGGED_ATTEMPTS = 50;
 /** Limits of one creation batch, under Deno KV's 100 checks, 1000 mutations, 800 KiB. */
 const BATCH = { checks: 100, mutations: 900, bytes: 700 * 1024 };
 /** How long an attempt waits for a slot of its configuration before coming back later. */
@@ -485,9 +489,11 @@ export class WebhookEngine {
       savedAt: event.savedAt,
       status: "pending",
       contentType: "",
+      body: null,
       bodyParts: 0,
       bodyBytes: 0,
       attempts: 0,
+      log: [],
       round: 0,
       token: "",
       nextAttemptAt: null,
@@ -565,7 +571,8 @@ export class WebhookEngine {
     const row: WebhookDeliveryRow = {
       ...base,
       contentType,
-      bodyParts: Math.max(1, Math.ceil(bytes.length / BODY_PART_BYTES)),
+      body: bytes.length <= INLINE_BODY_BYTES ? bytes : null,
+      bodyParts: bytes.length <= INLINE_BODY_BYTES ? 0 : Math.ceil(bytes.length / BODY_PART_BYTES),
       bodyBytes: bytes.length,
       token: newToken(),
     };
@@ -589,7 +596,7 @@ export class WebhookEngine {
       bytes: bytes.length + 4096,
       apply: (op) => {
         op.set(k.deliveryWebhook(row.id), config.id);
-        this.#setBody(op, row.id, bytes);
+        this.#setBodyParts(op, row, bytes);
         settled.apply(op);
       },
       after: settled.after,
@@ -606,15 +613,16 @@ export class WebhookEngine {
       apply: (op) => {
         op.set(k.delivery(row.webhookId, row.id), pending);
         op.set(k.deliveryWebhook(row.id), row.webhookId);
-        this.#setBody(op, row.id, body);
+        this.#setBodyParts(op, row, body);
         this.#schedule(op, pending, dueAt);
       },
     };
   }
 
-  #setBody(op: Deno.AtomicOperation, deliveryId: string, body: Uint8Array): void {
-    for (let i = 0; i * BODY_PART_BYTES < body.length || i === 0; i++) {
-      op.set(k.body(deliveryId, i), body.subarray(i * BODY_PART_BYTES, (i + 1) * BODY_PART_BYTES));
+  /** Writes a body too large for its row as parts. */
+  #setBodyParts(op: Deno.AtomicOperation, row: WebhookDeliveryRow, body: Uint8Array): void {
+    for (let i = 0; i < row.bodyParts; i++) {
+      op.set(k.body(row.id, i), body.subarray(i * BODY_PART_BYTES, (i + 1) * BODY_PART_BYTES));
     }
   }
 
@@ -641,20 +649,17 @@ export class WebhookEngine {
   }
 
   /**
-   * Makes the attempt `message` names, if its delivery still waits for it. `knownBody` is
-   * the body as just written (an inline first attempt: only the state is read).
+   * Makes the attempt `message` names, if its delivery still waits for it.
    */
-  async #attempt(message: AttemptMessage, knownBody?: Uint8Array): Promise<void> {
+  async #attempt(message: AttemptMessage): Promise<void> {
     const { webhookId, deliveryId, token } = message;
     const release = await this.#claim(`${deliveryId}:${token}`);
     try {
       const key = k.delivery(webhookId, deliveryId);
-      const [read, first] = knownBody
-        ? [await this.#kv.get<WebhookDeliveryRow>(key), null]
-        : await this.#kv.getMany<[WebhookDeliveryRow, Uint8Array]>([key, k.body(deliveryId, 0)]);
+      const read = await this.#kv.get<WebhookDeliveryRow>(key);
       if (!read.value || read.value.status !== "pending" || read.value.token !== token) return;
       const entry = read as Deno.KvEntry<WebhookDeliveryRow>;
-      const body = knownBody ?? await this.store.body(read.value, first?.value);
+      const body = await this.store.body(read.value);
       const config = await this.store.config(webhookId);
       if (!config) {
         await this.store.purgeDelivery(entry);
@@ -746,6 +751,7 @@ export class WebhookEngine {
       lastStatus: result.status,
       lastError: result.error,
       lastSnippet: result.snippet,
+      log: [...row.log, attempt].slice(-MAX_LOGGED_ATTEMPTS),
       updatedAt: now,
     };
     const wait = result.outcome === "transient"
@@ -772,7 +778,6 @@ export class WebhookEngine {
     }
     return {
       apply: (op) => {
-        op.set(k.attempt(row.id, n), attempt);
         op.set(k.delivery(row.webhookId, row.id), next);
         if (next.status === "pending") this.#schedule(op, next, dueAt);
         else op.delete(k.pending(row.id));

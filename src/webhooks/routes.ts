@@ -412,9 +412,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
     const entry = await ownDelivery(c.req.valid("param").deliveryId, c.var.token.userId!);
-    const attempts = await store.attempts(entry.value.id);
     return c.json(
-      { delivery: deliveryView(entry.value), attempts: attempts.map(attemptView) },
+      { delivery: deliveryView(entry.value), attempts: entry.value.log.map(attemptView) },
       200,
     );
   });

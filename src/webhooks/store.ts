@@ -10,7 +10,6 @@
 import { concatBytes } from "../crypto/encoding.ts";
 import { ApiError } from "../http/errors.ts";
 import {
-  type WebhookAttemptRow,
   type WebhookConfigRow,
   type WebhookDeliveryRow,
   type WebhookFlagRow,
@@ -123,7 +122,7 @@ export class WebhookStore {
     for await (
       const entry of this.kv.list<WebhookDeliveryRow>({ prefix: k.deliveriesOf(webhookId) })
     ) {
-      const keys = await this.#deliveryKeys(entry.value);
+      const keys = this.#deliveryKeys(entry.value);
       if (mutations + keys.length > PURGE_MUTATIONS) {
         await op.commit();
         op = this.kv.atomic();
@@ -139,11 +138,11 @@ export class WebhookStore {
   /** Deletes one delivery and everything it owns; false when it changed meanwhile. */
   async purgeDelivery(entry: Deno.KvEntry<WebhookDeliveryRow>): Promise<boolean> {
     const op = this.kv.atomic().check(entry);
-    for (const key of await this.#deliveryKeys(entry.value)) op.delete(key);
+    for (const key of this.#deliveryKeys(entry.value)) op.delete(key);
     return (await op.commit()).ok;
   }
 
-  async #deliveryKeys(row: WebhookDeliveryRow): Promise<Deno.KvKey[]> {
+  #deliveryKeys(row: WebhookDeliveryRow): Deno.KvKey[] {
     const keys: Deno.KvKey[] = [
       k.delivery(row.webhookId, row.id),
       k.deliveryWebhook(row.id),
@@ -151,7 +150,6 @@ export class WebhookStore {
       k.pending(row.id),
     ];
     for (let i = 0; i < row.bodyParts; i++) keys.push(k.body(row.id, i));
-    for await (const a of this.kv.list({ prefix: k.attemptsOf(row.id) })) keys.push(a.key);
     return keys;
   }
 
@@ -222,24 +220,12 @@ export class WebhookStore {
     return ids;
   }
 
-  /** The attempts of a delivery, first to last. */
-  async attempts(deliveryId: string): Promise<WebhookAttemptRow[]> {
-    const rows: WebhookAttemptRow[] = [];
-    for await (
-      const entry of this.kv.list<WebhookAttemptRow>({ prefix: k.attemptsOf(deliveryId) })
-    ) {
-      rows.push(entry.value);
-    }
-    return rows;
-  }
-
-  /** The stored body of a delivery; `first` is part 0 when already read. */
-  async body(row: WebhookDeliveryRow, first?: Uint8Array | null): Promise<Uint8Array> {
+  /** The stored body of a delivery. */
+  async body(row: WebhookDeliveryRow): Promise<Uint8Array> {
+    if (row.body) return row.body;
     const parts: Uint8Array[] = [];
     for (let i = 0; i < row.bodyParts; i++) {
-      const part = i === 0 && first
-        ? first
-        : (await this.kv.get<Uint8Array>(k.body(row.id, i))).value;
+      const part = (await this.kv.get<Uint8Array>(k.body(row.id, i))).value;
       if (!part) throw new Error(`Body part ${i} of delivery ${row.id} is missing`);
       parts.push(part);
     }

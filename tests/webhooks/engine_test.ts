@@ -48,7 +48,7 @@ test("2xx: delivered once, signed over the raw bytes, snippet surfaced", async (
     assert.equal(row.attempts, 1);
     assert.equal(row.lastStatus, 201);
     assert.equal(row.lastSnippet, "thanks for all");
-    const attempts = await h.store.attempts(row.id);
+    const attempts = row.log;
     assert.equal(attempts.length, 1);
     assert.equal(attempts[0].outcome, "delivered");
     assert.equal(attempts[0].status, 201);
@@ -108,7 +108,7 @@ for (const status of [408, 429, 500, 502, 503]) {
       );
       await assertSigned(first);
       await assertSigned(second);
-      const attempts = await h.store.attempts(row.id);
+      const attempts = row.log;
       assert.deepEqual(attempts.map((a) => [a.status, a.outcome]), [
         [status, "transient"],
         [200, "delivered"],
@@ -121,6 +121,29 @@ for (const status of [408, 429, 500, 502, 503]) {
     }
   });
 }
+
+test("a body too large for its row: stored as parts, sent again byte for byte", async () => {
+  let calls = 0;
+  const receiver = startReceiver(() =>
+    ++calls === 1 ? new Response("busy", { status: 503 }) : new Response("ok")
+  );
+  const h = await startHarness();
+  try {
+    const hook = await h.addWebhook({ url: receiver.url, signingSecret: SECRET });
+    const event = await h.emit({ ...VALUES, name: "x".repeat(40_000) });
+    const row = await h.waitStatus(event, hook.id, "delivered");
+    assert.equal(row.body, null);
+    assert.ok(row.bodyParts >= 1 && row.bodyBytes > 40_000, JSON.stringify(row.bodyBytes));
+    const [first, second] = await receiver.waitFor(2);
+    assert.equal(first.raw.length, row.bodyBytes);
+    assert.deepEqual(second.raw, first.raw);
+    await assertSigned(second);
+    assert.deepEqual(await h.store.body(row), first.raw);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
 
 test("network error: transient; delivered once the receiver is up", async () => {
   const port = freePort();
@@ -139,7 +162,7 @@ test("network error: transient; delivered once the receiver is up", async () => 
     assert.ok(!pending.lastError!.includes(`:${port}`), "the URL stays out of the error");
     receiver = startReceiver(() => new Response("up"), port);
     const row = await h.waitStatus(event, hook.id, "delivered");
-    const attempts = await h.store.attempts(row.id);
+    const attempts = row.log;
     assert.equal(attempts[0].outcome, "transient");
     assert.equal(attempts[0].status, null);
     assert.equal(attempts.at(-1)!.outcome, "delivered");
@@ -160,7 +183,7 @@ test("timeout: transient, then delivered", async () => {
     const hook = await h.addWebhook({ url: receiver.url });
     const event = await h.emit(VALUES);
     const row = await h.waitStatus(event, hook.id, "delivered");
-    const attempts = await h.store.attempts(row.id);
+    const attempts = row.log;
     assert.equal(attempts[0].outcome, "transient");
     assert.equal(attempts[0].error, "Timed out after 0.5 s");
     assert.ok(attempts[0].durationMs >= 450 && attempts[0].durationMs < 1400);
@@ -267,7 +290,7 @@ test("Retry-After in delta-seconds raises the wait (capped)", async () => {
     const second = r[2].at - r[1].at;
     assert.ok(first >= 990 && first < 2000, `Retry-After: 1 gave a wait of ${first} ms`);
     assert.ok(second >= 1490 && second < 2500, `Retry-After: 3600 (cap 1.5 s) gave ${second} ms`);
-    const attempts = await h.store.attempts(row.id);
+    const attempts = row.log;
     assert.deepEqual(attempts.map((a) => a.retryAfterSeconds), [1, 3600, null]);
   } finally {
     await h.close();
@@ -291,7 +314,7 @@ test("Retry-After as an HTTP-date raises the wait", async () => {
     const hook = await h.addWebhook({ url: receiver.url });
     const event = await h.emit(VALUES);
     const row = await h.waitStatus(event, hook.id, "delivered", 15_000);
-    const attempts = await h.store.attempts(row.id);
+    const attempts = row.log;
     assert.ok(attempts[0].retryAfterSeconds! > 0.9 && attempts[0].retryAfterSeconds! <= 2);
     assert.ok(
       Date.parse(attempts[1].at) >= until2 - 20,
@@ -518,7 +541,6 @@ test("recovery: a pending delivery whose message was lost, and an unannounced ev
   // A delivery that failed once and whose next attempt message never made it to the queue.
   const event = await first.emit(VALUES);
   const row = await first.waitStatus(event, hook.id, "delivered");
-  const body = await first.store.body(row);
   const lostId = "0".repeat(12) + "f".repeat(20);
   await first.kv.atomic()
     .set(webhookKeys.delivery(hook.id, lostId), {
@@ -532,7 +554,6 @@ test("recovery: a pending delivery whose message was lost, and an unannounced ev
       completedAt: null,
     })
     .set(webhookKeys.deliveryWebhook(lostId), hook.id)
-    .set(webhookKeys.body(lostId, 0), body)
     .set(webhookKeys.pending(lostId), { webhookId: hook.id, dueAt: Date.now() - 1000 })
     .commit();
   // A record event in the outbox that was never announced.
