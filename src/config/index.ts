@@ -4,4 +4,12 @@
  * @module
  */
 export { type Config, ConfigSchema } from "./schema.ts";
-export { ConfigError, configKeys, type ConfigSources, loadConfig, publicBaseUrl } from "./load.ts";
+export {
+  ConfigError,
+  type ConfigKey,
+  configKeys,
+  type ConfigSources,
+  type EnvKind,
+  loadConfig,
+  publicBaseUrl,
+} from "./load.ts";

@@ -4,6 +4,7 @@
  * @module
  */
 import { parse as parseToml } from "smol-toml";
+import { z } from "zod";
 import { type Config, ConfigSchema } from "./schema.ts";
 
 /** A configuration value is invalid; the message names the key. */
@@ -23,16 +24,68 @@ export interface ConfigSources {
 
 type Tree = { [key: string]: unknown };
 
-/** Each leaf of the default configuration: its dotted path and its environment variable. */
-export function configKeys(): { path: string[]; env: string; sample: unknown }[] {
-  const out: { path: string[]; env: string; sample: unknown }[] = [];
-  const walk = (node: Tree, path: string[]) => {
-    for (const [key, value] of Object.entries(node)) {
-      if (value !== null && typeof value === "object") walk(value as Tree, [...path, key]);
-      else out.push({ path: [...path, key], env: envName([...path, key]), sample: value });
+/** How the text of one environment variable becomes a value. */
+type Scalar = "number" | "boolean" | "string";
+
+/**
+ * How a key is read from its environment variable, derived from its schema: a number, a boolean,
+ * a string (passed as is; the schema checks enums and URLs), a list, or `json` for other
+ * structured values (records, tuples) that only have a JSON form.
+ */
+export type EnvKind = Scalar | "json" | { list: Scalar | "json" };
+
+/** One settable key: its dotted path, its environment variable, its default and its kind. */
+export interface ConfigKey {
+  path: string[];
+  env: string;
+  /** The default value, or `undefined` when the key has none. */
+  sample: unknown;
+  kind: EnvKind;
+}
+
+/** The schema inside defaults, prefaults, optionals and nullables. */
+function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
+  while (
+    schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault ||
+    schema instanceof z.ZodOptional || schema instanceof z.ZodNullable
+  ) schema = schema.unwrap();
+  return schema;
+}
+
+/** A value with inner structure: it has no plain-text form, only a JSON one. */
+function structured(schema: z.core.$ZodType): boolean {
+  return schema instanceof z.ZodObject || schema instanceof z.ZodArray ||
+    schema instanceof z.ZodRecord || schema instanceof z.ZodTuple;
+}
+
+function scalarKind(schema: z.core.$ZodType): Scalar | "json" {
+  if (schema instanceof z.ZodNumber) return "number";
+  if (schema instanceof z.ZodBoolean) return "boolean";
+  return structured(schema) ? "json" : "string";
+}
+
+/**
+ * Every settable key of a schema (default: the configuration's), found by walking its objects:
+ * each leaf is one key, and a list (`z.array`) is one key whose items come in one variable.
+ */
+export function configKeys(schema: z.core.$ZodType = ConfigSchema): ConfigKey[] {
+  const defaults = z.safeParse(schema, {});
+  const out: ConfigKey[] = [];
+  const walk = (node: z.core.$ZodType, path: string[], sample: unknown) => {
+    const inner = unwrap(node);
+    if (inner instanceof z.ZodObject) {
+      for (const [key, child] of Object.entries(inner.shape)) {
+        const value = (sample as Tree | undefined)?.[key];
+        walk(child as z.core.$ZodType, [...path, key], value);
+      }
+      return;
     }
+    const kind: EnvKind = inner instanceof z.ZodArray
+      ? { list: scalarKind(unwrap(inner.element)) }
+      : scalarKind(inner);
+    out.push({ path, env: envName(path), sample, kind });
   };
-  walk(ConfigSchema.parse({}) as Tree, []);
+  walk(schema, [], defaults.success ? defaults.data : undefined);
   return out;
 }
 
@@ -49,20 +102,98 @@ function setPath(tree: Tree, path: string[], value: unknown) {
   node[path[path.length - 1]] = value;
 }
 
-function fromEnv(raw: string, sample: unknown, name: string): unknown {
-  if (typeof sample === "number") {
-    const n = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(n)) {
-      throw new ConfigError(`Invalid ${name}="${raw}": expected a number`);
+const EXPECTED: Record<Scalar, string> = {
+  number: "a number",
+  boolean: "true or false",
+  string: "a string",
+};
+
+/** Text to scalar; `undefined` when the text is not one. */
+function scalar(text: string, kind: Scalar): unknown {
+  if (kind === "number") {
+    const n = Number(text);
+    return text.trim() === "" || !Number.isFinite(n) ? undefined : n;
+  }
+  if (kind === "boolean") {
+    if (text === "true" || text === "1") return true;
+    if (text === "false" || text === "0") return false;
+    return undefined;
+  }
+  return text;
+}
+
+function parseJson(raw: string, name: string, what: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw new ConfigError(`Invalid ${name}='${raw}': expected ${what}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The value of one environment variable, converted as its key's kind says. A list is either
+ * a JSON array (the value starts with `[`) or items separated by commas, each trimmed and
+ * converted like a scalar; an empty or blank value is the empty list. The schema then checks
+ * the result exactly as it checks the same value from the TOML file.
+ *
+ * @throws {ConfigError} naming the variable when the text is not of the key's kind.
+ */
+export function fromEnv(raw: string, key: ConfigKey): unknown {
+  const name = key.env;
+  const kind = key.kind;
+  if (kind === "json") return parseJson(raw, name, "JSON");
+  if (typeof kind === "string") {
+    const value = scalar(raw, kind);
+    if (value === undefined) {
+      throw new ConfigError(`Invalid ${name}="${raw}": expected ${EXPECTED[kind]}`);
     }
-    return n;
+    return value;
   }
-  if (typeof sample === "boolean") {
-    if (raw === "true" || raw === "1") return true;
-    if (raw === "false" || raw === "0") return false;
-    throw new ConfigError(`Invalid ${name}="${raw}": expected true or false`);
+  if (raw.trimStart().startsWith("[")) {
+    const value = parseJson(raw, name, "a JSON array");
+    if (!Array.isArray(value)) {
+      throw new ConfigError(`Invalid ${name}='${raw}': expected a JSON array`);
+    }
+    return value;
   }
-  return raw;
+  const itemKind = kind.list;
+  if (itemKind === "json") {
+    throw new ConfigError(
+      `Invalid ${name}="${raw}": expected a JSON array (its items have no comma-separated form)`,
+    );
+  }
+  if (raw.trim() === "") return [];
+  return raw.split(",").map((text, i) => {
+    const item = text.trim();
+    const value = item === "" ? undefined : scalar(item, itemKind);
+    if (value === undefined) {
+      const got = item === "" ? "is empty" : `is "${item}"`;
+      throw new ConfigError(
+        `Invalid ${name}="${raw}": item ${i + 1} ${got}, expected ${EXPECTED[itemKind]}` +
+          (itemKind === "string" ? " (use a JSON array for empty strings)" : ""),
+      );
+    }
+    return value;
+  });
+}
+
+/**
+ * A list is set whole, in its own variable. One variable per entry (`SEALPOST_..._0`), which
+ * was read before lists had a form of their own, is refused rather than silently ignored.
+ */
+function refuseEntryVariables(keys: ConfigKey[], env: Record<string, string>) {
+  const known = new Set(keys.map((key) => key.env));
+  for (const key of keys) {
+    if (typeof key.kind !== "object") continue;
+    const entry = new RegExp(`^${key.env}_\\d+$`);
+    const stray = Object.keys(env).find((name) => entry.test(name) && !known.has(name));
+    if (stray) {
+      throw new ConfigError(
+        `${stray} is not read: set the whole list in ${key.env}, ` +
+          "as a JSON array or as items separated by commas",
+      );
+    }
+  }
 }
 
 /**
@@ -91,9 +222,11 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<Config> {
       throw new ConfigError(`Invalid TOML in ${file}: ${(err as Error).message}`);
     }
   }
-  for (const key of configKeys()) {
+  const keys = configKeys();
+  refuseEntryVariables(keys, env);
+  for (const key of keys) {
     const raw = env[key.env];
-    if (raw !== undefined) setPath(tree, key.path, fromEnv(raw, key.sample, key.env));
+    if (raw !== undefined) setPath(tree, key.path, fromEnv(raw, key));
   }
   const flags = sources.flags ?? {};
   if (flags.data !== undefined) tree.data_dir = flags.data;

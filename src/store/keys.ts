@@ -302,7 +302,7 @@ export interface VaultFormVersionRow {
   createdAt: string;
 }
 
-/** A record's head; its values are a large value under `vaultKeys.recordValues`. */
+/** A record's head, with its values inline or as a large value under `vaultKeys.recordValues`. */
 export interface VaultRecordRow {
   recordId: string;
   formId: string;
@@ -315,7 +315,9 @@ export interface VaultRecordRow {
   submissionId: string | null;
   /** The newest submission version applied (0 for owner-created records). */
   appliedVersion: number;
-  /** Parts of the values under `vaultKeys.recordValues`. */
+  /** The values, when small enough to live in this row (else absent, and parts). */
+  values?: Record<string, unknown>;
+  /** Parts of larger values under `vaultKeys.recordValues` (0 when inline). */
   parts: number;
 }
 

@@ -25,6 +25,7 @@ import { GroupCommitter } from "../store/group_commit.ts";
 import { deleteLargeValue } from "../store/large_value.ts";
 import type { VaultForms } from "./forms.ts";
 import type { VaultKeys } from "./keys.ts";
+import { SealedBoxOpener } from "./opener.ts";
 import {
   addRecordWrite,
   checkRecordSize,
@@ -35,6 +36,10 @@ import type { Ack, QueueItem, RelayLink } from "./relay_link.ts";
 
 /** Bytes of one stored part of a quarantined ciphertext. */
 const PART_BYTES = 60 * 1024;
+/** Pages processed at once while draining. */
+const PAGES_IN_FLIGHT = 2;
+/** Pages at least this long are opened on a worker thread (its start costs a few ms). */
+const WORKER_PAGE = 32;
 
 /** What became of one envelope version. */
 export type IngestOutcome = "record" | "quarantined" | "duplicate";
@@ -150,63 +155,115 @@ export class Ingestor {
     return total;
   }
 
-  /** Drains one database's queue to its end; stops at the first envelope it cannot settle. */
+  /**
+   * Drains one database's queue to its end; stops at the first envelope it cannot settle.
+   * A backlog is opened on a worker thread, overlapping the store work of this one.
+   */
   async drainDatabase(db: VaultDatabaseRow): Promise<DrainResult> {
+    let opener: SealedBoxOpener | null = null;
+    try {
+      return await this.#drainDatabase(db, (items) => {
+        if (!opener && items >= WORKER_PAGE) opener = new SealedBoxOpener();
+        return opener;
+      });
+    } finally {
+      (opener as SealedBoxOpener | null)?.close();
+    }
+  }
+
+  async #drainDatabase(
+    db: VaultDatabaseRow,
+    openerFor: (items: number) => SealedBoxOpener | null,
+  ): Promise<DrainResult> {
     const result: DrainResult = { records: 0, quarantined: 0, duplicates: 0 };
-    let after = 0;
-    while (this.#running || this.#loop === null) {
-      const items = await this.link.pull(db.fingerprint, after, this.options.batchSize);
-      if (items.length === 0) break;
-      const outcomes = await this.#settle(db, items);
-      const acks: Ack[] = [];
-      let failed = false;
-      for (const [i, outcome] of outcomes.entries()) {
-        if (outcome instanceof Error) {
-          this.options.log?.(
-            `Ingest of submission ${items[i].submissionId} version ${items[i].version} ` +
-              `failed and will be retried: ${outcome.message}`,
-          );
-          failed = true;
-          continue;
-        }
-        if (outcome === "record") result.records += 1;
-        else if (outcome === "quarantined") result.quarantined += 1;
-        else result.duplicates += 1;
-        acks.push({ submissionId: items[i].submissionId, version: items[i].version });
+    const pull = (after: number) =>
+      later(this.link.pull(db.fingerprint, after, this.options.batchSize));
+    // Pipelined: while a page is processed, the next one is read and processed too (a
+    // submission's versions still in order, see #settle), and acks are written.
+    const chains = new Map<string, Promise<unknown>>();
+    const pages: Promise<() => boolean>[] = [];
+    let acking = later(Promise.resolve());
+    let failed = false;
+    let next = pull(0);
+    try {
+      while (!failed && (this.#running || this.#loop === null)) {
+        const items = (await next)();
+        if (items.length === 0) break;
+        next = pull(items.at(-1)!.seq);
+        const opener = openerFor(items.length);
+        pages.push(later(
+          this.#settle(db, items, opener, chains).then(async (outcomes) => {
+            const acks: Ack[] = [];
+            let ok = true;
+            for (const [i, outcome] of outcomes.entries()) {
+              if (outcome instanceof Error) {
+                this.options.log?.(
+                  `Ingest of submission ${items[i].submissionId} version ${items[i].version} ` +
+                    `failed and will be retried: ${outcome.message}`,
+                );
+                ok = false;
+                continue;
+              }
+              if (outcome === "record") result.records += 1;
+              else if (outcome === "quarantined") result.quarantined += 1;
+              else result.duplicates += 1;
+              acks.push({ submissionId: items[i].submissionId, version: items[i].version });
+            }
+            // One ack at a time, in page order.
+            const previous = acking;
+            acking = later(previous.then((done) => {
+              done();
+              return acks.length > 0 ? this.link.ack(db.fingerprint, acks) : undefined;
+            }));
+            await acking;
+            return ok;
+          }),
+        ));
+        if (pages.length >= PAGES_IN_FLIGHT) failed = !(await pages.shift()!)();
       }
-      if (acks.length > 0) await this.link.ack(db.fingerprint, acks);
-      if (failed) break;
-      after = items.at(-1)!.seq;
+      while (pages.length > 0) if (!(await pages.shift()!)()) failed = true;
+    } finally {
+      await Promise.allSettled(pages);
+      (await acking)();
     }
     return result;
   }
 
-  /** Processes a page: one submission's versions in order, different submissions at once. */
-  async #settle(db: VaultDatabaseRow, items: QueueItem[]): Promise<(IngestOutcome | Error)[]> {
-    const out: (IngestOutcome | Error)[] = new Array(items.length);
-    const groups = new Map<string, number[]>();
-    items.forEach((item, i) => {
-      const group = groups.get(item.submissionId);
-      if (group) group.push(i);
-      else groups.set(item.submissionId, [i]);
-    });
-    await Promise.all([...groups.values()].map(async (indexes) => {
-      for (const i of indexes) {
-        try {
-          out[i] = await this.ingestItem(db, items[i]);
-        } catch (err) {
-          out[i] = err as Error;
-        }
-      }
+  /**
+   * Processes a page: different submissions at once, the versions of one submission in order
+   * (`chains` holds each submission's last item under way, across pages).
+   */
+  async #settle(
+    db: VaultDatabaseRow,
+    items: QueueItem[],
+    opener: SealedBoxOpener | null,
+    chains: Map<string, Promise<unknown>>,
+  ): Promise<(IngestOutcome | Error)[]> {
+    return await Promise.all(items.map((item) => {
+      const previous = chains.get(item.submissionId) ?? Promise.resolve();
+      const done = previous.then(() => this.ingestItem(db, item, opener)).catch((err) =>
+        err as Error
+      );
+      chains.set(item.submissionId, done);
+      done.then(() => {
+        if (chains.get(item.submissionId) === done) chains.delete(item.submissionId);
+      });
+      return done;
     }));
-    return out;
   }
 
-  /** Turns one envelope version into a record, a quarantine row, or nothing (a duplicate). */
-  async ingestItem(db: VaultDatabaseRow, item: QueueItem): Promise<IngestOutcome> {
+  /**
+   * Turns one envelope version into a record, a quarantine row, or nothing (a duplicate);
+   * opens it on `opener`'s worker when given.
+   */
+  async ingestItem(
+    db: VaultDatabaseRow,
+    item: QueueItem,
+    opener: SealedBoxOpener | null = null,
+  ): Promise<IngestOutcome> {
     const ciphertext = Uint8Array.fromBase64(item.ciphertext);
     try {
-      const payload = await this.#check(db, item.formId, ciphertext);
+      const payload = await this.#check(db, item.formId, ciphertext, opener);
       const outcome = await this.#apply(item, payload);
       // Claims are idempotent: a re-delivered duplicate claims again, so a crash between the
       // record and the claim cannot leave its files to the orphan sweep.
@@ -223,11 +280,12 @@ export class Ingestor {
     db: VaultDatabaseRow,
     formId: string,
     ciphertext: Uint8Array,
+    opener: SealedBoxOpener | null,
   ): Promise<SubmissionPayload> {
     const pair = await this.keys.databaseKey(db.fingerprint);
     let payload: SubmissionPayload;
     try {
-      const plain = await open(ciphertext, pair.publicKey, pair.secretKey);
+      const plain = await (opener ?? { open })!.open(ciphertext, pair.publicKey, pair.secretKey);
       payload = SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
     } catch (err) {
       const code = (err as { code?: string }).code === "decryption_failed"
@@ -275,59 +333,55 @@ export class Ingestor {
 
   async #apply(item: QueueItem, payload: SubmissionPayload): Promise<IngestOutcome> {
     const qid = quarantineId(item);
+    const recordKey = vaultKeys.record(item.formId, item.submissionId);
+    const tombstoneKey = vaultKeys.tombstone(item.formId, item.submissionId);
+    const write: RecordWrite = {
+      formId: item.formId,
+      recordId: item.submissionId,
+      schemaVersion: payload.formVersion,
+      values: payload.values,
+      submissionId: item.submissionId,
+      appliedVersion: item.version,
+    };
     try {
+      const bytes = checkRecordSize(payload.values);
+      // The common case, a new submission: no record, no tombstone, no quarantine row of this
+      // envelope. Checks that they are absent replace reading them (a read costs more here
+      // than the checks of a shared atomic operation).
+      const absent = [recordKey, tombstoneKey, vaultKeys.quarantine(qid)].map((key) => ({
+        key,
+        versionstamp: null,
+      }));
+      if (await this.#commitWrite(item, absent, null, null, write, bytes)) return "record";
       for (let attempt = 0; attempt < 10; attempt++) {
         // One read for the record, its tombstone and a quarantine row of this envelope.
         const [current, tombstone, stale] = await this.kv.getMany<
           [VaultRecordRow, VaultTombstoneRow, VaultQuarantineRow]
-        >([
-          vaultKeys.record(item.formId, item.submissionId),
-          vaultKeys.tombstone(item.formId, item.submissionId),
-          vaultKeys.quarantine(qid),
-        ]);
+        >([recordKey, tombstoneKey, vaultKeys.quarantine(qid)]);
         const applied = current.value?.appliedVersion ?? tombstone.value?.appliedVersion ?? 0;
-        let write: RecordWrite | null = null;
-        if (applied < item.version) {
-          if (!current.value && tombstone.value) {
-            throw new Quarantine(
-              "record_deleted",
-              `The record of submission ${item.submissionId} was deleted; this is an amendment`,
-              payload.formVersion,
-            );
-          }
-          checkRecordSize(payload.values);
-          write = {
-            formId: item.formId,
-            recordId: item.submissionId,
-            schemaVersion: payload.formVersion,
-            values: payload.values,
-            submissionId: item.submissionId,
-            appliedVersion: item.version,
-          };
+        const wanted = applied < item.version;
+        if (wanted && !current.value && tombstone.value) {
+          throw new Quarantine(
+            "record_deleted",
+            `The record of submission ${item.submissionId} was deleted; this is an amendment`,
+            payload.formVersion,
+          );
         }
-        if (!write && !stale.value) return "duplicate";
-        // Group-committed with the page's other records (one atomic operation per batch).
-        const bytes = write ? JSON.stringify(write.values).length : 0;
-        const parts = Math.ceil(bytes / (60 * 1024)) + 1;
-        let event: StoredRecordEvent | null = null;
-        const result = await this.#committer.commit({
-          lock: item.submissionId,
-          // The record's versionstamp covers owner edits and deletes (a delete removes the
-          // row), so the tombstone needs no check; a stale quarantine row is checked only
-          // when this commit deletes it. One check per record: ~100 records per commit.
-          checks: stale.value ? [current, stale] : [current],
-          mutations: 2 * parts + 2 + (current.value?.parts ?? 0) + (stale.value?.parts ?? 0) + 1,
-          bytes: 2 * bytes + 2048,
-          apply: (op) => {
-            if (stale.value) {
-              op.delete(stale.key);
-              deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), stale.value.parts);
-            }
-            if (write) event = addRecordWrite(op, current.value, write);
-          },
-        });
-        if (result.ok && event) announceRecordEvents(this.kv, [event]);
-        if (result.ok) return write ? "record" : "duplicate";
+        if (!wanted && !stale.value) return "duplicate";
+        // The record's versionstamp covers owner edits and deletes (a delete removes the
+        // row), so the tombstone needs no check; a stale quarantine row is checked only
+        // when this commit deletes it.
+        const staleRow = stale.value ? stale as Deno.KvEntry<VaultQuarantineRow> : null;
+        const checks = staleRow ? [current, staleRow] : [current];
+        const ok = await this.#commitWrite(
+          item,
+          checks,
+          current.value,
+          staleRow,
+          wanted ? write : null,
+          bytes,
+        );
+        if (ok) return wanted ? "record" : "duplicate";
       }
       throw new Error(`Record of submission ${item.submissionId} kept changing`);
     } catch (err) {
@@ -336,6 +390,38 @@ export class Ingestor {
       }
       throw err;
     }
+  }
+
+  /**
+   * Group-commits `write` (when given; over `current`) with the deletion of a `stale`
+   * quarantine row under `checks`, then announces the record's event. False when a check
+   * failed.
+   */
+  async #commitWrite(
+    item: QueueItem,
+    checks: Deno.AtomicCheck[],
+    current: VaultRecordRow | null,
+    stale: Deno.KvEntry<VaultQuarantineRow> | null,
+    write: RecordWrite | null,
+    bytes: number,
+  ): Promise<boolean> {
+    const parts = Math.ceil(bytes / (60 * 1024)) + 1;
+    let event: StoredRecordEvent | null = null;
+    const result = await this.#committer.commit({
+      lock: item.submissionId,
+      checks,
+      mutations: 2 * parts + 2 + (current?.parts ?? 0) + (stale?.value.parts ?? 0) + 1,
+      bytes: 2 * bytes + 2048,
+      apply: (op) => {
+        if (stale) {
+          op.delete(stale.key);
+          deleteLargeValue(op, vaultKeys.quarantineDataOf(stale.value.id), stale.value.parts);
+        }
+        if (write) event = addRecordWrite(op, current, write);
+      },
+    });
+    if (result.ok && event) announceRecordEvents(this.kv, [event]);
+    return result.ok;
   }
 
   async #quarantine(
@@ -409,6 +495,16 @@ export class Ingestor {
       ciphertext: ciphertext.toBase64(),
     });
   }
+}
+
+/**
+ * Settles `promise` without leaving a rejection unhandled while it is not awaited yet; the
+ * result is a function that returns its value or throws its error.
+ */
+function later<T>(promise: Promise<T>): Promise<() => T> {
+  return promise.then((value) => () => value, (err) => () => {
+    throw err;
+  });
 }
 
 function quarantineId(item: { submissionId: string; version: number }): string {

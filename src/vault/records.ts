@@ -54,14 +54,18 @@ export function savedAtOf(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$10000+00:00");
 }
 
-/** The size check every write goes through. */
-export function checkRecordSize(values: Record<string, unknown>): void {
+/** Values up to this many JSON bytes live in the record's head row (one write less). */
+const INLINE_VALUES_BYTES = 16 * 1024;
+
+/** The size check every write goes through; returns the values' size in JSON bytes. */
+export function checkRecordSize(values: Record<string, unknown>): number {
   const bytes = new TextEncoder().encode(JSON.stringify(values)).length;
   if (bytes > MAX_RECORD_BYTES) {
     throw new RecordTooLargeError(
       `Record values of ${bytes} bytes exceed the ${MAX_RECORD_BYTES}-byte limit`,
     );
   }
+  return bytes;
 }
 
 /** What a write stores. */
@@ -85,10 +89,11 @@ export function addRecordWrite(
   write: RecordWrite,
   now = new Date(),
 ): StoredRecordEvent {
-  checkRecordSize(write.values);
+  const bytes = checkRecordSize(write.values);
   const savedAt = savedAtOf(now);
   const valuesKey = vaultKeys.recordValues(write.formId, write.recordId);
-  const parts = setLargeValue(op, valuesKey, write.values);
+  const inline = bytes <= INLINE_VALUES_BYTES;
+  const parts = inline ? 0 : setLargeValue(op, valuesKey, write.values);
   for (let i = parts; i < (current?.parts ?? 0); i++) op.delete([...valuesKey, i]);
   const row: VaultRecordRow = {
     recordId: write.recordId,
@@ -98,6 +103,7 @@ export function addRecordWrite(
     createdAt: current?.createdAt ?? savedAt,
     submissionId: write.submissionId,
     appliedVersion: write.appliedVersion,
+    ...(inline ? { values: write.values } : {}),
     parts,
   };
   op.set(vaultKeys.record(write.formId, write.recordId), row);
@@ -130,9 +136,9 @@ export function getRecordEntry(
   return kv.get<VaultRecordRow>(vaultKeys.record(formId, recordId));
 }
 
-/** Reads the values of a record head. */
+/** The record of a head, its values read when they are not inline. */
 export async function recordOf(kv: Deno.Kv, row: VaultRecordRow): Promise<VaultRecord> {
-  const values = await getLargeValue<Record<string, unknown>>(
+  const values = row.values ?? await getLargeValue<Record<string, unknown>>(
     kv,
     vaultKeys.recordValues(row.formId, row.recordId),
   ) ?? {};

@@ -53,6 +53,16 @@ Deno.test("--version, --help, unknown commands and invalid config", async () => 
   const badEnv = await sealpost(["init"], { SEALPOST_SERVER_PORT: "eighty" });
   assert.equal(badEnv.code, 1);
   assert.match(badEnv.stderr, /SEALPOST_SERVER_PORT/);
+  const badLists: [string, RegExp][] = [
+    ["0,x", /SEALPOST_WEBHOOKS_RETRY_SCHEDULE_SECONDS="0,x": item 2/],
+    ["[0,-5]", /webhooks\.retry_schedule_seconds\.1/],
+  ];
+  for (const [raw, names] of badLists) {
+    const badList = await sealpost(["init"], { SEALPOST_WEBHOOKS_RETRY_SCHEDULE_SECONDS: raw });
+    assert.equal(badList.code, 1, badList.stderr);
+    assert.match(badList.stderr, names);
+    assert.doesNotMatch(badList.stderr, /\bat |Uncaught/, "a message, not a stack trace");
+  }
   const badPort = await sealpost(["serve", "--port", "x"]);
   assert.equal(badPort.code, 1);
   assert.match(badPort.stderr, /--port/);

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { parse } from "smol-toml";
+import { z } from "zod";
 import { ConfigError, configKeys, ConfigSchema, loadConfig } from "../../src/config/index.ts";
+import { type ConfigKey, fromEnv } from "../../src/config/load.ts";
 
 Deno.test("defaults: data dir ./data on 127.0.0.1:8080", async () => {
   const config = await loadConfig({ env: {} });
@@ -79,4 +81,178 @@ Deno.test("config.example.toml documents every key with its default", async () =
     for (const part of key.path) node = (node as Record<string, unknown>)?.[part];
     assert.notEqual(node, undefined, `config.example.toml lacks ${key.path.join(".")}`);
   }
+});
+
+const SCHEDULE = "SEALPOST_WEBHOOKS_RETRY_SCHEDULE_SECONDS";
+
+async function schedule(env: Record<string, string>, file?: string): Promise<number[]> {
+  return (await loadConfig({ file, env })).webhooks.retry_schedule_seconds;
+}
+
+/** Rejects with a ConfigError whose message matches every pattern. */
+async function refuses(env: Record<string, string>, ...patterns: RegExp[]) {
+  await assert.rejects(loadConfig({ env }), (err: Error) => {
+    assert.ok(err instanceof ConfigError, `${err}`);
+    for (const pattern of patterns) assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+Deno.test("every list in the schema is one key, read from one variable", () => {
+  const keys = configKeys();
+  const lists = keys.filter((key) => typeof key.kind === "object");
+  assert.deepEqual(lists.map((key) => key.env), [SCHEDULE]);
+  assert.deepEqual(lists[0].kind, { list: "number" });
+  assert.ok(keys.every((key) => !key.path.some((part) => /^\d+$/.test(part))), "no per-entry keys");
+  // Each array among the defaults is a list key (none is split into entries or skipped).
+  const arrays: string[] = [];
+  const walk = (node: unknown, path: string[]) => {
+    if (Array.isArray(node)) arrays.push(path.join("."));
+    else if (node !== null && typeof node === "object") {
+      for (const [key, value] of Object.entries(node)) walk(value, [...path, key]);
+    }
+  };
+  walk(ConfigSchema.parse({}), []);
+  assert.deepEqual(arrays, lists.map((key) => key.path.join(".")));
+});
+
+Deno.test("a list from the environment: JSON array or items separated by commas", async () => {
+  assert.deepEqual(await schedule({ [SCHEDULE]: "[0,5,30]" }), [0, 5, 30]);
+  assert.deepEqual(await schedule({ [SCHEDULE]: " [ 0, 2.5 , 30 ] " }), [0, 2.5, 30]);
+  assert.deepEqual(await schedule({ [SCHEDULE]: "0,5,30" }), [0, 5, 30]);
+  assert.deepEqual(await schedule({ [SCHEDULE]: " 0 ,\t5,  30 " }), [0, 5, 30]);
+  assert.deepEqual(await schedule({ [SCHEDULE]: "7" }), [7]);
+  assert.deepEqual(await schedule({ [SCHEDULE]: "0.5,1e3" }), [0.5, 1000]);
+});
+
+Deno.test("a bad list item is a ConfigError naming the variable or the key", async () => {
+  await refuses({ [SCHEDULE]: "0,x,30" }, /SEALPOST_WEBHOOKS_RETRY_SCHEDULE_SECONDS/, /item 2/);
+  await refuses({ [SCHEDULE]: "0,,30" }, new RegExp(SCHEDULE), /item 2 is empty/);
+  await refuses({ [SCHEDULE]: "0,5," }, new RegExp(SCHEDULE), /item 3 is empty/);
+  await refuses({ [SCHEDULE]: "[0,5" }, new RegExp(SCHEDULE), /JSON array/);
+  await refuses({ [SCHEDULE]: "[0,5]x" }, new RegExp(SCHEDULE), /JSON array/);
+  // Converted items meet the same schema as TOML values: range, type and length.
+  await refuses({ [SCHEDULE]: "0, -5" }, /webhooks\.retry_schedule_seconds\.1/, /expected number/);
+  await refuses({ [SCHEDULE]: "[0,-5]" }, /webhooks\.retry_schedule_seconds\.1/);
+  await refuses({ [SCHEDULE]: '["5"]' }, /webhooks\.retry_schedule_seconds\.0/, /string/);
+  await refuses({ [SCHEDULE]: "[0,null]" }, /webhooks\.retry_schedule_seconds\.1/);
+  const tooMany = Array.from({ length: 101 }, () => "1").join(",");
+  await refuses({ [SCHEDULE]: tooMany }, /webhooks\.retry_schedule_seconds/, /100/);
+});
+
+Deno.test("an empty value is the empty list, which this key's schema refuses", async () => {
+  for (const raw of ["", "  ", "[]"]) {
+    await refuses({ [SCHEDULE]: raw }, /webhooks\.retry_schedule_seconds: Too small/);
+  }
+});
+
+Deno.test("one variable per list entry is refused, not silently ignored", async () => {
+  await refuses(
+    { [`${SCHEDULE}_0`]: "7" },
+    new RegExp(`${SCHEDULE}_0 is not read`),
+    new RegExp(`set the whole list in ${SCHEDULE}`),
+  );
+});
+
+Deno.test("precedence of a list: environment over file; the flags leave it alone", async () => {
+  const file = await Deno.makeTempFile({ suffix: ".toml" });
+  try {
+    await Deno.writeTextFile(file, "[webhooks]\nretry_schedule_seconds = [1, 2]\n");
+    assert.deepEqual(await schedule({}, file), [1, 2]);
+    assert.deepEqual(await schedule({ [SCHEDULE]: "3, 4, 5" }, file), [3, 4, 5]);
+    assert.deepEqual(await schedule({ [SCHEDULE]: "[6]" }, file), [6]);
+    const all = await loadConfig({
+      file,
+      env: { [SCHEDULE]: "8,9", SEALPOST_SERVER_PORT: "9002" },
+      flags: { port: 9003, host: "0.0.0.0", data: "/from-flag" },
+    });
+    assert.deepEqual(all.webhooks.retry_schedule_seconds, [8, 9]);
+    assert.equal(all.server.port, 9003);
+  } finally {
+    await Deno.remove(file);
+  }
+});
+
+Deno.test("scalars from the environment keep their parsing", async () => {
+  const config = await loadConfig({
+    env: {
+      SEALPOST_SERVER_PORT: " 9000 ",
+      SEALPOST_WEBHOOKS_JITTER_RATIO: "0.25",
+      SEALPOST_RATE_LIMITS_ENABLED: "0",
+      SEALPOST_SERVER_TRUST_PROXY: "1",
+      SEALPOST_WEBHOOKS_BLOCK_PRIVATE_NETWORKS: "true",
+      SEALPOST_SERVER_REQUEST_LOG: "false",
+      SEALPOST_BASE_URL: "",
+      SEALPOST_SERVER_ROLE: "relay",
+    },
+  });
+  assert.equal(config.server.port, 9000);
+  assert.equal(config.webhooks.jitter_ratio, 0.25);
+  assert.equal(config.rate_limits.enabled, false);
+  assert.equal(config.server.trust_proxy, true);
+  assert.equal(config.webhooks.block_private_networks, true);
+  assert.equal(config.server.request_log, false);
+  assert.equal(config.base_url, "");
+  assert.equal(config.server.role, "relay");
+  for (const raw of ["", " ", "1,2", "[1]", "Infinity"]) {
+    await refuses({ SEALPOST_SERVER_PORT: raw }, /SEALPOST_SERVER_PORT=/, /expected a number/);
+  }
+  for (const raw of ["TRUE", " true", "yes", ""]) {
+    await refuses({ SEALPOST_SERVER_TRUST_PROXY: raw }, /expected true or false/);
+  }
+  await refuses({ SEALPOST_SERVER_ROLE: "both" }, /server\.role/);
+});
+
+// A schema with the list shapes the configuration may grow: the parsing follows the schema.
+const Lists = z.strictObject({
+  names: z.array(z.string().min(1)).default([]),
+  flags: z.array(z.boolean()).min(1).default([true]),
+  nested: z.strictObject({ ports: z.array(z.number().int()).optional() }).prefault({}),
+  hooks: z.array(z.strictObject({ url: z.string() })).default([]),
+  labels: z.record(z.string(), z.string()).default({}),
+});
+
+function listKey(env: string): ConfigKey {
+  const key = configKeys(Lists).find((key) => key.env === env);
+  assert.ok(key, env);
+  return key;
+}
+
+Deno.test("list kinds come from the schema: items, nesting, structured items", () => {
+  assert.deepEqual(
+    configKeys(Lists).map((key) => [key.env, key.kind, key.sample]),
+    [
+      ["SEALPOST_NAMES", { list: "string" }, []],
+      ["SEALPOST_FLAGS", { list: "boolean" }, [true]],
+      ["SEALPOST_NESTED_PORTS", { list: "number" }, undefined],
+      ["SEALPOST_HOOKS", { list: "json" }, []],
+      ["SEALPOST_LABELS", "json", {}],
+    ],
+  );
+});
+
+Deno.test("lists of strings, booleans and structured items from the environment", () => {
+  const names = listKey("SEALPOST_NAMES");
+  assert.deepEqual(fromEnv(" alice , bob ", names), ["alice", "bob"]);
+  assert.deepEqual(fromEnv('["a,b", " c "]', names), ["a,b", " c "]);
+  assert.throws(() => fromEnv("a,,b", names), /SEALPOST_NAMES="a,,b": item 2 is empty.*JSON/);
+  // Where the schema allows an empty list, the empty value is one.
+  assert.deepEqual(fromEnv("", names), []);
+  assert.deepEqual(Lists.parse({ names: fromEnv(" ", names) }).names, []);
+  const flags = listKey("SEALPOST_FLAGS");
+  assert.deepEqual(fromEnv("true, 0,1 ,false", flags), [true, false, true, false]);
+  assert.throws(() => fromEnv("true,yes", flags), /item 2 is "yes", expected true or false/);
+  assert.equal(Lists.safeParse({ flags: fromEnv("", flags) }).success, false, "min(1)");
+  const ports = listKey("SEALPOST_NESTED_PORTS");
+  assert.deepEqual(fromEnv("80, 443", ports), [80, 443]);
+  const hooks = listKey("SEALPOST_HOOKS");
+  assert.deepEqual(fromEnv('[{"url":"https://a"}]', hooks), [{ url: "https://a" }]);
+  assert.throws(() => fromEnv("https://a", hooks), /SEALPOST_HOOKS=.*expected a JSON array/);
+  const labels = listKey("SEALPOST_LABELS");
+  assert.deepEqual(fromEnv('{"a":"b"}', labels), { a: "b" });
+  assert.throws(() => fromEnv("a=b", labels), (err: Error) => {
+    assert.ok(err instanceof ConfigError);
+    assert.match(err.message, /SEALPOST_LABELS='a=b': expected JSON/);
+    return true;
+  });
 });
