@@ -319,12 +319,11 @@ export interface VaultRecordRow {
   values?: Record<string, unknown>;
   /** Parts of larger values under `vaultKeys.recordValues` (0 when inline). */
   parts: number;
-}
-
-/** Left behind by a deleted submission record, so a late re-delivery does not revive it. */
-export interface VaultTombstoneRow {
-  appliedVersion: number;
-  deletedAt: string;
+  /**
+   * When a submission's record was deleted: the head stays as a tombstone (no values) so a late
+   * re-delivery of the same envelope cannot bring the record back. Absent on live records.
+   */
+  deletedAt?: string;
 }
 
 /** An envelope version the vault could not turn into a record; kept until retried. */
@@ -363,8 +362,6 @@ export const vaultKeys = {
   /** Large value (src/store/large_value.ts) of a record's values. */
   recordValues: (formId: string, recordId: string) =>
     ["vault", "record_values", formId, recordId] as const,
-  tombstone: (formId: string, recordId: string) =>
-    ["vault", "tombstones", formId, recordId] as const,
   quarantine: (id: string) => ["vault", "quarantine", id] as const,
   quarantineAll: () => ["vault", "quarantine"] as const,
   /** Raw sealed-box parts of a quarantined envelope (written before its row). */

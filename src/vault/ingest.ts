@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { base64DecodedLength } from "../crypto/encoding.ts";
 import { open } from "../crypto/sealed_box.ts";
 import { announceRecordEvents, type StoredRecordEvent } from "../events/record_event.ts";
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
@@ -19,7 +20,6 @@ import {
   vaultKeys,
   type VaultQuarantineRow,
   type VaultRecordRow,
-  type VaultTombstoneRow,
 } from "../store/keys.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
 import { deleteLargeValue } from "../store/large_value.ts";
@@ -334,7 +334,6 @@ export class Ingestor {
   async #apply(item: QueueItem, payload: SubmissionPayload): Promise<IngestOutcome> {
     const qid = quarantineId(item);
     const recordKey = vaultKeys.record(item.formId, item.submissionId);
-    const tombstoneKey = vaultKeys.tombstone(item.formId, item.submissionId);
     const write: RecordWrite = {
       formId: item.formId,
       recordId: item.submissionId,
@@ -345,22 +344,20 @@ export class Ingestor {
     };
     try {
       const bytes = checkRecordSize(payload.values);
-      // The common case, a new submission: no record, no tombstone, no quarantine row of this
-      // envelope. Checks that they are absent replace reading them (a read costs more here
-      // than the checks of a shared atomic operation).
-      const absent = [recordKey, tombstoneKey, vaultKeys.quarantine(qid)].map((key) => ({
-        key,
-        versionstamp: null,
-      }));
-      if (await this.#commitWrite(item, absent, null, null, write, bytes)) return "record";
+      // The common case, a new submission: its record key is free (a deleted record leaves a
+      // tombstone there). One check instead of a read keeps ~100 records per atomic
+      // operation; a quarantine row this envelope may have left is deleted blindly.
+      const fresh = [{ key: recordKey, versionstamp: null }];
+      if (await this.#commitWrite(item, fresh, null, write, bytes)) return "record";
       for (let attempt = 0; attempt < 10; attempt++) {
-        // One read for the record, its tombstone and a quarantine row of this envelope.
-        const [current, tombstone, stale] = await this.kv.getMany<
-          [VaultRecordRow, VaultTombstoneRow, VaultQuarantineRow]
-        >([recordKey, tombstoneKey, vaultKeys.quarantine(qid)]);
-        const applied = current.value?.appliedVersion ?? tombstone.value?.appliedVersion ?? 0;
+        // One read for the record (or its tombstone) and a quarantine row of this envelope.
+        const [current, stale] = await this.kv.getMany<[VaultRecordRow, VaultQuarantineRow]>([
+          recordKey,
+          vaultKeys.quarantine(qid),
+        ]);
+        const applied = current.value?.appliedVersion ?? 0;
         const wanted = applied < item.version;
-        if (wanted && !current.value && tombstone.value) {
+        if (wanted && current.value?.deletedAt) {
           throw new Quarantine(
             "record_deleted",
             `The record of submission ${item.submissionId} was deleted; this is an amendment`,
@@ -368,18 +365,16 @@ export class Ingestor {
           );
         }
         if (!wanted && !stale.value) return "duplicate";
-        // The record's versionstamp covers owner edits and deletes (a delete removes the
-        // row), so the tombstone needs no check; a stale quarantine row is checked only
-        // when this commit deletes it.
-        const staleRow = stale.value ? stale as Deno.KvEntry<VaultQuarantineRow> : null;
-        const checks = staleRow ? [current, staleRow] : [current];
+        // The head's versionstamp covers owner edits and deletes; a stale quarantine row is
+        // checked only when this commit deletes it.
+        const checks = stale.value ? [current, stale] : [current];
         const ok = await this.#commitWrite(
           item,
           checks,
           current.value,
-          staleRow,
           wanted ? write : null,
           bytes,
+          stale.value?.parts ?? 0,
         );
         if (ok) return wanted ? "record" : "duplicate";
       }
@@ -393,30 +388,29 @@ export class Ingestor {
   }
 
   /**
-   * Group-commits `write` (when given; over `current`) with the deletion of a `stale`
-   * quarantine row under `checks`, then announces the record's event. False when a check
-   * failed.
+   * Group-commits `write` (when given; over `current`) under `checks`, with the deletion of
+   * this envelope's quarantine row (of `staleParts` parts; without a row, the parts a row of
+   * this envelope would have), then announces the record's event. False when a check failed.
    */
   async #commitWrite(
     item: QueueItem,
     checks: Deno.AtomicCheck[],
     current: VaultRecordRow | null,
-    stale: Deno.KvEntry<VaultQuarantineRow> | null,
     write: RecordWrite | null,
     bytes: number,
+    staleParts = quarantineParts(base64DecodedLength(item.ciphertext)),
   ): Promise<boolean> {
+    const qid = quarantineId(item);
     const parts = Math.ceil(bytes / (60 * 1024)) + 1;
     let event: StoredRecordEvent | null = null;
     const result = await this.#committer.commit({
       lock: item.submissionId,
       checks,
-      mutations: 2 * parts + 2 + (current?.parts ?? 0) + (stale?.value.parts ?? 0) + 1,
+      mutations: 2 * parts + 2 + (current?.parts ?? 0) + staleParts + 1,
       bytes: 2 * bytes + 2048,
       apply: (op) => {
-        if (stale) {
-          op.delete(stale.key);
-          deleteLargeValue(op, vaultKeys.quarantineDataOf(stale.value.id), stale.value.parts);
-        }
+        op.delete(vaultKeys.quarantine(qid));
+        deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), staleParts);
         if (write) event = addRecordWrite(op, current, write);
       },
     });
@@ -433,7 +427,7 @@ export class Ingestor {
     const id = quarantineId(item);
     const key = vaultKeys.quarantine(id);
     const existing = await this.kv.get<VaultQuarantineRow>(key);
-    const parts = Math.max(1, Math.ceil(ciphertext.length / PART_BYTES));
+    const parts = quarantineParts(ciphertext.length);
     if (!existing.value) {
       // The parts go first, in bounded operations; the row that refers to them commits last.
       for (let i = 0; i < parts; i += 8) {
@@ -505,6 +499,11 @@ function later<T>(promise: Promise<T>): Promise<() => T> {
   return promise.then((value) => () => value, (err) => () => {
     throw err;
   });
+}
+
+/** Parts of a quarantined ciphertext of `bytes` bytes. */
+function quarantineParts(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / PART_BYTES));
 }
 
 function quarantineId(item: { submissionId: string; version: number }): string {

@@ -20,5 +20,5 @@ self.onmessage = async ({ data }: MessageEvent<OpenRequest>) => {
       error: { code: typeof code === "string" ? code : "error", message: String(err) },
     };
   }
-  self.postMessage(reply, reply.plain ? [reply.plain.buffer] : []);
+  self.postMessage(reply, reply.plain ? [reply.plain.buffer as ArrayBuffer] : []);
 };

@@ -16,7 +16,7 @@ import {
 } from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
 import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
-import { vaultKeys, type VaultRecordRow, type VaultTombstoneRow } from "../store/keys.ts";
+import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
 
 /**
  * Largest record values, as JSON bytes. The record and its event snapshot are written in one
@@ -160,7 +160,7 @@ export async function getRecord(
   recordId: string,
 ): Promise<VaultRecord> {
   const entry = await getRecordEntry(kv, formId, recordId);
-  if (!entry.value) throw notFound(formId, recordId);
+  if (!entry.value || entry.value.deletedAt) throw notFound(formId, recordId);
   return await recordOf(kv, entry.value);
 }
 
@@ -173,7 +173,11 @@ function notFound(formId: string, recordId: string) {
   );
 }
 
-/** A page of a form's records in record-id order, and the cursor of the next page. */
+/**
+ * A page of a form's records in record-id order, and the cursor of the next page. Tombstones
+ * of deleted records are skipped, so a page can hold fewer than `limit` records while more
+ * follow: the end is a null `nextCursor`.
+ */
 export async function listRecords(
   kv: Deno.Kv,
   formId: string,
@@ -182,15 +186,19 @@ export async function listRecords(
 ): Promise<{ items: VaultRecord[]; nextCursor: string | null }> {
   const iter = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, { limit, cursor });
   const heads: VaultRecordRow[] = [];
-  for await (const entry of iter) heads.push(entry.value);
+  let read = 0;
+  for await (const entry of iter) {
+    read++;
+    if (!entry.value.deletedAt) heads.push(entry.value);
+  }
   const items = await Promise.all(heads.map((row) => recordOf(kv, row)));
-  return { items, nextCursor: heads.length === limit ? iter.cursor : null };
+  return { items, nextCursor: read === limit ? iter.cursor : null };
 }
 
 /**
  * Writes with an optimistic check on the record head, retried on a concurrent change.
- * `build` gets the current head, adds the whole change to `op` and returns its event, which
- * is announced once committed.
+ * `build` gets the current head (null for none, or a deleted record's tombstone), adds the
+ * whole change to `op` and returns its event, which is announced once committed.
  */
 export async function commitRecordChange(
   kv: Deno.Kv,
@@ -204,29 +212,26 @@ export async function commitRecordChange(
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await getRecordEntry(kv, formId, recordId);
     const op = kv.atomic().check(entry);
-    const event = await build(op, entry.value);
+    const event = await build(op, entry.value?.deletedAt ? null : entry.value);
     if ((await op.commit()).ok) return announceRecordEvents(kv, [event]);
   }
   throw new ApiError(409, "conflict", `Record "${recordId}" kept changing; try again`);
 }
 
 /**
- * Deletes a record with its `delete` event; a submission's record leaves a tombstone so a
- * late re-delivery of the same envelope does not bring it back.
+ * Deletes a record with its `delete` event. A submission's record leaves its head as a
+ * tombstone (no values), so a late re-delivery of the same envelope does not bring it back.
  */
 export async function deleteRecord(kv: Deno.Kv, formId: string, recordId: string): Promise<void> {
   await commitRecordChange(kv, formId, recordId, async (op, current) => {
     if (!current) throw notFound(formId, recordId);
     const { values } = await recordOf(kv, current);
     deleteLargeValue(op, vaultKeys.recordValues(formId, recordId), current.parts);
-    op.delete(vaultKeys.record(formId, recordId));
+    const key = vaultKeys.record(formId, recordId);
     if (current.submissionId) {
-      const tombstone: VaultTombstoneRow = {
-        appliedVersion: current.appliedVersion,
-        deletedAt: new Date().toISOString(),
-      };
-      op.set(vaultKeys.tombstone(formId, recordId), tombstone);
-    }
+      const { values: _values, ...head } = current;
+      op.set(key, { ...head, parts: 0, deletedAt: new Date().toISOString() });
+    } else op.delete(key);
     return emit(op, "delete", { ...current, savedAt: savedAtOf(new Date()) }, values);
   });
 }
