@@ -70,18 +70,29 @@ try {
   );
 
   const pair = await vault.keys.databaseKey(db.fingerprint);
-  let t0 = performance.now();
-  for (const sealed of ciphertexts) await open(sealed, pair.publicKey, pair.secretKey);
-  const openRate = count / ((performance.now() - t0) / 1000);
+  const ceiling = async () => {
+    const t0 = performance.now();
+    for (const sealed of ciphertexts) await open(sealed, pair.publicKey, pair.secretKey);
+    return count / ((performance.now() - t0) / 1000);
+  };
+  // Warmed up, measured before and after the ingest; the higher one is the ceiling.
+  for (const sealed of ciphertexts.slice(0, 1000)) {
+    await open(sealed, pair.publicKey, pair.secretKey);
+  }
+  const before = await ceiling();
 
-  t0 = performance.now();
+  const t0 = performance.now();
   const result = await vault.ingest.drain();
   const ingestSeconds = (performance.now() - t0) / 1000;
+  const openRate = Math.max(before, await ceiling());
   const ingestRate = result.records / ingestSeconds;
   if (result.records !== count) {
     throw new Error(`Expected ${count} records, got ${JSON.stringify(result)}`);
   }
-  console.log(`raw seal open:  ${openRate.toFixed(0)} opens/s (sequential, one core)`);
+  console.log(
+    `raw seal open:  ${openRate.toFixed(0)} opens/s (sequential, one core; best of the runs ` +
+      `before and after the ingest)`,
+  );
   console.log(
     `vault ingest:   ${ingestRate.toFixed(0)} records/s ` +
       `(${count} in ${ingestSeconds.toFixed(2)} s: pull, open, validate, save + event, ack)`,

@@ -50,7 +50,7 @@ let idCounter = 0;
  *
  * @example
  * ```ts
- * newEventId(); // "0mhx8k2a9000004d1c2e3f4a5b6c7d8e"
+ * newEventId(); // "0mhx8k2a90000d1c2e3f4a5b6c7d8" (29 characters)
  * ```
  */
 export function newEventId(now = Date.now()): string {

@@ -199,7 +199,7 @@ export class Ingestor {
               if (outcome instanceof Error) {
                 this.options.log?.(
                   `Ingest of submission ${items[i].submissionId} version ${items[i].version} ` +
-                    `failed and will be retried: ${outcome.message}`,
+                    `failed and is not acknowledged: ${outcome.message}`,
                 );
                 ok = false;
                 continue;
@@ -209,7 +209,7 @@ export class Ingestor {
               else result.duplicates += 1;
               acks.push({ submissionId: items[i].submissionId, version: items[i].version });
             }
-            // One ack at a time, in page order.
+            // One ack at a time, in the order pages finish.
             const previous = acking;
             acking = later(previous.then((done) => {
               done();

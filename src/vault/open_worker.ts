@@ -17,7 +17,10 @@ self.onmessage = async ({ data }: MessageEvent<OpenRequest>) => {
     const code = (err as { code?: unknown }).code;
     reply = {
       id: data.id,
-      error: { code: typeof code === "string" ? code : "error", message: String(err) },
+      error: {
+        code: typeof code === "string" ? code : "error",
+        message: err instanceof Error ? err.message : String(err),
+      },
     };
   }
   self.postMessage(reply, reply.plain ? [reply.plain.buffer as ArrayBuffer] : []);

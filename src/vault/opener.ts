@@ -39,6 +39,7 @@ export class SealedBoxOpener {
   #worker = new Worker(new URL("./open_worker.ts", import.meta.url), { type: "module" });
   #waiting = new Map<number, PromiseWithResolvers<Uint8Array>>();
   #next = 0;
+  #closed = false;
 
   constructor() {
     this.#worker.onmessage = ({ data }: MessageEvent<OpenReply>) => {
@@ -59,6 +60,7 @@ export class SealedBoxOpener {
 
   /** The plaintext of `ciphertext`, sealed to `publicKey`; rejects like `open` does. */
   open(ciphertext: Uint8Array, publicKey: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array> {
+    if (this.#closed) return Promise.reject(new Error("The opener is closed"));
     const id = this.#next++;
     const waiter = Promise.withResolvers<Uint8Array>();
     this.#waiting.set(id, waiter);
@@ -68,6 +70,7 @@ export class SealedBoxOpener {
 
   /** Stops the worker; boxes still being opened are rejected. */
   close(): void {
+    this.#closed = true;
     this.#worker.terminate();
     this.#failAll(new Error("The opener is closed"));
   }

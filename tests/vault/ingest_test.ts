@@ -1,0 +1,657 @@
+import assert from "node:assert/strict";
+import { isDeepStrictEqual } from "node:util";
+import { generateKeyPair } from "../../src/crypto/keys.ts";
+import { seal as sealBytes } from "../../src/crypto/sealed_box.ts";
+import { onRecordEvents, type StoredRecordEvent } from "../../src/events/record_event.ts";
+import { EditTokens } from "../../src/relay/edit_tokens.ts";
+import { createUser } from "../../src/relay/identity.ts";
+import { FormDirectory } from "../../src/relay/manifests.ts";
+import { type Ack, listQueue } from "../../src/relay/queue.ts";
+import { Intake, type IntakeReceipt } from "../../src/relay/submissions.ts";
+import { buildEnvelope, buildPayload, type Manifest, seal } from "../../src/sdk/mod.ts";
+import type { ApiError } from "../../src/http/errors.ts";
+import { GroupCommitter } from "../../src/store/group_commit.ts";
+import {
+  keys,
+  type SubmissionRow,
+  vaultKeys,
+  type VaultQuarantineRow,
+  type VaultRecordRow,
+} from "../../src/store/keys.ts";
+import { openStore } from "../../src/store/kv.ts";
+import { getLargeValue } from "../../src/store/large_value.ts";
+import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
+import {
+  deleteRecord,
+  getRecord,
+  getRecordEntry,
+  listRecords,
+  type VaultRecord,
+} from "../../src/vault/records.ts";
+
+const FIELDS = [
+  { id: "name", label: "Name", kind: "text", required: true },
+  { id: "message", label: "Message", kind: "richText" },
+  { id: "rating", label: "Rating", kind: "number" },
+];
+
+/** A record's values as ingest stores them: strict shapes, absent optional fields as null. */
+function stored(values: Record<string, unknown>): Record<string, unknown> {
+  return { name: null, message: null, rating: null, ...values };
+}
+
+/** The in-process relay link, recording its pulls and acks; `hold` delays the next ack. */
+class WatchedLink extends LocalRelayLink {
+  pulls: number[] = [];
+  acks: Ack[][] = [];
+  hold: Promise<void> | null = null;
+
+  override async pull(fp: string, after: number, limit: number) {
+    this.pulls.push(after);
+    return await super.pull(fp, after, limit);
+  }
+
+  override async ack(fp: string, acks: Ack[]) {
+    this.acks.push(acks);
+    const hold = this.hold;
+    this.hold = null;
+    if (hold) await hold;
+    await super.ack(fp, acks);
+  }
+}
+
+/**
+ * Database-key lookups that take longer for items started earlier (`delay(k)` for the k-th
+ * lookup): left alone, later envelopes would overtake earlier ones.
+ */
+class SlowKeys extends VaultKeys {
+  delay: ((call: number) => number) | null = null;
+  #calls = 0;
+
+  override async databaseKey(fp: string) {
+    const ms = this.delay?.(this.#calls++) ?? 0;
+    if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+    return await super.databaseKey(fp);
+  }
+}
+
+/** Counts the workers started (and the messages sent to them) until `restore()`. */
+function trackWorkers() {
+  const Original = globalThis.Worker;
+  const started: { posted: number; terminated: boolean }[] = [];
+  class TrackedWorker extends Original {
+    #info = { posted: 0, terminated: false };
+    constructor(specifier: string | URL, options?: WorkerOptions) {
+      super(specifier, options);
+      started.push(this.#info);
+    }
+    override postMessage(
+      message: unknown,
+      options?: Transferable[] | StructuredSerializeOptions,
+    ): void {
+      this.#info.posted++;
+      super.postMessage(message, options as StructuredSerializeOptions);
+    }
+    override terminate() {
+      this.#info.terminated = true;
+      super.terminate();
+    }
+  }
+  globalThis.Worker = TrackedWorker;
+  return { started, restore: () => void (globalThis.Worker = Original) };
+}
+
+/** Relay and vault in one process over one store, as bench/ingest.ts sets them up. */
+async function setup(batchSize: number) {
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-ingest-test-" });
+  const kv = await openStore(dir);
+  const close = async () => {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  };
+  try {
+    const directory = new FormDirectory(kv);
+    const intake = new Intake(
+      kv,
+      new GroupCommitter(kv),
+      directory,
+      new EditTokens(new Uint8Array(32)),
+      { maxCiphertextBytes: 1024 * 1024, editWindowMs: 3600_000 },
+    );
+    const link = new WatchedLink(kv, directory, "http://127.0.0.1:8080", null);
+    const logs: string[] = [];
+    const keyStore = new SlowKeys(dir, null);
+    const vault = new Vault(kv, keyStore, link, {
+      batchSize,
+      pollIntervalMs: 60_000,
+      log: (message) => logs.push(message),
+    });
+    const { user } = await createUser(kv, "owner");
+    const db = await vault.createDatabase(user.id, "main");
+    const form = await vault.createForm(user.id, {
+      databaseId: db.id,
+      title: "Contact",
+      fields: FIELDS,
+    });
+    const { manifest } = await vault.publish(user.id, form.formId);
+    const formId = form.formId;
+
+    /** Seals `values` (against `formVersion`, default the manifest's) and submits them. */
+    const submit = async (values: Record<string, unknown>, formVersion?: number) => {
+      const payload = buildPayload(
+        { ...manifest, schemaVersion: formVersion ?? manifest.schemaVersion },
+        values,
+      );
+      const ciphertext = await seal(payload, manifest.recipient.publicKey);
+      return await intake.submit(buildEnvelope(manifest, ciphertext));
+    };
+    /** Amends a submission with its edit token: the next version joins the queue. */
+    const amend = async (receipt: IntakeReceipt, values: Record<string, unknown>) => {
+      const payload = buildPayload(manifest, values, { mode: "Update" });
+      const envelope = buildEnvelope(manifest, await seal(payload, manifest.recipient.publicKey), {
+        submissionId: receipt.submissionId,
+      });
+      return await intake.amend(receipt.submissionId, receipt.editToken, envelope);
+    };
+    /** Submits a sealed box of arbitrary bytes (it passes intake; only the vault can tell). */
+    const submitRaw = async (sealed: Uint8Array) =>
+      await intake.submit(buildEnvelope(manifest, sealed.toBase64()));
+    /** The heads of live records (a deleted submission's head stays as its tombstone). */
+    const heads = async () => {
+      const out: VaultRecordRow[] = [];
+      for await (const e of kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) })) {
+        if (!e.value.deletedAt) out.push(e.value);
+      }
+      return out;
+    };
+    const quarantine = async () => {
+      const out: VaultQuarantineRow[] = [];
+      for await (const e of kv.list<VaultQuarantineRow>({ prefix: vaultKeys.quarantineAll() })) {
+        out.push(e.value);
+      }
+      return out;
+    };
+    const queued = async () => (await listQueue(kv, db.fingerprint, 0, 1000)).items;
+    return {
+      kv,
+      link,
+      keyStore,
+      vault,
+      logs,
+      user,
+      db,
+      formId,
+      manifest: manifest as Manifest,
+      submit,
+      amend,
+      submitRaw,
+      heads,
+      quarantine,
+      queued,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+async function until<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
+  const end = Date.now() + 10_000;
+  while (Date.now() < end) {
+    const got = await probe();
+    if (got !== null) return got;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`Timed out waiting for ${what}`);
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Entries under a large value's prefix. */
+async function countUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix })) n++;
+  return n;
+}
+
+Deno.test("ingest: a pipelined drain (two pages in flight) applies every submission's newest version", async () => {
+  const t = await setup(3);
+  const workers = trackWorkers();
+  const release = Promise.withResolvers<void>();
+  let drained: Promise<unknown> | null = null;
+  try {
+    const receipts: IntakeReceipt[] = [];
+    for (let i = 0; i < 10; i++) receipts.push(await t.submit({ name: `s${i} v1`, rating: i }));
+    // Amendments after the originals: a submission's versions land in different pages, two
+    // of them in flight at once (pages counted from 1: s1 in 1, 4, 5; s4 in 2, 4, 6; s9 in
+    // 4, 5, 6).
+    const plan: [number, number][] = [[1, 2], [4, 2], [1, 3], [7, 2], [9, 2], [9, 3], [4, 3]];
+    for (const [i, v] of plan) {
+      const receipt = await t.amend(receipts[i], {
+        name: `s${i} v${v}`,
+        message: `amended to v${v}`,
+        rating: 10 * i + v,
+      });
+      assert.equal(receipt.version, v);
+    }
+    const queue = await t.queued();
+    assert.equal(queue.length, 17);
+    const pagesOf = (i: number) =>
+      queue.flatMap((item, k) =>
+        item.submissionId === receipts[i].submissionId ? [Math.floor(k / 3)] : []
+      );
+    assert.deepEqual(pagesOf(1), [0, 3, 4]);
+    assert.deepEqual(pagesOf(4), [1, 3, 5]);
+    assert.deepEqual(pagesOf(9), [3, 4, 5]);
+
+    // The first ack is held: pages 1 and 2 are processed meanwhile (two in flight) and page
+    // 3 is read ahead, but not processed until page 1 is done.
+    t.link.hold = release.promise;
+    drained = t.vault.ingest.drain();
+    await until(async () => (await t.heads()).length === 6 ? true : null, "two pages of records");
+    await delay(150);
+    assert.equal((await t.heads()).length, 6, "a third page waits for the first one's ack");
+    assert.equal(t.link.pulls.length, 3, "pages 1 and 2 read, page 3 read ahead");
+    // One ack at a time: the other page's waits behind it. (Which page acks first is the one
+    // that settled first, not necessarily page 1.)
+    assert.equal(t.link.acks.length, 1, "one ack at a time");
+    const pageAcks = (page: number) =>
+      queue.slice(3 * page, 3 * page + 3).map((q) => ({
+        submissionId: q.submissionId,
+        version: q.version,
+      }));
+    assert.ok(
+      [pageAcks(0), pageAcks(1)].some((acks) => isDeepStrictEqual(acks, t.link.acks[0])),
+      `the held ack is page 1's or page 2's: ${JSON.stringify(t.link.acks[0])}`,
+    );
+    release.resolve();
+    const result = await drained;
+    assert.deepEqual(result, { records: 17, quarantined: 0, duplicates: 0 });
+
+    // Pages of 3 read one after the other from the last seq seen, then one empty read.
+    assert.deepEqual(t.link.pulls, [0, 2, 5, 8, 11, 14, 16].map((k) => k === 0 ? 0 : queue[k].seq));
+    const acked = t.link.acks.flat().map((a) => `${a.submissionId}.${a.version}`).sort();
+    assert.deepEqual(acked, queue.map((q) => `${q.submissionId}.${q.version}`).sort());
+
+    // Every record holds its newest version's values.
+    const newest = new Map<number, number>(receipts.map((_, i) => [i, 1]));
+    for (const [i, v] of plan) newest.set(i, Math.max(newest.get(i)!, v));
+    const heads = await t.heads();
+    assert.equal(heads.length, 10);
+    for (const [i, receipt] of receipts.entries()) {
+      const v = newest.get(i)!;
+      const record = await getRecord(t.kv, t.formId, receipt.submissionId);
+      assert.deepEqual(
+        record.values,
+        stored(
+          v === 1
+            ? { name: `s${i} v1`, rating: i }
+            : { name: `s${i} v${v}`, message: `amended to v${v}`, rating: 10 * i + v },
+        ),
+        `submission s${i}`,
+      );
+      assert.equal(record._submissionId, receipt.submissionId);
+      const head = heads.find((h) => h.recordId === receipt.submissionId)!;
+      assert.equal(head.appliedVersion, v, `s${i} applied version`);
+    }
+
+    // The relay's queue is empty and no submission has a pending version.
+    assert.deepEqual(await t.queued(), []);
+    assert.deepEqual(await t.link.pull(t.db.fingerprint, 0, 100), []);
+    for (const receipt of receipts) {
+      const row = (await t.kv.get<SubmissionRow>(keys.submission(receipt.submissionId))).value!;
+      assert.deepEqual(row.pending, []);
+    }
+    assert.deepEqual(await t.quarantine(), []);
+    assert.deepEqual(workers.started, [], "pages this small are opened in-thread");
+    assert.deepEqual(t.logs, []);
+  } finally {
+    workers.restore();
+    release.resolve();
+    await drained?.catch(() => {});
+    await t.close();
+  }
+});
+
+Deno.test("ingest: a submission's versions are applied in queue order, even when a later one is faster", async () => {
+  const t = await setup(3);
+  const announced: StoredRecordEvent[] = [];
+  const unsubscribe = onRecordEvents(t.kv, (events) => announced.push(...events));
+  try {
+    // Pages: [a1 b1 c1] [a2 b2 c2] [a3 b3 c3]; two pages are in flight at once.
+    const receipts = [await t.submit({ name: "a1" }), await t.submit({ name: "b1" })];
+    receipts.push(await t.submit({ name: "c1" }));
+    for (const v of [2, 3]) {
+      for (const [i, r] of receipts.entries()) await t.amend(r, { name: `${"abc"[i]}${v}` });
+    }
+    // Earlier items wait longer for their key: unordered, version 2 would land before 1.
+    t.keyStore.delay = (call) => Math.max(0, 9 - call) * 15;
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 9, quarantined: 0, duplicates: 0 });
+    for (const [i, r] of receipts.entries()) {
+      const name = "abc"[i];
+      const record = await getRecord(t.kv, t.formId, r.submissionId);
+      assert.deepEqual(record.values, stored({ name: `${name}3` }));
+      const events = announced.filter((s) => s.event.recordId === r.submissionId);
+      assert.deepEqual(
+        events.map((s) => [s.event.reason, s.event.values.name]),
+        [["insert", `${name}1`], ["update", `${name}2`], ["update", `${name}3`]],
+      );
+    }
+    assert.deepEqual(await t.queued(), []);
+    assert.deepEqual(t.logs, []);
+  } finally {
+    unsubscribe();
+    await t.close();
+  }
+});
+
+Deno.test("ingest: an envelope ingested again is a duplicate, with one record and one event", async () => {
+  const t = await setup(3);
+  const announced: StoredRecordEvent[] = [];
+  const unsubscribe = onRecordEvents(t.kv, (events) => announced.push(...events));
+  try {
+    const a = await t.submit({ name: "Ada" });
+    const b = await t.submit({ name: "Grace" });
+    const [itemA, itemB] = await t.link.pull(t.db.fingerprint, 0, 10);
+    assert.equal(itemA.submissionId, a.submissionId);
+    assert.equal(itemB.submissionId, b.submissionId);
+
+    assert.equal(await t.vault.ingest.ingestItem(t.db, itemA), "record");
+    const first = await getRecordEntry(t.kv, t.formId, a.submissionId);
+    assert.equal(await t.vault.ingest.ingestItem(t.db, itemA), "duplicate");
+    // The same envelope twice at once: one becomes the record, the other a duplicate.
+    const both = await Promise.all([
+      t.vault.ingest.ingestItem(t.db, itemB),
+      t.vault.ingest.ingestItem(t.db, itemB),
+    ]);
+    assert.deepEqual(both.sort(), ["duplicate", "record"]);
+
+    // Nothing was acked yet, so a drain meets both again: duplicates, acked this time.
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 0, quarantined: 0, duplicates: 2 });
+    assert.deepEqual(await t.queued(), []);
+
+    const heads = await t.heads();
+    assert.equal(heads.length, 2);
+    const again = await getRecordEntry(t.kv, t.formId, a.submissionId);
+    assert.equal(again.versionstamp, first.versionstamp, "a duplicate does not rewrite");
+    assert.deepEqual(
+      announced.map((s) => [s.event.recordId, s.event.reason]).sort(),
+      [
+        [a.submissionId, "insert"],
+        [b.submissionId, "insert"],
+      ].sort(),
+    );
+    assert.equal(await countUnder(t.kv, ["record_events"]), 2, "one outbox row per record");
+    assert.deepEqual(t.logs, []);
+  } finally {
+    unsubscribe();
+    await t.close();
+  }
+});
+
+Deno.test("ingest: a deleted record is not resurrected; an amendment of it is quarantined", async () => {
+  const t = await setup(3);
+  try {
+    // Large values, so the deletion has parts to remove too.
+    const receipt = await t.submit({ name: "Ada", message: "a".repeat(40_000), rating: 5 });
+    const [v1] = await t.link.pull(t.db.fingerprint, 0, 10);
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 1, quarantined: 0, duplicates: 0 });
+    const id = receipt.submissionId;
+    const valueParts = () => countUnder(t.kv, vaultKeys.recordValues(t.formId, id));
+    assert.ok(await valueParts() >= 1);
+    await deleteRecord(t.kv, t.formId, id);
+    const assertGone = async () => {
+      await assert.rejects(getRecord(t.kv, t.formId, id), (err) => {
+        assert.equal((err as ApiError).status, 404);
+        return true;
+      });
+      assert.deepEqual((await listRecords(t.kv, t.formId, undefined, 10)).items, []);
+      assert.deepEqual(await t.heads(), []);
+      assert.equal(await valueParts(), 0);
+    };
+    await assertGone();
+    // The head stays as the tombstone: no values, the newest version applied, when deleted.
+    const tombstone = await getRecordEntry(t.kv, t.formId, id);
+    assert.equal(tombstone.value?.appliedVersion, 1);
+    assert.equal(tombstone.value?.values, undefined);
+    assert.equal(tombstone.value?.parts, 0);
+    assert.ok(tombstone.value?.deletedAt);
+
+    // The original delivered again (a crash before its ack): recognised, not saved again.
+    assert.equal(await t.vault.ingest.ingestItem(t.db, v1), "duplicate");
+    await assertGone();
+    assert.equal(
+      (await getRecordEntry(t.kv, t.formId, id)).versionstamp,
+      tombstone.versionstamp,
+      "the tombstone is untouched",
+    );
+    assert.deepEqual(await t.quarantine(), []);
+
+    // An amendment (a newer version) of the deleted record waits in quarantine.
+    await t.amend(receipt, { name: "Ada, amended" });
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 0, quarantined: 1, duplicates: 0 });
+    await assertGone();
+    const [row] = await t.quarantine();
+    assert.equal(row.id, `${id}.2`);
+    assert.equal(row.code, "record_deleted");
+    assert.equal(row.submissionId, id);
+    assert.equal(row.version, 2);
+    assert.equal(row.formVersion, 1);
+    assert.deepEqual(await t.queued(), [], "a quarantined envelope is acked");
+
+    // Retrying does not bring it back either, and the row stays.
+    const retried = await t.vault.retryQuarantine(t.user.id, row.id);
+    assert.equal(retried.length, 1);
+    assert.equal(retried[0].outcome, "quarantined");
+    assert.equal(retried[0].code, "record_deleted");
+    await assertGone();
+    assert.equal((await t.quarantine()).length, 1);
+    assert.deepEqual(t.logs, []);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("ingest: an unknown form version is quarantined, then becomes a record once archived", async () => {
+  const t = await setup(3);
+  try {
+    const receipt = await t.submit({ name: "Grace", rating: 4 }, 2);
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 0, quarantined: 1, duplicates: 0 });
+    assert.deepEqual(await t.queued(), [], "the quarantined envelope is acked");
+    const [row] = await t.quarantine();
+    assert.equal(row.id, `${receipt.submissionId}.1`);
+    assert.equal(row.code, "unknown_form_version");
+    assert.equal(row.formVersion, 2);
+    assert.match(row.reason, /no schema version 2/);
+    assert.ok(row.parts >= 1);
+    assert.equal(await countUnder(t.kv, vaultKeys.quarantineDataOf(row.id)), row.parts);
+
+    // Before the fix a retry leaves it where it is.
+    const early = await t.vault.retryQuarantine(t.user.id, row.id);
+    assert.equal(early[0].outcome, "quarantined");
+    assert.equal(early[0].code, "unknown_form_version");
+    assert.deepEqual(await t.heads(), []);
+
+    // The owner archives version 2 (one more optional field); the retry makes the record.
+    const v2 = await t.vault.forms.update(t.user.id, t.formId, {
+      fields: [...FIELDS, { id: "city", label: "City", kind: "text" }],
+    });
+    assert.equal(v2.schemaVersion, 2);
+    assert.deepEqual(await t.vault.retryQuarantine(t.user.id), [{ id: row.id, outcome: "record" }]);
+    const heads = await t.heads();
+    assert.equal(heads.length, 1);
+    const record = await getRecord(t.kv, t.formId, receipt.submissionId);
+    assert.equal(record._schemaVersion, 2);
+    assert.deepEqual(record.values, stored({ name: "Grace", rating: 4, city: null }));
+    assert.deepEqual(await t.quarantine(), []);
+    assert.equal(await countUnder(t.kv, vaultKeys.quarantineDataOf(row.id)), 0);
+    assert.deepEqual(t.logs, []);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("ingest: values up to 16 KiB live in the head row, larger ones in parts, read back the same", async () => {
+  const t = await setup(3);
+  try {
+    const overhead = JSON.stringify(stored({ name: "b", message: "" })).length;
+    const atLimit = "x".repeat(16 * 1024 - overhead);
+    const values = {
+      small: { name: "small", message: "hi", rating: 1 },
+      atLimit: { name: "b", message: atLimit },
+      overLimit: { name: "b", message: atLimit + "y" },
+      large: { name: "large", message: "<p>" + "lorem ipsum ".repeat(3400) + "</p>" },
+    };
+    assert.equal(JSON.stringify(stored(values.atLimit)).length, 16 * 1024);
+    const receipts: Record<string, IntakeReceipt> = {};
+    for (const [name, v] of Object.entries(values)) receipts[name] = await t.submit(v);
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 4, quarantined: 0, duplicates: 0 });
+
+    const head = async (name: string) =>
+      (await getRecordEntry(t.kv, t.formId, receipts[name].submissionId)).value!;
+    const valueParts = (name: string) =>
+      countUnder(t.kv, vaultKeys.recordValues(t.formId, receipts[name].submissionId));
+    const assertInline = async (name: string, expected: Record<string, unknown>) => {
+      const row = await head(name);
+      assert.equal(row.parts, 0, `${name}: no parts`);
+      assert.deepEqual(row.values, expected, `${name}: values in the head`);
+      assert.equal(await valueParts(name), 0, `${name}: nothing under recordValues`);
+    };
+    const assertParts = async (name: string) => {
+      const row = await head(name);
+      assert.ok(row.parts >= 1, `${name}: parts`);
+      assert.equal(row.values, undefined, `${name}: no values in the head`);
+      assert.equal(await valueParts(name), row.parts, `${name}: its parts are stored`);
+    };
+    await assertInline("small", stored(values.small));
+    await assertInline("atLimit", stored(values.atLimit));
+    await assertParts("overLimit");
+    await assertParts("large");
+    assert.ok(JSON.stringify(values.large).length > 40_000);
+
+    // Read back through the records API: identical, inline or not.
+    const byId = async () => {
+      const page = await listRecords(t.kv, t.formId, undefined, 100);
+      assert.equal(page.nextCursor, null);
+      return new Map(page.items.map((r: VaultRecord) => [r._recordId, r]));
+    };
+    let listed = await byId();
+    assert.equal(listed.size, 4);
+    for (const [name, v] of Object.entries(values)) {
+      const id = receipts[name].submissionId;
+      assert.deepEqual((await getRecord(t.kv, t.formId, id)).values, stored(v), `get ${name}`);
+      assert.deepEqual(listed.get(id)?.values, stored(v), `list ${name}`);
+    }
+
+    // Amendments move values between the two layouts without leaving parts behind.
+    const shrunk = { name: "large, now small", message: "short" };
+    const grown = { name: "small, now large", message: "z".repeat(40_000) };
+    await t.amend(receipts.large, shrunk);
+    await t.amend(receipts.small, grown);
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 2, quarantined: 0, duplicates: 0 });
+    await assertInline("large", stored(shrunk));
+    await assertParts("small");
+    listed = await byId();
+    assert.deepEqual(listed.get(receipts.large.submissionId)?.values, stored(shrunk));
+    assert.deepEqual(listed.get(receipts.small.submissionId)?.values, stored(grown));
+    assert.deepEqual(
+      (await getRecord(t.kv, t.formId, receipts.small.submissionId)).values,
+      stored(grown),
+    );
+    assert.deepEqual(t.logs, []);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("ingest: each saved record announces its event in-process, with its outbox row", async () => {
+  const t = await setup(3);
+  const announcements: StoredRecordEvent[][] = [];
+  const unsubscribe = onRecordEvents(t.kv, (events) => announcements.push(events));
+  try {
+    const a = await t.submit({ name: "Ada", rating: 1 });
+    const b = await t.submit({ name: "Grace", rating: 2 });
+    const c = await t.submit({ name: "Lin", message: "<b>hi</b>" });
+    await t.amend(b, { name: "Grace H.", rating: 3 });
+    const queue = await t.link.pull(t.db.fingerprint, 0, 10);
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 4, quarantined: 0, duplicates: 0 });
+
+    assert.equal(announcements.length, 4, "one announcement per saved version");
+    for (const list of announcements) assert.equal(list.length, 1);
+    const events = announcements.map(([stored]) => stored);
+    const of = (id: string) => events.filter((s) => s.event.recordId === id).map((s) => s.event);
+    assert.deepEqual(of(a.submissionId).map((e) => e.reason), ["insert"]);
+    assert.deepEqual(of(b.submissionId).map((e) => e.reason), ["insert", "update"]);
+    assert.deepEqual(of(c.submissionId).map((e) => e.reason), ["insert"]);
+    assert.deepEqual(of(b.submissionId)[0].values, stored({ name: "Grace", rating: 2 }));
+
+    for (const receipt of [a, b, c]) {
+      const record = await getRecord(t.kv, t.formId, receipt.submissionId);
+      const last = of(receipt.submissionId).at(-1)!;
+      assert.deepEqual(last.values, record.values);
+      assert.equal(last.formId, t.formId);
+      assert.equal(last.schemaVersion, 1);
+      assert.equal(last.savedAt, record._savedAt);
+    }
+    // Each announced event was committed to the outbox, as announced.
+    for (const s of events) {
+      assert.deepEqual(await getLargeValue(t.kv, keys.recordEvent(s.event.eventId)), s.event);
+      assert.equal(await countUnder(t.kv, keys.recordEvent(s.event.eventId)), s.parts);
+    }
+    assert.equal(new Set(events.map((s) => s.event.eventId)).size, 4);
+
+    // A duplicate announces nothing.
+    assert.equal(await t.vault.ingest.ingestItem(t.db, queue[0]), "duplicate");
+    assert.equal(announcements.length, 4);
+    assert.deepEqual(t.logs, []);
+  } finally {
+    unsubscribe();
+    await t.close();
+  }
+});
+
+Deno.test("ingest: a page of 32 or more envelopes is opened on a worker thread, closed after", async () => {
+  const t = await setup(64);
+  const workers = trackWorkers();
+  try {
+    const receipts: IntakeReceipt[] = [];
+    for (let i = 0; i < 40; i++) {
+      receipts.push(await t.submit({ name: `sender ${i}`, message: "m".repeat(500), rating: i }));
+    }
+    // Two that pass intake but not the vault: sealed to another key, and not a payload.
+    const stranger = await t.submitRaw(
+      await sealBytes(new TextEncoder().encode("{}"), generateKeyPair().publicKey),
+    );
+    const garbage = await t.submitRaw(
+      await sealBytes(
+        new TextEncoder().encode("not json"),
+        Uint8Array.fromBase64(t.manifest.recipient.publicKey),
+      ),
+    );
+    const queue = await t.queued();
+    assert.equal(queue.length, 42);
+
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 40, quarantined: 2, duplicates: 0 });
+    assert.deepEqual(t.link.pulls, [0, queue[41].seq], "one page of 42, then an empty read");
+    for (const [i, receipt] of receipts.entries()) {
+      const record = await getRecord(t.kv, t.formId, receipt.submissionId);
+      assert.deepEqual(
+        record.values,
+        stored({ name: `sender ${i}`, message: "m".repeat(500), rating: i }),
+      );
+    }
+    const codes = new Map((await t.quarantine()).map((row) => [row.submissionId, row.code]));
+    assert.deepEqual(codes.get(stranger.submissionId), "decryption_failed");
+    assert.deepEqual(codes.get(garbage.submissionId), "invalid_payload");
+    assert.equal(codes.size, 2);
+    assert.deepEqual(await t.queued(), []);
+    assert.deepEqual(t.logs, []);
+    // One worker opened every box of the page, and the drain terminated it before returning
+    // (Deno's sanitizers do not notice a live worker, so it is counted here).
+    assert.deepEqual(workers.started, [{ posted: 42, terminated: true }]);
+  } finally {
+    workers.restore();
+    await t.close();
+  }
+});
