@@ -1,8 +1,10 @@
 /**
  * Group commit: many independent writes folded into one Deno KV atomic operation.
  *
- * Commits run one at a time, so the sequence numbers handed out are in commit order: a
- * reader paging a queue by sequence number never skips an entry committed after it looked.
+ * By default commits run one at a time, so the sequence numbers handed out are in commit
+ * order: a reader paging a queue by sequence number never skips an entry committed after it
+ * looked. Writers that do not page by sequence number may keep more commits in flight (the
+ * store's round trip then overlaps the next batch's).
  *
  * @module
  */
@@ -62,7 +64,15 @@ export class GroupCommitter {
   #draining: Promise<void> | null = null;
   #lastSeq = 0;
 
-  constructor(private kv: Deno.Kv, private limits: BatchLimits = DEFAULT_LIMITS) {}
+  /**
+   * `inFlight`: commits under way at once (default 1; above 1, sequence numbers are no longer
+   * in commit order).
+   */
+  constructor(
+    private kv: Deno.Kv,
+    private limits: BatchLimits = DEFAULT_LIMITS,
+    private inFlight = 1,
+  ) {}
 
   /** Queues `item` for the next batch and resolves once it is durable (or refused). */
   commit(item: CommitItem): Promise<CommitResult> {
@@ -86,7 +96,15 @@ export class GroupCommitter {
   async #drain(): Promise<void> {
     // Let the requests that arrived in the same tick join the first batch.
     await Promise.resolve();
-    while (this.#pending.length > 0) await this.#commitBatch(this.#takeBatch());
+    const running = new Set<Promise<void>>();
+    while (this.#pending.length > 0 || running.size > 0) {
+      while (this.#pending.length > 0 && running.size < this.inFlight) {
+        const commit = this.#commitBatch(this.#takeBatch());
+        running.add(commit);
+        commit.then(() => running.delete(commit));
+      }
+      await Promise.race(running);
+    }
     // No await between the emptiness check and this reset: a later commit() starts anew.
     this.#draining = null;
   }

@@ -96,7 +96,9 @@ export class Ingestor {
     private forms: VaultForms,
     private options: IngestOptions,
   ) {
-    this.#committer = new GroupCommitter(kv);
+    // Two commits in flight: a submission has one version in the committer at a time (see
+    // #settle), and nothing pages records by commit sequence.
+    this.#committer = new GroupCommitter(kv, undefined, 2);
   }
 
   /** Starts the background loop: drains on start, on each `queued` event and every poll. */

@@ -83,3 +83,41 @@ Deno.test("group commit: a commit arriving as a drain ends is not stranded", asy
   assert.equal(count, 3000);
   kv.close();
 });
+
+Deno.test("group commit: with two commits in flight, at most two run and every write lands", async () => {
+  const kv = await Deno.openKv(":memory:");
+  // Counts the atomic operations under way through the store's own atomic().
+  let running = 0;
+  let most = 0;
+  const atomic = kv.atomic.bind(kv);
+  kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = async () => {
+      running++;
+      most = Math.max(most, running);
+      try {
+        await new Promise((r) => setTimeout(r, 2));
+        return await commit();
+      } finally {
+        running--;
+      }
+    };
+    return op;
+  };
+  const committer = new GroupCommitter(
+    kv,
+    { maxChecks: 10, maxMutations: 900, maxBytes: 1 << 20 },
+    2,
+  );
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => committer.commit(item(`id${i}`, `v${i}`))),
+  );
+  assert.ok(results.every((r) => r.ok));
+  assert.equal(most, 2, "two commits overlapped, never more");
+  await committer.idle();
+  let count = 0;
+  for await (const _ of kv.list({ prefix: ["k"] })) count++;
+  assert.equal(count, 200);
+  kv.close();
+});
