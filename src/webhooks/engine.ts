@@ -215,7 +215,9 @@ export class WebhookEngine {
     this.#maxWaiting = options.maxWaiting ?? 10_000;
     this.#maxActive = options.maxActive ?? 512;
     this.#limiter = new KeyedLimiter(options.settings.concurrency_per_webhook);
-    this.#committer = new GroupCommitter(this.#kv);
+    // Two commits in flight: nothing here pages by commit sequence, and a delivery has one
+    // write in the committer at a time (attempts are claimed).
+    this.#committer = new GroupCommitter(this.#kv, undefined, 2);
   }
 
   /** Registers the handler of delivery attempt messages. */
