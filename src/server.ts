@@ -15,7 +15,6 @@ import { GroupCommitter } from "./store/group_commit.ts";
 import { openStore } from "./store/kv.ts";
 import { QueueDispatcher } from "./store/queue.ts";
 import {
-  blobUrlResolver,
   firstFormSource,
   relayFormSource,
   vaultFormSource,
@@ -100,7 +99,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     store: new WebhookStore(kv),
     forms: webhookForms,
     settings: config.webhooks,
-    blobUrl: blobs ? blobUrlResolver(webhookForms, (key, o) => blobs.readUrl(key, o)) : undefined,
+    // Owned files: fresh read URLs from the relay, through the vault's link (in-process or
+    // HTTP). A relay-only process saves no records, so it resolves none.
+    blobUrl: vault
+      ? async (ref, { formId, lifetimeSeconds }) =>
+        (await vault.blobReadUrl(formId, ref.hash, lifetimeSeconds))?.url ?? null
+      : undefined,
   });
   webhooks.register(queue);
   await webhooks.start();

@@ -16,6 +16,7 @@ import { mimeEssence } from "../forms/file_ref.ts";
 import { parseRange } from "./range.ts";
 import {
   BlobHashSchema,
+  BlobReadQuerySchema,
   BlobReadSchema,
   BlobUserIdSchema,
   ClaimRequestSchema,
@@ -111,10 +112,11 @@ const getReadUrl = createRoute({
   security: [{ ownerToken: [] }],
   request: {
     params: z.object({ recipientUserId: BlobUserIdSchema, hash: BlobHashSchema }),
+    query: BlobReadQuerySchema,
   },
   responses: {
     200: json(BlobReadSchema, "GET url before expiresAtUtc"),
-    400: error("Malformed path"),
+    400: error("Malformed path, or lifetimeSeconds out of range"),
     401: error("No owner token"),
     403: error("The token belongs to another user"),
     404: error("Not stored"),
@@ -235,7 +237,11 @@ export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
         `The token does not belong to user "${recipientUserId}"`,
       );
     }
-    const read = await blobs.readUrl({ userId: recipientUserId, hash }, { baseUrl: baseUrl(c) });
+    const { lifetimeSeconds } = c.req.valid("query");
+    const read = await blobs.readUrl(
+      { userId: recipientUserId, hash },
+      { lifetimeSeconds, baseUrl: baseUrl(c) },
+    );
     if (!read) {
       throw new ApiError(404, "blob_not_found", `No blob ${recipientUserId}/${hash}`);
     }

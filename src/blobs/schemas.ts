@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { MAX_BLOB_URL_LIFETIME_SECONDS } from "../config/index.ts";
 import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
 import { HASH_PATTERN, USER_ID_PATTERN } from "./key.ts";
 import { isSignableMime } from "./service.ts";
@@ -44,6 +45,21 @@ export const UploadSlotSchema = z.object({
   key: z.string().openapi({ description: "Storage key {recipientUserId}/{hash}" }),
   expiresAtUtc: z.string().openapi({ description: "Expiry of the URL, ISO-8601 UTC" }),
 }).openapi("UploadSlot");
+
+const LIFETIME_RANGE =
+  `Must be a whole number of seconds from 1 to ${MAX_BLOB_URL_LIFETIME_SECONDS}`;
+
+/** The query of GET /submissions/blob/{recipientUserId}/{hash}. */
+export const BlobReadQuerySchema = z.object({
+  lifetimeSeconds: z.coerce.number({ error: LIFETIME_RANGE }).int(LIFETIME_RANGE)
+    .min(1, LIFETIME_RANGE).max(MAX_BLOB_URL_LIFETIME_SECONDS, LIFETIME_RANGE).optional()
+    .openapi({
+      description: "How long the URL stays valid, in seconds, at most " +
+        `${MAX_BLOB_URL_LIFETIME_SECONDS} (30 days). Default: blobs.read_url_lifetime_seconds. ` +
+        "A vault asks for webhooks.blob_url_lifetime_seconds for the URLs of webhook bodies.",
+      example: 604800,
+    }),
+});
 
 /** What GET /submissions/blob/{recipientUserId}/{hash} answers. */
 export const BlobReadSchema = z.object({

@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { type Config, ConfigSchema } from "./schema.ts";
+export { type Config, ConfigSchema, MAX_BLOB_URL_LIFETIME_SECONDS } from "./schema.ts";
 export {
   ConfigError,
   type ConfigKey,

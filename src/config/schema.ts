@@ -14,6 +14,13 @@ const RateLimit = z.strictObject({
   burst: z.number().int().min(1),
 });
 
+/**
+ * The longest a pre-signed blob read URL may live, in seconds (30 days): the bound of
+ * `webhooks.blob_url_lifetime_seconds`, so a vault can always ask its relay for a URL that
+ * long (`lifetimeSeconds` of `GET /submissions/blob/...`).
+ */
+export const MAX_BLOB_URL_LIFETIME_SECONDS = 30 * 24 * 3600;
+
 /** Zod schema of the whole configuration, defaults included. */
 export const ConfigSchema = z.strictObject({
   /** Folder holding the KV store, secrets and blobs. */
@@ -76,7 +83,8 @@ export const ConfigSchema = z.strictObject({
     /** Requests in flight at once per webhook configuration. */
     concurrency_per_webhook: z.number().int().min(1).max(64).default(8),
     /** Lifetime of the blob URLs put in bodies for image and attachment fields, in seconds. */
-    blob_url_lifetime_seconds: z.number().int().min(60).max(30 * 24 * 3600).default(604800),
+    blob_url_lifetime_seconds: z.number().int().min(60).max(MAX_BLOB_URL_LIFETIME_SECONDS)
+      .default(604800),
     /** Refuse loopback, private, link-local and metadata addresses (after DNS resolution). */
     block_private_networks: z.boolean().default(false),
   }).prefault({}),

@@ -1,18 +1,20 @@
 /**
  * The vault's view of the relay: register database keys, publish manifests, read and ack
- * queues. One interface, two implementations: in-process (role `all`, straight over the
- * relay's modules and KV) and HTTP (role `vault`, over the owner API, outbound only).
+ * queues, claim uploaded files and get read URLs of them. One interface, two implementations:
+ * in-process (role `all`, straight over the relay's modules and KV) and HTTP (role `vault`,
+ * over the owner API, outbound only).
  *
  * @module
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { PresignedUrl } from "../blobs/index.ts";
 import type { Manifest } from "../forms/manifest.ts";
 import { ApiError } from "../http/errors.ts";
 import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { type Ack, ackQueue, listQueue, type QueueItem } from "../relay/queue.ts";
 
-export type { Ack, QueueItem };
+export type { Ack, PresignedUrl, QueueItem };
 
 /** A registration challenge sealed to the key being registered. */
 export interface Challenge {
@@ -40,11 +42,24 @@ export interface RelayLink {
   ack(fp: string, acks: Ack[]): Promise<void>;
   /** Claims uploaded files (by hash) of relay user `relayUserId` so the orphan sweep keeps them. */
   claim(relayUserId: string, hashes: string[]): Promise<void>;
+  /**
+   * A fresh pre-signed GET URL, valid `lifetimeSeconds`, of the uploaded file `hash` of relay
+   * user `relayUserId`; null when the relay does not store it.
+   */
+  blobReadUrl(
+    relayUserId: string,
+    hash: string,
+    lifetimeSeconds: number,
+  ): Promise<PresignedUrl | null>;
 }
 
-/** The relay's blob claims, in-process (src/blobs `Blobs.claim`). */
-export interface BlobClaims {
+/** The relay's uploaded files, in-process (src/blobs `Blobs`): claims and read URLs. */
+export interface LocalBlobs {
   claim(userId: string, hashes: string[]): Promise<unknown>;
+  readUrl(
+    key: { userId: string; hash: string },
+    options: { lifetimeSeconds: number },
+  ): Promise<PresignedUrl | null>;
 }
 
 /**
@@ -62,7 +77,8 @@ export class LocalRelayLink implements RelayLink {
     /** Set once the server listens, when the port was not known before. */
     public relayUrl: string,
     readonly events: EventTarget | null,
-    private blobs: BlobClaims | null = null,
+    /** Null when the process stores no files (then no file is ever known). */
+    private blobs: LocalBlobs | null = null,
   ) {}
 
   relayUserId(userId: string): Promise<string> {
@@ -98,6 +114,10 @@ export class LocalRelayLink implements RelayLink {
 
   async claim(relayUserId: string, hashes: string[]): Promise<void> {
     await this.blobs?.claim(relayUserId, hashes);
+  }
+
+  async blobReadUrl(relayUserId: string, hash: string, lifetimeSeconds: number) {
+    return await this.blobs?.readUrl({ userId: relayUserId, hash }, { lifetimeSeconds }) ?? null;
   }
 }
 
@@ -200,6 +220,21 @@ export class HttpRelayLink implements RelayLink {
   async claim(_relayUserId: string, hashes: string[]): Promise<void> {
     for (let i = 0; i < hashes.length; i += 1000) {
       await this.#call("POST", "/owner/blobs/claim", { hashes: hashes.slice(i, i + 1000) });
+    }
+  }
+
+  async blobReadUrl(
+    relayUserId: string,
+    hash: string,
+    lifetimeSeconds: number,
+  ): Promise<PresignedUrl | null> {
+    const path = `/submissions/blob/${encodeURIComponent(relayUserId)}/` +
+      `${encodeURIComponent(hash)}?lifetimeSeconds=${lifetimeSeconds}`;
+    try {
+      return await this.#call<PresignedUrl>("GET", path);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "blob_not_found") return null;
+      throw err;
     }
   }
 }

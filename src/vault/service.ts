@@ -21,7 +21,7 @@ import {
   RecordTooLargeError,
   type VaultRecord,
 } from "./records.ts";
-import type { RelayLink } from "./relay_link.ts";
+import type { PresignedUrl, RelayLink } from "./relay_link.ts";
 
 /** The first-run demo form, kept so `serve` can print it on every start. */
 export interface DemoInfo {
@@ -117,6 +117,29 @@ export class Vault {
       throw new ApiError(404, "database_not_found", `No database "${dbId}" in this vault`, "id");
     }
     return row;
+  }
+
+  /**
+   * A fresh pre-signed GET URL, valid `lifetimeSeconds`, of the uploaded file `hash` of form
+   * `formId` (the one way webhook bodies get theirs); null when the form or the file is
+   * unknown. Files are stored under the relay user id of the form's database, which a
+   * `vault`-role process knows under another user id of its own.
+   *
+   * @example
+   * ```ts
+   * const read = await vault.blobReadUrl("contact", hash, 604800);
+   * ```
+   */
+  async blobReadUrl(
+    formId: string,
+    hash: string,
+    lifetimeSeconds: number,
+  ): Promise<PresignedUrl | null> {
+    const form = await this.forms.row(formId);
+    if (!form) return null;
+    const db = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(form.databaseId))).value;
+    if (!db) return null;
+    return await this.link.blobReadUrl(db.relayUserId, hash, lifetimeSeconds);
   }
 
   /** Creates a form in database `databaseId` (schema version 1). */

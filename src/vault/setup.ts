@@ -8,15 +8,15 @@ import type { Config } from "../config/index.ts";
 import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
-import { type BlobClaims, HttpRelayLink, LocalRelayLink } from "./relay_link.ts";
+import { HttpRelayLink, type LocalBlobs, LocalRelayLink } from "./relay_link.ts";
 import { Vault } from "./service.ts";
 
 /** What the process gives the vault. */
 export interface VaultSetup {
   config: Config;
   kv: Deno.Kv;
-  /** Role `all`: the relay's form directory, intake events and blob claims. */
-  local?: { forms: FormDirectory; events: EventTarget; relayUrl: string; blobs: BlobClaims | null };
+  /** Role `all`: the relay's form directory, intake events and uploaded files. */
+  local?: { forms: FormDirectory; events: EventTarget; relayUrl: string; blobs: LocalBlobs | null };
   /** `SEALPOST_PASSPHRASE` and `SEALPOST_RELAY_TOKEN`, usually `Deno.env.toObject()`. */
   env: Record<string, string>;
   log?: (message: string) => void;

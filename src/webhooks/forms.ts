@@ -8,7 +8,6 @@
  */
 import type { FieldKind } from "../forms/fields.ts";
 import type { FormRow } from "../store/keys.ts";
-import type { BlobUrlResolver } from "./values.ts";
 
 /** A field of a form schema, as webhooks use it. */
 export interface WebhookField {
@@ -123,28 +122,5 @@ export function firstFormSource(...sources: FormSource[]): FormSource {
       }
       return null;
     },
-  };
-}
-
-/** Reads a fresh pre-signed GET URL of a stored blob (the blob service's `readUrl`). */
-export type BlobReadUrl = (
-  key: { userId: string; hash: string },
-  options: { lifetimeSeconds: number },
-) => Promise<{ url: string } | null>;
-
-/**
- * The blob URL resolver of webhook bodies: an owned file of a form is stored under the form
- * owner's user id, so its URL is `readUrl({ userId: owner, hash })`.
- *
- * @example
- * ```ts
- * const blobUrl = blobUrlResolver(source, (key, options) => blobs.readUrl(key, options));
- * ```
- */
-export function blobUrlResolver(forms: FormSource, readUrl: BlobReadUrl): BlobUrlResolver {
-  return async (ref, { formId, lifetimeSeconds }) => {
-    const userId = await forms.ownerOf(formId);
-    if (userId === null) return null;
-    return (await readUrl({ userId, hash: ref.hash }, { lifetimeSeconds }))?.url ?? null;
   };
 }

@@ -35,8 +35,6 @@ export {
   type WebhookSettings,
 } from "./engine.ts";
 export {
-  type BlobReadUrl,
-  blobUrlResolver,
   firstFormSource,
   type FormSource,
   relayFormSource,

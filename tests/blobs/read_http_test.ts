@@ -42,6 +42,68 @@ Deno.test("GET /submissions/blob/{user}/{hash}: 401, 403, 404, then a working UR
   }
 });
 
+Deno.test("GET /submissions/blob: lifetimeSeconds sets the URL's lifetime; absent, the configured one", async () => {
+  const inst = await startInstance({ SEALPOST_BLOBS_READ_URL_LIFETIME_SECONDS: "300" });
+  try {
+    const bytes = random(1500);
+    const hash = sha256(bytes);
+    assert.equal((await upload(inst, bytes, { mime: "image/png" })).put.status, 201);
+    const base = `${inst.url}/submissions/blob/${inst.credentials.userId}/${hash}`;
+    const token = inst.credentials.ownerToken;
+
+    const cases: [string, number][] = [
+      ["", 300],
+      ["?lifetimeSeconds=1", 1],
+      ["?lifetimeSeconds=3600", 3600],
+      ["?lifetimeSeconds=2592000", 2592000],
+    ];
+    for (const [query, lifetime] of cases) {
+      const before = Math.floor(Date.now() / 1000);
+      const read = await call(base + query, { token });
+      const after = Math.ceil(Date.now() / 1000);
+      assert.equal(read.status, 200, `${query}: ${JSON.stringify(read.body)}`);
+      const expires = Number(new URL(read.body.url).searchParams.get("expires"));
+      assert.ok(
+        expires >= before + lifetime && expires <= after + lifetime,
+        `${query}: expires ${expires}, asked ${lifetime} s from ${before}`,
+      );
+      assert.equal(Date.parse(read.body.expiresAtUtc), expires * 1000);
+      if (lifetime > 1) {
+        const got = await fetch(read.body.url);
+        assert.equal(got.status, 200, query);
+        assert.deepEqual(await got.bytes(), bytes);
+      }
+    }
+
+    for (const bad of ["0", "-5", "2592001", "1.5", "abc", "", "1e99"]) {
+      const res = await call(`${base}?lifetimeSeconds=${bad}`, { token });
+      assert.equal(res.status, 400, `lifetimeSeconds=${bad}`);
+      assert.equal(res.body.error.code, "invalid_request");
+      assert.equal(res.body.error.field, "lifetimeSeconds", `lifetimeSeconds=${bad}`);
+      assert.match(res.body.error.message, /1 to 2592000/);
+    }
+    // Still the owner's alone, and still 404 for what is not stored.
+    assert.equal((await call(`${base}?lifetimeSeconds=60`)).status, 401);
+    const other = await otherUser(inst);
+    assert.equal((await call(`${base}?lifetimeSeconds=60`, { token: other.token })).status, 403);
+    const missing = `${inst.url}/submissions/blob/${inst.credentials.userId}/${sha256(random(4))}`;
+    const absent = await call(`${missing}?lifetimeSeconds=60`, { token });
+    assert.equal(absent.status, 404);
+    assert.equal(absent.body.error.code, "blob_not_found");
+
+    const doc = await call(`${inst.url}/openapi.json`);
+    const op = doc.body.paths["/submissions/blob/{recipientUserId}/{hash}"].get;
+    const param = op.parameters.find((p: { name: string }) => p.name === "lifetimeSeconds");
+    assert.equal(param.in, "query");
+    assert.notEqual(param.required, true);
+    assert.equal(param.schema.minimum, 1);
+    assert.equal(param.schema.maximum, 2592000);
+    assert.match(param.description, /read_url_lifetime_seconds/);
+  } finally {
+    await inst.close();
+  }
+});
+
 Deno.test("pre-signed GET: stored mime, ETag, Content-Length, sandboxing headers", async () => {
   const inst = await startInstance();
   try {

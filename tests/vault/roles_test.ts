@@ -1,6 +1,7 @@
 /**
- * Split roles over real processes: a relay and a vault with separate data dirs, and a vault
- * killed with SIGKILL in the middle of ingesting 1,000 envelopes.
+ * Split roles over real processes: a relay and a vault with separate data dirs, a webhook of
+ * the vault carrying a relay read URL of an uploaded file, and a vault killed with SIGKILL in
+ * the middle of ingesting 1,000 envelopes.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -10,9 +11,11 @@ import {
   fetchManifest,
   type Manifest,
   seal,
+  submitForm,
 } from "../../src/sdk/mod.ts";
 import { freePort, waitFor } from "../_support/process.ts";
 import { call } from "../_support/server.ts";
+import { startReceiver } from "../webhooks/_harness.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -50,8 +53,12 @@ async function spawn(args: string[], env: Record<string, string> = {}): Promise<
   };
 }
 
+async function credentials(dir: string): Promise<{ userId: string; ownerToken: string }> {
+  return JSON.parse(await Deno.readTextFile(join(dir, "credentials.json")));
+}
+
 async function ownerToken(dir: string): Promise<string> {
-  return JSON.parse(await Deno.readTextFile(join(dir, "credentials.json"))).ownerToken;
+  return (await credentials(dir)).ownerToken;
 }
 
 /** Waits for the vault's first-run demo form, then returns its signed manifest via the relay. */
@@ -153,6 +160,71 @@ Deno.test("split roles: relay and vault processes; the relay's data dir holds no
   } finally {
     await vault?.stop();
     await relay.stop();
+    await Deno.remove(relayDir, { recursive: true });
+    await Deno.remove(vaultDir, { recursive: true });
+  }
+});
+
+Deno.test("split roles: a webhook body carries a fresh read URL of the uploaded file, on the relay", async () => {
+  const relayDir = await Deno.makeTempDir({ prefix: "sealpost-relay-" });
+  const vaultDir = await Deno.makeTempDir({ prefix: "sealpost-vault-" });
+  const receiver = startReceiver(() => new Response(null, { status: 204 }));
+  const relay = await spawn(["--role", "relay", "--data", relayDir]);
+  const lifetime = 86_400;
+  let vault: Proc | null = null;
+  try {
+    const relayUser = await credentials(relayDir);
+    vault = await spawn(["--role", "vault", "--relay", relay.url, "--data", vaultDir], {
+      SEALPOST_RELAY_TOKEN: relayUser.ownerToken,
+      SEALPOST_WEBHOOKS_BLOB_URL_LIFETIME_SECONDS: String(lifetime),
+    });
+    const { token, formId, manifest } = await demo(vault, vaultDir, relay.url);
+    // The vault knows its owner under its own user id; the relay files uploads under its own.
+    assert.notEqual((await credentials(vaultDir)).userId, relayUser.userId);
+    assert.equal(manifest.recipient.userId, relayUser.userId);
+    const hook = await call(`${vault.url}/owner/forms/${formId}/webhooks`, {
+      method: "POST",
+      token,
+      json: { url: receiver.url },
+    });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
+
+    const bytes = crypto.getRandomValues(new Uint8Array(5000));
+    const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)).toHex();
+    const before = Math.floor(Date.now() / 1000);
+    const receipt = await submitForm(manifest, { name: "Ada", email: "ada@example.com" }, {
+      files: { photo: { data: bytes, mime: "image/png", fileName: "ada.png" } },
+    });
+    const [delivered] = await receiver.waitFor(1, 20_000);
+    const after = Math.ceil(Date.now() / 1000);
+    const body = JSON.parse(delivered.text);
+    assert.equal(body._recordId, receipt.submissionId);
+    assert.equal(body._reason, "insert");
+
+    const photo = new URL(body.photo);
+    assert.equal(photo.origin, relay.url);
+    assert.equal(photo.pathname, `/blobs/${relayUser.userId}/${hash}`);
+    const expires = Number(photo.searchParams.get("expires"));
+    assert.ok(
+      expires >= before + lifetime && expires <= after + lifetime,
+      `expires ${expires}: not ${lifetime} s after the delivery (${before}..${after})`,
+    );
+    const got = await fetch(body.photo);
+    assert.equal(got.status, 200);
+    assert.equal(got.headers.get("content-type"), "image/png");
+    assert.deepEqual(await got.bytes(), bytes);
+    // The record keeps the stored reference; the body carried a URL made for it.
+    const record = await call(
+      `${vault.url}/vault/forms/${formId}/records/${receipt.submissionId}`,
+      { token },
+    );
+    assert.equal(record.status, 200);
+    assert.equal(record.body.values.photo.hash, hash);
+    assert.notEqual(record.body.values.photo.url, body.photo);
+  } finally {
+    await vault?.stop();
+    await relay.stop();
+    await receiver.close();
     await Deno.remove(relayDir, { recursive: true });
     await Deno.remove(vaultDir, { recursive: true });
   }

@@ -33,6 +33,7 @@ Deno.test({
       // A sender submits with an uploaded photo; the vault ingests and saves the record.
       const manifest = await fetchManifest(formId, { relayUrl: inst.url, pin });
       const bytes = crypto.getRandomValues(new Uint8Array(2048));
+      const before = Math.floor(Date.now() / 1000);
       const receipt = await submitForm(manifest, { name: "Ada", age: "36", where: "51.5,-0.12" }, {
         files: { photo: { data: bytes, mime: "image/png", fileName: "ada.png" } },
       });
@@ -58,8 +59,11 @@ Deno.test({
       assert.equal(body.name, "Ada");
       assert.equal(body.age, 36);
       assert.equal(body.where, "51.5,-0.12");
-      // The photo is a fresh pre-signed GET URL that serves the uploaded bytes, no token needed.
-      assert.match(body.photo, /^http:\/\/127\.0\.0\.1:\d+\//);
+      // The photo is a fresh pre-signed GET URL that serves the uploaded bytes, no token needed,
+      // for webhooks.blob_url_lifetime_seconds (default 7 days).
+      assert.ok(body.photo.startsWith(`${inst.url}/blobs/${inst.credentials.userId}/`));
+      const expires = Number(new URL(body.photo).searchParams.get("expires"));
+      assert.ok(expires >= before + 604800 && expires <= Math.ceil(Date.now() / 1000) + 604800);
       const photo = await fetch(body.photo);
       assert.equal(photo.status, 200);
       assert.deepEqual(new Uint8Array(await photo.arrayBuffer()), bytes);
