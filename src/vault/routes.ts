@@ -226,6 +226,8 @@ const r = {
     tags,
     security,
     summary: "A page of a form's records",
+    description: "In record-id order. A page can hold fewer than `limit` records while more " +
+      "follow (deleted records are skipped): read on while `nextCursor` is not null.",
     request: {
       params: z.object({ formId: FormIdParam }),
       query: z.object({
