@@ -8,11 +8,13 @@
  *   (service default JSON, JSON template, XML template, form-encoded).
  * - `request.ts`, `send.ts`, `outcome.ts`, `guard.ts`: the request with its signatures, one
  *   attempt, its classification, Retry-After, and the optional private-network guard.
- * - `engine.ts` and `store.ts`: deliveries on the Deno KV queue, at least once.
+ * - `engine.ts` and `store.ts`: deliveries, at least once: record events from the outbox,
+ *   the first attempt at once, later attempts as Deno KV queue messages.
  * - `routes.ts`: the owner API.
  *
  * The vault emits record events with `emitRecordEvent` (src/events/record_event.ts) in the
- * same atomic operation as the record change; the engine consumes them.
+ * same atomic operation as the record change and announces them once committed
+ * (`announceRecordEvents`); the engine consumes them.
  *
  * @module
  */
