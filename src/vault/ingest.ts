@@ -413,7 +413,7 @@ export class Ingestor {
       apply: (op) => {
         op.delete(vaultKeys.quarantine(qid));
         deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), staleParts);
-        if (write) event = addRecordWrite(op, current, write);
+        if (write) event = addRecordWrite(op, current, write, bytes);
       },
     });
     if (result.ok && event) announceRecordEvents(this.kv, [event]);

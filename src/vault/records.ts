@@ -81,16 +81,16 @@ export interface RecordWrite {
 /**
  * Adds an insert (when `current` is null) or an update of a record to `op`, with its event.
  * The caller checks `current`'s versionstamp in `op`, commits, then announces the event
- * (`announceRecordEvents`).
+ * (`announceRecordEvents`). `bytes` is what {@link checkRecordSize} returned for the values,
+ * when the caller has checked them already.
  */
 export function addRecordWrite(
   op: Deno.AtomicOperation,
   current: VaultRecordRow | null,
   write: RecordWrite,
-  now = new Date(),
+  bytes = checkRecordSize(write.values),
 ): StoredRecordEvent {
-  const bytes = checkRecordSize(write.values);
-  const savedAt = savedAtOf(now);
+  const savedAt = savedAtOf(new Date());
   const valuesKey = vaultKeys.recordValues(write.formId, write.recordId);
   const inline = bytes <= INLINE_VALUES_BYTES;
   const parts = inline ? 0 : setLargeValue(op, valuesKey, write.values);

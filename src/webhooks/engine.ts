@@ -151,6 +151,11 @@ function deliveryIdOf(event: RecordEvent, webhookId: string): string {
   return time + sha256(utf8Encode(`${event.eventId}/${webhookId}`)).toHex().slice(0, 20);
 }
 
+/** Adds the failure of `flag.deliveryId` to `op`: listed as failed, its configuration flagged. */
+function addFailure(op: Deno.AtomicOperation, flag: WebhookFlagRow, webhookId: string): void {
+  op.set(k.failed(webhookId, flag.deliveryId), true).set(k.flag(webhookId), flag);
+}
+
 /** Epoch milliseconds of a `savedAt` (0 when unreadable). */
 function savedAtMs(savedAt: string): number {
   const ms = Date.parse(`${savedAt.slice(0, 23)}Z`);
@@ -565,8 +570,7 @@ export class WebhookEngine {
         apply: (op) => {
           op.set(k.delivery(config.id, row.id), row);
           op.set(k.deliveryWebhook(row.id), config.id);
-          op.set(k.failed(config.id, row.id), true);
-          op.set(k.flag(config.id), flag);
+          addFailure(op, flag, config.id);
         },
       };
     }
@@ -791,7 +795,7 @@ export class WebhookEngine {
             status: result.status,
             error: result.error,
           };
-          op.set(k.failed(row.webhookId, row.id), true).set(k.flag(row.webhookId), flag);
+          addFailure(op, flag, row.webhookId);
         }
       },
       after: () => {
