@@ -86,6 +86,6 @@ for (const item of items) {
   console.log(`opened ${item.submissionId}:`, JSON.parse(new TextDecoder().decode(plain)).values);
 }
 const acked = await api("POST", `/owner/queues/${db.fingerprint}/ack`, {
-  submissionIds: items.map((i: { submissionId: string }) => i.submissionId),
+  seqs: items.map((i: { seq: number }) => i.seq),
 });
 console.log(`acknowledged ${acked.acked}`);

@@ -1,15 +1,27 @@
 /**
- * The per-recipient queue the owner's vault drains: list in arrival order, then ack.
+ * The per-recipient queue the owner's vault drains: list in arrival order, then ack by
+ * position.
+ *
+ * A queue row never changes once written; acking deletes it (and the chunks of a ciphertext
+ * too large for the row). In role `all` the vault adds that deletion to the atomic operation
+ * that saves the record ({@link addAck}); over HTTP it acks after its own commit
+ * ({@link ackQueue}).
  *
  * @module
  */
 import { ApiError } from "../http/errors.ts";
-import { keys, type PendingVersion, type QueueRow, type SubmissionRow } from "../store/keys.ts";
+import { keys, type QueueRow } from "../store/keys.ts";
 import { readCiphertext } from "./submissions.ts";
+
+/** Where the ciphertext of a queue row too large to sit in it lies. */
+export interface ChunkSet {
+  blobId: string;
+  chunks: number;
+}
 
 /** One pending envelope version as the owner receives it. */
 export interface QueueItem {
-  /** Queue position; pass the last one as `after` to read on. */
+  /** Queue position; pass the last one as `after` to read on, and ack by it. */
   seq: number;
   submissionId: string;
   version: number;
@@ -19,6 +31,8 @@ export interface QueueItem {
   receivedAt: string;
   /** Standard base64 of the sealed box. */
   ciphertext: string;
+  /** The chunks of a large ciphertext, for {@link addAck} in-process (not in the HTTP API). */
+  chunkSet?: ChunkSet;
 }
 
 /** Stop adding items to one page past this many ciphertext bytes (always at least one). */
@@ -58,103 +72,83 @@ export async function listQueue(
       submitterId: row.submitterId,
       receivedAt: row.receivedAt,
       ciphertext: ciphertext.toBase64(),
+      ...(row.blobId ? { chunkSet: { blobId: row.blobId, chunks: row.chunks ?? 0 } } : {}),
     });
   }
   const last = items.at(-1);
   return { items, nextCursor: more && last ? String(last.seq) : null };
 }
 
-/** One acknowledgement: a submission, and optionally the newest version it covers. */
-export interface Ack {
-  submissionId: string;
-  version?: number;
+/** A queue entry as acking needs it: its position and its ciphertext's chunks. */
+export type AckEntry = Pick<QueueItem, "seq" | "chunkSet">;
+
+/** The mutations {@link addAck} adds for `entry`. */
+export function ackMutations(entry: AckEntry): number {
+  return 1 + (entry.chunkSet?.chunks ?? 0);
 }
 
-/** Per atomic operation: at most 100 checks (Deno KV's limit), well under 1000 mutations. */
+/**
+ * Adds the removal of queue entry `entry.seq` of `fp` (and of its ciphertext's chunks) to
+ * `op`. Blind: acking an entry already gone changes nothing.
+ */
+export function addAck(op: Deno.AtomicOperation, fp: string, entry: AckEntry): void {
+  op.delete(keys.queue(fp, entry.seq));
+  const set = entry.chunkSet;
+  for (let i = 0; i < (set?.chunks ?? 0); i++) op.delete(keys.chunk(set!.blobId, i));
+}
+
+/** Rows per atomic operation: at most 100 checks (Deno KV's limit). */
 const ACKS_PER_OP = 100;
+/** Mutations per atomic operation, under Deno KV's 1000. */
 const MUTATIONS_PER_OP = 900;
 
 /**
- * Removes acknowledged envelope versions from the queue of `fp`. Acking is idempotent;
- * without `version` every pending version of the submission is acked. The acks of a page
- * are committed together (one atomic operation per 100 submissions); if one of them
- * changed meanwhile, each is retried on its own.
+ * Removes the entries at positions `seqs` from the queue of `fp`; returns how many were
+ * there. Idempotent: positions already acked (or never used) are skipped.
  */
-export async function ackQueue(kv: Deno.Kv, fp: string, acks: Ack[]): Promise<number> {
+export async function ackQueue(kv: Deno.Kv, fp: string, seqs: number[]): Promise<number> {
+  const unique = [...new Set(seqs)];
   let removed = 0;
-  for (let start = 0; start < acks.length; start += ACKS_PER_OP) {
-    removed += await ackBatch(kv, fp, acks.slice(start, start + ACKS_PER_OP));
+  for (let start = 0; start < unique.length; start += ACKS_PER_OP) {
+    removed += await ackBatch(kv, fp, unique.slice(start, start + ACKS_PER_OP));
   }
   return removed;
 }
 
-/** What acking one submission takes: its head as read, and the versions it removes. */
-interface AckPlan {
-  head: Deno.KvEntry<SubmissionRow>;
-  done: PendingVersion[];
-  keep: PendingVersion[];
-}
-
-function plan(fp: string, ack: Ack, head: Deno.KvEntryMaybe<SubmissionRow>): AckPlan | null {
-  if (!head.value) return null;
-  const covered = (p: PendingVersion) =>
-    p.fingerprint === fp && (ack.version === undefined || p.version <= ack.version);
-  const done = head.value.pending.filter(covered);
-  if (done.length === 0) {
-    if (head.value.fingerprint !== fp && !head.value.pending.some((p) => p.fingerprint === fp)) {
-      throw new ApiError(403, "forbidden", `Submission "${ack.submissionId}" is not in this queue`);
+async function ackBatch(kv: Deno.Kv, fp: string, seqs: number[]): Promise<number> {
+  let removed = 0;
+  let todo = seqs;
+  for (let attempt = 0; attempt < 5 && todo.length > 0; attempt++) {
+    const rows: Deno.KvEntry<QueueRow>[] = [];
+    for (let i = 0; i < todo.length; i += 10) {
+      const read = await kv.getMany<QueueRow[]>(
+        todo.slice(i, i + 10).map((s) => keys.queue(fp, s)),
+      );
+      for (const entry of read) if (entry.value) rows.push(entry as Deno.KvEntry<QueueRow>);
     }
-    return null;
+    // Checked, so that two acks of one entry at once count it once; a failed operation's
+    // entries are read again (those another ack removed meanwhile are then skipped).
+    const ops: { op: Deno.AtomicOperation; seqs: number[]; mutations: number }[] = [];
+    for (const entry of rows) {
+      const seq = entry.key[2] as number;
+      const chunkSet = entry.value.blobId
+        ? { blobId: entry.value.blobId, chunks: entry.value.chunks ?? 0 }
+        : undefined;
+      const mutations = ackMutations({ seq, chunkSet });
+      let last = ops.at(-1);
+      if (!last || last.mutations + mutations > MUTATIONS_PER_OP) {
+        ops.push(last = { op: kv.atomic(), seqs: [], mutations: 0 });
+      }
+      addAck(last.op.check(entry), fp, { seq, chunkSet });
+      last.mutations += mutations;
+      last.seqs.push(seq);
+    }
+    todo = [];
+    for (const { op, seqs } of ops) {
+      if ((await op.commit()).ok) removed += seqs.length;
+      else todo.push(...seqs);
+    }
   }
-  return {
-    head: head as Deno.KvEntry<SubmissionRow>,
-    done,
-    keep: head.value.pending.filter((p) => !covered(p)),
-  };
-}
-
-function addAck(op: Deno.AtomicOperation, fp: string, p: AckPlan): number {
-  op.check(p.head).set(p.head.key, { ...p.head.value, pending: p.keep });
-  let mutations = 1;
-  for (const v of p.done) {
-    op.delete(keys.queue(fp, v.seq));
-    for (let i = 0; i < (v.chunks ?? 0); i++) op.delete(keys.chunk(v.blobId!, i));
-    mutations += 1 + (v.chunks ?? 0);
-  }
-  return mutations;
-}
-
-async function ackBatch(kv: Deno.Kv, fp: string, acks: Ack[]): Promise<number> {
-  const heads: Deno.KvEntryMaybe<SubmissionRow>[] = [];
-  for (let i = 0; i < acks.length; i += 10) {
-    heads.push(
-      ...await kv.getMany<SubmissionRow[]>(
-        acks.slice(i, i + 10).map((a) => keys.submission(a.submissionId)),
-      ),
-    );
-  }
-  const plans = acks.map((ack, i) => plan(fp, ack, heads[i]));
-  const work = plans.filter((p): p is AckPlan => p !== null);
-  if (work.length === 0) return 0;
-  const op = kv.atomic();
-  let mutations = 0;
-  for (const p of work) mutations += addAck(op, fp, p);
-  if (mutations <= MUTATIONS_PER_OP && (await op.commit()).ok) {
-    return work.reduce((n, p) => n + p.done.length, 0);
-  }
-  // Too large for one operation, or a submission changed meanwhile: one at a time.
-  let removed = 0;
-  for (const [i, ack] of acks.entries()) if (plans[i]) removed += await ackOne(kv, fp, ack);
+  if (todo.length > 0) throw new ApiError(409, "conflict", "The queue kept changing; ack again");
   return removed;
-}
-
-async function ackOne(kv: Deno.Kv, fp: string, ack: Ack): Promise<number> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const p = plan(fp, ack, await kv.get<SubmissionRow>(keys.submission(ack.submissionId)));
-    if (!p) return 0;
-    const op = kv.atomic();
-    addAck(op, fp, p);
-    if ((await op.commit()).ok) return p.done.length;
-  }
-  throw new ApiError(409, "conflict", `Submission "${ack.submissionId}" kept changing; ack again`);
 }

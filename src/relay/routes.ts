@@ -375,18 +375,17 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
     const { fingerprint } = c.req.valid("param");
     await assertQueueOwner(kv, fingerprint, c.var.token.userId!);
     const { after, limit } = c.req.valid("query");
-    return c.json(await listQueue(kv, fingerprint, after ? Number(after) : 0, limit), 200);
+    const page = await listQueue(kv, fingerprint, after ? Number(after) : 0, limit);
+    // Where a large ciphertext's chunks lie is the relay's business.
+    const items = page.items.map(({ chunkSet: _, ...item }) => item);
+    return c.json({ items, nextCursor: page.nextCursor }, 200);
   });
 
   app.openapi({ ...postAck, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
     await assertQueueOwner(kv, fingerprint, c.var.token.userId!);
-    const body = c.req.valid("json");
-    const acks = [
-      ...(body.submissionIds ?? []).map((submissionId) => ({ submissionId })),
-      ...(body.items ?? []),
-    ];
-    return c.json({ acked: await ackQueue(kv, fingerprint, acks) }, 200);
+    const { seqs } = c.req.valid("json");
+    return c.json({ acked: await ackQueue(kv, fingerprint, seqs) }, 200);
   });
 
   return app;

@@ -5,7 +5,6 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { SubmissionIdSchema } from "../forms/payload.ts";
 
 /** What POST /submissions answers. */
 export const ReceiptSchema = z.object({
@@ -54,11 +53,7 @@ export const QueueItemSchema = z.object({
 
 /** Body of POST /owner/queues/{fingerprint}/ack. */
 export const AckRequestSchema = z.object({
-  submissionIds: z.array(SubmissionIdSchema).max(1000).optional(),
-  items: z.array(z.object({
-    submissionId: SubmissionIdSchema,
-    version: z.number().int().min(1).optional(),
-  })).max(1000).optional(),
-}).refine((b) => b.submissionIds !== undefined || b.items !== undefined, {
-  message: "Give submissionIds or items",
+  seqs: z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).max(1000).openapi({
+    description: "Queue positions (`seq` of the queue items) to remove",
+  }),
 }).openapi("AckRequest");

@@ -1,7 +1,7 @@
 /**
  * Intake: sealed envelopes in, durable before the 200, queued for their recipient.
  *
- * A submission is two rows: its head (by id: idempotency, edit window, pending versions) and
+ * A submission is two rows: its head (by id: idempotency, edit window, latest version) and
  * one queue row per version (1 = original, 2+ = amendments) in its recipient's queue, with
  * the ciphertext inline. Both are written in one group commit. A ciphertext too large for a
  * row goes to 60 KiB chunks written first under a staging marker that the commit removes (a
@@ -14,7 +14,7 @@ import type { SubmissionEnvelope } from "../forms/payload.ts";
 import { ApiError } from "../http/errors.ts";
 import type { GroupCommitter } from "../store/group_commit.ts";
 import { CHUNK_BYTES } from "../store/kv.ts";
-import { keys, type PendingVersion, type QueueRow, type SubmissionRow } from "../store/keys.ts";
+import { keys, type QueueRow, type SubmissionRow } from "../store/keys.ts";
 import type { EditTokens } from "./edit_tokens.ts";
 import type { FormDirectory } from "./manifests.ts";
 
@@ -73,7 +73,6 @@ export class Intake {
         version: 1,
         digest: prepared.digest,
         latestDigest: prepared.digest,
-        pending: [],
       };
       if (await this.#write(row, prepared, head ?? { versionstamp: null })) {
         return { submissionId: row.id, editToken: this.editTokens.issue(row.id), version: 1 };
@@ -219,12 +218,6 @@ export class Intake {
       mutations: blob ? 3 : 2,
       bytes: ciphertext.length + 1024,
       apply: (op, seq) => {
-        const pending: PendingVersion = {
-          version: row.version,
-          fingerprint: row.fingerprint,
-          seq,
-          ...(blob ?? {}),
-        };
         const queued: QueueRow = {
           submissionId: row.id,
           version: row.version,
@@ -235,7 +228,7 @@ export class Intake {
           bytes: ciphertext.length,
           ...(blob ?? { ciphertext }),
         };
-        op.set(keys.submission(row.id), { ...row, pending: [...row.pending, pending] })
+        op.set(keys.submission(row.id), row)
           .set(keys.queue(row.fingerprint, seq), queued);
         if (blob) op.delete(keys.staging(blob.blobId));
       },

@@ -59,16 +59,6 @@ export interface FormRow {
   publishedAt: string;
 }
 
-/** Where one version of a submission waits: its queue entry. */
-export interface PendingVersion {
-  version: number;
-  fingerprint: string;
-  seq: number;
-  /** Chunk set of a ciphertext too large to sit in the queue row. */
-  blobId?: string;
-  chunks?: number;
-}
-
 /** The head record of a submission (all versions share it). */
 export interface SubmissionRow {
   id: string;
@@ -82,8 +72,6 @@ export interface SubmissionRow {
   digest: string;
   /** SHA-256 (hex) of the latest version's envelope, for idempotent replays of an amend. */
   latestDigest: string;
-  /** Versions not yet acknowledged by the owner. */
-  pending: PendingVersion[];
 }
 
 /** A queued envelope version, in its recipient's queue (ordered by `seq`). */

@@ -1,7 +1,8 @@
 /**
  * Ingest: pull each database's queue from the relay, open every sealed box, validate the
  * payload against the archived schema of (formId, formVersion), save a record (or a
- * quarantine row), and only then ack.
+ * quarantine row), and ack. In role `all` the ack is part of the atomic operation that saves
+ * the record (the relay shares the store); over HTTP it follows the commit.
  *
  * Idempotent: a submission's record id is its submission id and the record keeps the newest
  * envelope version applied, so an envelope delivered again after a crash (saved, not acked)
@@ -32,7 +33,8 @@ import {
   RecordTooLargeError,
   type RecordWrite,
 } from "./records.ts";
-import type { Ack, QueueItem, RelayLink } from "./relay_link.ts";
+import { ackMutations } from "../relay/queue.ts";
+import type { QueueItem, RelayLink } from "./relay_link.ts";
 
 /** Bytes of one stored part of a quarantined ciphertext. */
 const PART_BYTES = 60 * 1024;
@@ -195,7 +197,7 @@ export class Ingestor {
         const opener = openerFor(items.length);
         pages.push(later(
           this.#settle(db, items, opener, chains).then(async (outcomes) => {
-            const acks: Ack[] = [];
+            const acks: number[] = [];
             let ok = true;
             for (const [i, outcome] of outcomes.entries()) {
               if (outcome instanceof Error) {
@@ -209,9 +211,9 @@ export class Ingestor {
               if (outcome === "record") result.records += 1;
               else if (outcome === "quarantined") result.quarantined += 1;
               else result.duplicates += 1;
-              acks.push({ submissionId: items[i].submissionId, version: items[i].version });
+              if (!this.link.addAck) acks.push(items[i].seq);
             }
-            // One ack at a time, in the order pages finish.
+            // Over HTTP: one ack at a time, in the order pages finish.
             const previous = acking;
             acking = later(previous.then((done) => {
               done();
@@ -255,26 +257,45 @@ export class Ingestor {
   }
 
   /**
-   * Turns one envelope version into a record, a quarantine row, or nothing (a duplicate);
-   * opens it on `opener`'s worker when given.
+   * Turns one envelope version of `db`'s queue into a record, a quarantine row, or nothing
+   * (a duplicate), acked with it when the relay shares the store; opens it on `opener`'s
+   * worker when given.
    */
-  async ingestItem(
+  ingestItem(
     db: VaultDatabaseRow,
     item: QueueItem,
     opener: SealedBoxOpener | null = null,
   ): Promise<IngestOutcome> {
+    const addAck = this.link.addAck;
+    return this.#ingest(
+      db,
+      item,
+      opener,
+      addAck && {
+        mutations: ackMutations(item),
+        add: (op) => addAck(op, db.fingerprint, item),
+      },
+    );
+  }
+
+  async #ingest(
+    db: VaultDatabaseRow,
+    item: QueueItem,
+    opener: SealedBoxOpener | null,
+    ack: InStoreAck | null,
+  ): Promise<IngestOutcome> {
     const ciphertext = Uint8Array.fromBase64(item.ciphertext);
     try {
       const payload = await this.#check(db, item.formId, ciphertext, opener);
-      const outcome = await this.#apply(item, payload);
-      // Claims are idempotent: a re-delivered duplicate claims again, so a crash between the
-      // record and the claim cannot leave its files to the orphan sweep.
+      // Claimed before the record commits (and, in role all, its ack with it), so no crash
+      // leaves a record whose files the orphan sweep takes. Claims are idempotent: an
+      // envelope delivered again claims again.
       const owned = ownedHashes(payload.values);
       if (owned.length > 0) await this.link.claim(db.relayUserId, owned);
-      return outcome;
+      return await this.#apply(item, payload, ack);
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
-      return await this.#quarantine(db, item, ciphertext, err);
+      return await this.#quarantine(db, item, ciphertext, err, ack);
     }
   }
 
@@ -333,7 +354,11 @@ export class Ingestor {
     return form?.databaseId ?? null;
   }
 
-  async #apply(item: QueueItem, payload: SubmissionPayload): Promise<IngestOutcome> {
+  async #apply(
+    item: QueueItem,
+    payload: SubmissionPayload,
+    ack: InStoreAck | null,
+  ): Promise<IngestOutcome> {
     const qid = quarantineId(item);
     const recordKey = vaultKeys.record(item.formId, item.submissionId);
     const write: RecordWrite = {
@@ -350,7 +375,10 @@ export class Ingestor {
       // tombstone there). One check instead of a read keeps ~100 records per atomic
       // operation; a quarantine row this envelope may have left is deleted blindly.
       const fresh = [{ key: recordKey, versionstamp: null }];
-      if (await this.#commitWrite(item, fresh, null, write, bytes)) return "record";
+      const blindParts = quarantineParts(base64DecodedLength(item.ciphertext));
+      if (await this.#commitWrite(item, fresh, null, write, bytes, blindParts, ack)) {
+        return "record";
+      }
       for (let attempt = 0; attempt < 10; attempt++) {
         // One read for the record (or its tombstone) and a quarantine row of this envelope.
         const [current, stale] = await this.kv.getMany<[VaultRecordRow, VaultQuarantineRow]>([
@@ -366,7 +394,7 @@ export class Ingestor {
             payload.formVersion,
           );
         }
-        if (!wanted && !stale.value) return "duplicate";
+        if (!wanted && !stale.value && !ack) return "duplicate";
         // The head's versionstamp covers owner edits and deletes; a stale quarantine row is
         // checked only when this commit deletes it.
         const checks = stale.value ? [current, stale] : [current];
@@ -376,7 +404,8 @@ export class Ingestor {
           current.value,
           wanted ? write : null,
           bytes,
-          stale.value?.parts ?? 0,
+          stale.value ? stale.value.parts : null,
+          ack,
         );
         if (ok) return wanted ? "record" : "duplicate";
       }
@@ -391,8 +420,8 @@ export class Ingestor {
 
   /**
    * Group-commits `write` (when given; over `current`) under `checks`, with the deletion of
-   * this envelope's quarantine row (of `staleParts` parts; without a row, the parts a row of
-   * this envelope would have), then announces the record's event. False when a check failed.
+   * this envelope's quarantine row of `staleParts` parts (none when null) and its ack (when
+   * in-store), then announces the record's event. False when a check failed.
    */
   async #commitWrite(
     item: QueueItem,
@@ -400,7 +429,8 @@ export class Ingestor {
     current: VaultRecordRow | null,
     write: RecordWrite | null,
     bytes: number,
-    staleParts = quarantineParts(base64DecodedLength(item.ciphertext)),
+    staleParts: number | null,
+    ack: InStoreAck | null,
   ): Promise<boolean> {
     const qid = quarantineId(item);
     const parts = Math.ceil(bytes / (60 * 1024)) + 1;
@@ -408,12 +438,16 @@ export class Ingestor {
     const result = await this.#committer.commit({
       lock: item.submissionId,
       checks,
-      mutations: 2 * parts + 2 + (current?.parts ?? 0) + staleParts + 1,
+      mutations: 2 * parts + 2 + (current?.parts ?? 0) +
+        (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
       bytes: 2 * bytes + 2048,
       apply: (op) => {
-        op.delete(vaultKeys.quarantine(qid));
-        deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), staleParts);
+        if (staleParts !== null) {
+          op.delete(vaultKeys.quarantine(qid));
+          deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), staleParts);
+        }
         if (write) event = addRecordWrite(op, current, write, bytes);
+        ack?.add(op);
       },
     });
     if (result.ok && event) announceRecordEvents(this.kv, [event]);
@@ -425,6 +459,7 @@ export class Ingestor {
     item: QueueItem,
     ciphertext: Uint8Array,
     why: Quarantine,
+    ack: InStoreAck | null,
   ): Promise<IngestOutcome> {
     const id = quarantineId(item);
     const key = vaultKeys.quarantine(id);
@@ -457,7 +492,9 @@ export class Ingestor {
       quarantinedAt: existing.value?.quarantinedAt ?? new Date().toISOString(),
       parts,
     };
-    await this.kv.set(key, row);
+    const op = this.kv.atomic().set(key, row);
+    ack?.add(op);
+    await op.commit();
     return "quarantined";
   }
 
@@ -480,17 +517,30 @@ export class Ingestor {
     }
     const db = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(row.databaseId))).value;
     if (!db) throw new Error(`Database "${row.databaseId}" of quarantined ${row.id} is gone`);
-    return await this.ingestItem(db, {
-      seq: 0,
-      submissionId: row.submissionId,
-      version: row.version,
-      formId: row.formId,
-      recipientPubkey: db.publicKey,
-      submitterId: null,
-      receivedAt: row.receivedAt,
-      ciphertext: ciphertext.toBase64(),
-    });
+    // Acked when it was quarantined: nothing to ack now.
+    return await this.#ingest(
+      db,
+      {
+        seq: 0,
+        submissionId: row.submissionId,
+        version: row.version,
+        formId: row.formId,
+        recipientPubkey: db.publicKey,
+        submitterId: null,
+        receivedAt: row.receivedAt,
+        ciphertext: ciphertext.toBase64(),
+      },
+      null,
+      null,
+    );
   }
+}
+
+/** The ack of an envelope, added to the operation that settles it (role all). */
+interface InStoreAck {
+  /** Mutations `add` adds. */
+  mutations: number;
+  add(op: Deno.AtomicOperation): void;
 }
 
 /**

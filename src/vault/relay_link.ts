@@ -12,9 +12,9 @@ import type { Manifest } from "../forms/manifest.ts";
 import { ApiError } from "../http/errors.ts";
 import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
-import { type Ack, ackQueue, listQueue, type QueueItem } from "../relay/queue.ts";
+import { type AckEntry, ackQueue, addAck, listQueue, type QueueItem } from "../relay/queue.ts";
 
-export type { Ack, PresignedUrl, QueueItem };
+export type { AckEntry, PresignedUrl, QueueItem };
 
 /** A registration challenge sealed to the key being registered. */
 export interface Challenge {
@@ -38,8 +38,14 @@ export interface RelayLink {
   publish(userId: string, manifest: Manifest): Promise<void>;
   /** A page of the queue of recipient `fp`. */
   pull(fp: string, after: number, limit: number): Promise<QueueItem[]>;
-  /** Acknowledges processed envelope versions. */
-  ack(fp: string, acks: Ack[]): Promise<void>;
+  /** Acknowledges processed envelopes by queue position (`seq`). */
+  ack(fp: string, seqs: number[]): Promise<void>;
+  /**
+   * Set when the relay shares the vault's store (role `all`): adds the ack of `item` (its
+   * `ackMutations(item)` mutations) to the vault's own atomic operation, so a record and its
+   * ack commit together. Null over HTTP, where the vault calls {@link ack} after its commit.
+   */
+  readonly addAck: ((op: Deno.AtomicOperation, fp: string, item: AckEntry) => void) | null;
   /** Claims uploaded files (by hash) of relay user `relayUserId` so the orphan sweep keeps them. */
   claim(relayUserId: string, hashes: string[]): Promise<void>;
   /**
@@ -107,10 +113,11 @@ export class LocalRelayLink implements RelayLink {
     return (await listQueue(this.kv, fp, after, limit)).items;
   }
 
-  async ack(fp: string, acks: Ack[]): Promise<void> {
-    // ackQueue commits a page's acks together (one atomic operation per 100).
-    await ackQueue(this.kv, fp, acks);
+  async ack(fp: string, seqs: number[]): Promise<void> {
+    await ackQueue(this.kv, fp, seqs);
   }
+
+  readonly addAck: RelayLink["addAck"] = addAck;
 
   async claim(relayUserId: string, hashes: string[]): Promise<void> {
     await this.blobs?.claim(relayUserId, hashes);
@@ -211,11 +218,13 @@ export class HttpRelayLink implements RelayLink {
     return page.items;
   }
 
-  async ack(fp: string, acks: Ack[]): Promise<void> {
-    for (let i = 0; i < acks.length; i += 500) {
-      await this.#call("POST", `/owner/queues/${fp}/ack`, { items: acks.slice(i, i + 500) });
+  async ack(fp: string, seqs: number[]): Promise<void> {
+    for (let i = 0; i < seqs.length; i += 1000) {
+      await this.#call("POST", `/owner/queues/${fp}/ack`, { seqs: seqs.slice(i, i + 1000) });
     }
   }
+
+  readonly addAck = null;
 
   async claim(_relayUserId: string, hashes: string[]): Promise<void> {
     for (let i = 0; i < hashes.length; i += 1000) {

@@ -238,7 +238,7 @@ Deno.test("POST /submissions: a 2 MiB ciphertext is stored in chunks and read ba
       const ack = await call(`${inst.url}/owner/queues/${db.fingerprint}/ack`, {
         method: "POST",
         token: inst.credentials.ownerToken,
-        json: { submissionIds: [envelope.submissionId] },
+        json: { seqs: [items[0].seq] },
       });
       assert.deepEqual(ack.body, { acked: 1 });
       assert.equal(await count(["chunks"]), 0, "acking deletes the chunks");

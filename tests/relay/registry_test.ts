@@ -193,10 +193,11 @@ Deno.test("queues: only the key's owner reads or acks; acks are idempotent", asy
       json: { name: "bob" },
     });
     assert.equal((await call(queueUrl, { token: bob.body.ownerToken })).status, 403);
+    const first = page1.body.items[0].seq;
     const bobAck = await call(`${queueUrl}/ack`, {
       method: "POST",
       token: bob.body.ownerToken,
-      json: { submissionIds: [envelopes[0].submissionId] },
+      json: { seqs: [first] },
     });
     assert.equal(bobAck.status, 403);
     assert.equal((await call(`${inst.url}/owner/queues/${"0".repeat(64)}`, { token })).status, 404);
@@ -206,18 +207,20 @@ Deno.test("queues: only the key's owner reads or acks; acks are idempotent", asy
     const ack = await call(`${queueUrl}/ack`, {
       method: "POST",
       token,
-      json: { submissionIds: [envelopes[0].submissionId] },
+      json: { seqs: [first, first] },
     });
-    assert.deepEqual(ack.body, { acked: 1 });
-    const again = await call(`${queueUrl}/ack`, {
-      method: "POST",
-      token,
-      json: { submissionIds: [envelopes[0].submissionId] },
-    });
-    assert.deepEqual(again.body, { acked: 0 });
+    assert.deepEqual(ack.body, { acked: 1 }, "a position named twice counts once");
+    const again = await call(`${queueUrl}/ack`, { method: "POST", token, json: { seqs: [first] } });
+    assert.deepEqual(again.body, { acked: 0 }, "idempotent");
+    const unused = await call(`${queueUrl}/ack`, { method: "POST", token, json: { seqs: [1] } });
+    assert.deepEqual(unused.body, { acked: 0 }, "a position never used");
     const rest = await call(queueUrl, { token });
     assert.equal(rest.body.items.length, 2);
-    assert.equal((await call(`${queueUrl}/ack`, { method: "POST", token, json: {} })).status, 400);
+    for (const json of [{}, { seqs: [0] }, { seqs: [1.5] }, { seqs: ["1"] }, { seqs: 1 }]) {
+      const bad = await call(`${queueUrl}/ack`, { method: "POST", token, json });
+      assert.equal(bad.status, 400, JSON.stringify(json));
+      assert.equal(bad.body.error.code, "invalid_request");
+    }
     // An acked submission replayed by its sender still answers 200 and is not queued again.
     assert.equal(
       (await call(`${inst.url}/submissions`, { method: "POST", json: envelopes[0] })).status,
@@ -229,7 +232,7 @@ Deno.test("queues: only the key's owner reads or acks; acks are idempotent", asy
   }
 });
 
-Deno.test("acking by version leaves a newer amendment queued", async () => {
+Deno.test("acking one version's position leaves a newer amendment queued", async () => {
   const inst = await startInstance();
   const token = inst.credentials.ownerToken;
   try {
@@ -244,10 +247,12 @@ Deno.test("acking by version leaves a newer amendment queued", async () => {
       json: amended,
     });
     const queueUrl = `${inst.url}/owner/queues/${db.fingerprint}`;
+    const queued = (await call(queueUrl, { token })).body.items;
+    assert.deepEqual(queued.map((i: { version: number }) => i.version), [1, 2]);
     const ack = await call(`${queueUrl}/ack`, {
       method: "POST",
       token,
-      json: { items: [{ submissionId: e.submissionId, version: 1 }] },
+      json: { seqs: [queued[0].seq] },
     });
     assert.deepEqual(ack.body, { acked: 1 });
     const left = await call(queueUrl, { token });

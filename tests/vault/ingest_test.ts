@@ -6,14 +6,14 @@ import { onRecordEvents, type StoredRecordEvent } from "../../src/events/record_
 import { EditTokens } from "../../src/relay/edit_tokens.ts";
 import { createUser } from "../../src/relay/identity.ts";
 import { FormDirectory } from "../../src/relay/manifests.ts";
-import { type Ack, listQueue } from "../../src/relay/queue.ts";
+import { listQueue } from "../../src/relay/queue.ts";
 import { Intake, type IntakeReceipt } from "../../src/relay/submissions.ts";
 import { buildEnvelope, buildPayload, type Manifest, seal } from "../../src/sdk/mod.ts";
 import type { ApiError } from "../../src/http/errors.ts";
 import { GroupCommitter } from "../../src/store/group_commit.ts";
 import {
   keys,
-  type SubmissionRow,
+  type QueueRow,
   vaultKeys,
   type VaultQuarantineRow,
   type VaultRecordRow,
@@ -40,18 +40,27 @@ function stored(values: Record<string, unknown>): Record<string, unknown> {
   return { name: null, message: null, rating: null, ...values };
 }
 
-/** The in-process relay link, recording its pulls and acks; `hold` delays the next ack. */
+/**
+ * The in-process relay link, recording its pulls and its separate acks; `hold` delays the
+ * next ack. With `separateAcks` it acks after each page's commits, as over HTTP, instead of
+ * within them.
+ */
 class WatchedLink extends LocalRelayLink {
   pulls: number[] = [];
-  acks: Ack[][] = [];
+  acks: number[][] = [];
   hold: Promise<void> | null = null;
+
+  constructor(kv: Deno.Kv, forms: FormDirectory, separateAcks: boolean) {
+    super(kv, forms, "http://127.0.0.1:8080", null);
+    if (separateAcks) Object.assign(this, { addAck: null });
+  }
 
   override async pull(fp: string, after: number, limit: number) {
     this.pulls.push(after);
     return await super.pull(fp, after, limit);
   }
 
-  override async ack(fp: string, acks: Ack[]) {
+  override async ack(fp: string, acks: number[]) {
     this.acks.push(acks);
     const hold = this.hold;
     this.hold = null;
@@ -102,7 +111,7 @@ function trackWorkers() {
 }
 
 /** Relay and vault in one process over one store, as bench/ingest.ts sets them up. */
-async function setup(batchSize: number) {
+async function setup(batchSize: number, { separateAcks = false } = {}) {
   const dir = await Deno.makeTempDir({ prefix: "sealpost-ingest-test-" });
   const kv = await openStore(dir);
   const close = async () => {
@@ -118,7 +127,7 @@ async function setup(batchSize: number) {
       new EditTokens(new Uint8Array(32)),
       { maxCiphertextBytes: 1024 * 1024, editWindowMs: 3600_000 },
     );
-    const link = new WatchedLink(kv, directory, "http://127.0.0.1:8080", null);
+    const link = new WatchedLink(kv, directory, separateAcks);
     const logs: string[] = [];
     const keyStore = new SlowKeys(dir, null);
     const vault = new Vault(kv, keyStore, link, {
@@ -208,6 +217,9 @@ async function until<T>(probe: () => Promise<T | null>, what: string): Promise<T
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Bytes of a standard base64 string. */
+const base64Length = (b64: string) => Uint8Array.fromBase64(b64).length;
+
 /** Entries under a large value's prefix. */
 async function countUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
   let n = 0;
@@ -216,7 +228,8 @@ async function countUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
 }
 
 Deno.test("ingest: a pipelined drain (two pages in flight) applies every submission's newest version", async () => {
-  const t = await setup(3);
+  // Acks after the commits, as over HTTP, so that one can be held.
+  const t = await setup(3, { separateAcks: true });
   const workers = trackWorkers();
   const release = Promise.withResolvers<void>();
   let drained: Promise<unknown> | null = null;
@@ -256,11 +269,7 @@ Deno.test("ingest: a pipelined drain (two pages in flight) applies every submiss
     // One ack at a time: the other page's waits behind it. (Which page acks first is the one
     // that settled first, not necessarily page 1.)
     assert.equal(t.link.acks.length, 1, "one ack at a time");
-    const pageAcks = (page: number) =>
-      queue.slice(3 * page, 3 * page + 3).map((q) => ({
-        submissionId: q.submissionId,
-        version: q.version,
-      }));
+    const pageAcks = (page: number) => queue.slice(3 * page, 3 * page + 3).map((q) => q.seq);
     assert.ok(
       [pageAcks(0), pageAcks(1)].some((acks) => isDeepStrictEqual(acks, t.link.acks[0])),
       `the held ack is page 1's or page 2's: ${JSON.stringify(t.link.acks[0])}`,
@@ -271,8 +280,8 @@ Deno.test("ingest: a pipelined drain (two pages in flight) applies every submiss
 
     // Pages of 3 read one after the other from the last seq seen, then one empty read.
     assert.deepEqual(t.link.pulls, [0, 2, 5, 8, 11, 14, 16].map((k) => k === 0 ? 0 : queue[k].seq));
-    const acked = t.link.acks.flat().map((a) => `${a.submissionId}.${a.version}`).sort();
-    assert.deepEqual(acked, queue.map((q) => `${q.submissionId}.${q.version}`).sort());
+    const acked = t.link.acks.flat().sort((a, b) => a - b);
+    assert.deepEqual(acked, queue.map((q) => q.seq));
 
     // Every record holds its newest version's values.
     const newest = new Map<number, number>(receipts.map((_, i) => [i, 1]));
@@ -296,13 +305,9 @@ Deno.test("ingest: a pipelined drain (two pages in flight) applies every submiss
       assert.equal(head.appliedVersion, v, `s${i} applied version`);
     }
 
-    // The relay's queue is empty and no submission has a pending version.
+    // The relay's queue is empty.
     assert.deepEqual(await t.queued(), []);
     assert.deepEqual(await t.link.pull(t.db.fingerprint, 0, 100), []);
-    for (const receipt of receipts) {
-      const row = (await t.kv.get<SubmissionRow>(keys.submission(receipt.submissionId))).value!;
-      assert.deepEqual(row.pending, []);
-    }
     assert.deepEqual(await t.quarantine(), []);
     assert.deepEqual(workers.started, [], "pages this small are opened in-thread");
     assert.deepEqual(t.logs, []);
@@ -310,6 +315,55 @@ Deno.test("ingest: a pipelined drain (two pages in flight) applies every submiss
     workers.restore();
     release.resolve();
     await drained?.catch(() => {});
+    await t.close();
+  }
+});
+
+Deno.test("ingest (role all): each envelope's ack commits with its record, quarantine row or duplicate", async () => {
+  const t = await setup(3);
+  try {
+    const small = await t.submit({ name: "small", rating: 1 });
+    // Over 60 KiB of ciphertext: the relay keeps it in chunks, which the ack deletes too.
+    const large = await t.submit({ name: "large", message: "x".repeat(70_000) });
+    await t.submit({ name: "stale schema" }, 7);
+    const chunks = () => countUnder(t.kv, ["chunks"]);
+    assert.equal(await chunks(), 2);
+    const queue = await t.queued();
+    assert.equal(queue.length, 3);
+    assert.deepEqual(queue.map((q) => q.chunkSet?.chunks ?? 0), [0, 2, 0]);
+
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 2, quarantined: 1, duplicates: 0 });
+    assert.deepEqual(t.link.acks, [], "no separate ack");
+    assert.deepEqual(await t.queued(), []);
+    assert.equal(await chunks(), 0, "the large ciphertext's chunks left with its ack");
+    assert.equal((await t.quarantine()).length, 1);
+    assert.deepEqual(
+      (await t.heads()).map((h) => h.recordId).sort(),
+      [small.submissionId, large.submissionId].sort(),
+    );
+
+    // An envelope seen again (saved, then delivered again) is acked as a duplicate.
+    const again = queue[0];
+    const kv = t.kv;
+    await kv.set(
+      keys.queue(t.db.fingerprint, again.seq),
+      {
+        submissionId: again.submissionId,
+        version: again.version,
+        formId: again.formId,
+        recipientPubkey: again.recipientPubkey,
+        submitterId: again.submitterId,
+        receivedAt: again.receivedAt,
+        bytes: base64Length(again.ciphertext),
+        ciphertext: Uint8Array.fromBase64(again.ciphertext),
+      } satisfies QueueRow,
+    );
+    assert.equal((await t.queued()).length, 1);
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 0, quarantined: 0, duplicates: 1 });
+    assert.deepEqual(await t.queued(), []);
+    assert.deepEqual(t.link.acks, []);
+    assert.deepEqual(t.logs, []);
+  } finally {
     await t.close();
   }
 });
@@ -347,7 +401,8 @@ Deno.test("ingest: a submission's versions are applied in queue order, even when
 });
 
 Deno.test("ingest: an envelope ingested again is a duplicate, with one record and one event", async () => {
-  const t = await setup(3);
+  // Acks after the commit, as over HTTP: a save not yet acked is met again.
+  const t = await setup(3, { separateAcks: true });
   const announced: StoredRecordEvent[] = [];
   const unsubscribe = onRecordEvents(t.kv, (events) => announced.push(...events));
   try {
