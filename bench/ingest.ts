@@ -15,6 +15,7 @@ import { buildEnvelope, buildPayload, seal } from "../src/sdk/mod.ts";
 import { GroupCommitter } from "../src/store/group_commit.ts";
 import { openStore } from "../src/store/kv.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../src/vault/index.ts";
+import { cpuPerItem, threadCpu } from "./cpu.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -81,9 +82,11 @@ try {
   }
   const before = await ceiling();
 
+  const cpu0 = threadCpu();
   const t0 = performance.now();
   const result = await vault.ingest.drain();
   const ingestSeconds = (performance.now() - t0) / 1000;
+  const cpu = cpuPerItem(cpu0, threadCpu(), count);
   const openRate = Math.max(before, await ceiling());
   const ingestRate = result.records / ingestSeconds;
   if (result.records !== count) {
@@ -97,6 +100,7 @@ try {
     `vault ingest:   ${ingestRate.toFixed(0)} records/s ` +
       `(${count} in ${ingestSeconds.toFixed(2)} s: pull, open, validate, save + event, ack)`,
   );
+  console.log(`ingest CPU µs per record, by thread: ${cpu}`);
   console.log(`ratio:          ${(ingestRate / openRate).toFixed(2)}x of the open ceiling`);
 } finally {
   kv.close();
