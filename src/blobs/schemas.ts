@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_BLOB_URL_LIFETIME_SECONDS } from "../config/index.ts";
 import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
+import { intQuery } from "../http/openapi.ts";
 import { HASH_PATTERN, USER_ID_PATTERN } from "./key.ts";
 import { isSignableMime } from "./service.ts";
 
@@ -51,8 +52,7 @@ const LIFETIME_RANGE =
 
 /** The query of GET /submissions/blob/{recipientUserId}/{hash}. */
 export const BlobReadQuerySchema = z.object({
-  lifetimeSeconds: z.coerce.number({ error: LIFETIME_RANGE }).int(LIFETIME_RANGE)
-    .min(1, LIFETIME_RANGE).max(MAX_BLOB_URL_LIFETIME_SECONDS, LIFETIME_RANGE).optional()
+  lifetimeSeconds: intQuery(1, MAX_BLOB_URL_LIFETIME_SECONDS, LIFETIME_RANGE).optional()
     .openapi({
       description: "How long the URL stays valid, in seconds, at most " +
         `${MAX_BLOB_URL_LIFETIME_SECONDS} (30 days). Default: blobs.read_url_lifetime_seconds. ` +

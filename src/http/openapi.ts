@@ -29,6 +29,25 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
   return { content: { "application/json": { schema } }, description };
 }
 
+/**
+ * A query parameter holding a whole number from `min` to `max`, written in decimal digits
+ * only: `z.coerce.number()` would also take `0x10`, `1e3` or blanks.
+ *
+ * @example
+ * ```ts
+ * query: z.object({ limit: intQuery(1, 500).default(100) })
+ * ```
+ */
+export function intQuery(
+  min: number,
+  max: number,
+  message = `Must be a whole number from ${min} to ${max}`,
+) {
+  return z.string().regex(/^[0-9]{1,16}$/, message).transform(Number)
+    .pipe(z.number().int().min(min, message).max(max, message))
+    .openapi({ type: "integer", minimum: min, maximum: max });
+}
+
 /** An error response for `createRoute`. */
 export function errorContent(description: string) {
   return jsonContent(ErrorSchema, description);

@@ -3,7 +3,12 @@
  *
  * @module
  */
-import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
+import {
+  errorContent as error,
+  intQuery,
+  jsonContent as json,
+  newRouter,
+} from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Config } from "../config/index.ts";
 import { ManifestSchema } from "../forms/manifest.ts";
@@ -224,7 +229,7 @@ const getQueue = createRoute({
       after: z.string().regex(/^\d{1,16}$/).optional().openapi({
         description: "Cursor: the nextCursor of the previous page",
       }),
-      limit: z.coerce.number().int().min(1).max(500).default(100),
+      limit: intQuery(1, 500).default(100),
     }),
   },
   responses: {

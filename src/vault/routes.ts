@@ -4,7 +4,12 @@
  *
  * @module
  */
-import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
+import {
+  errorContent as error,
+  intQuery,
+  jsonContent as json,
+  newRouter,
+} from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { jsonBody } from "../http/body.ts";
 import type { AuthEnv } from "../relay/auth.ts";
@@ -232,7 +237,7 @@ const r = {
       params: z.object({ formId: FormIdParam }),
       query: z.object({
         cursor: z.string().max(1024).optional(),
-        limit: z.coerce.number().int().min(1).max(1000).default(100),
+        limit: intQuery(1, 1000).default(100),
       }),
     },
     responses: {

@@ -5,7 +5,12 @@
  *
  * @module
  */
-import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
+import {
+  errorContent as error,
+  intQuery,
+  jsonContent as json,
+  newRouter,
+} from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { jsonBody } from "../http/body.ts";
@@ -210,7 +215,7 @@ const listDeliveries = createRoute({
       cursor: z.string().max(512).optional().openapi({
         description: "The nextCursor of the previous page",
       }),
-      limit: z.coerce.number().int().min(1).max(500).default(50),
+      limit: intQuery(1, 500).default(50),
     }),
   },
   responses: {

@@ -75,7 +75,7 @@ Deno.test("GET /submissions/blob: lifetimeSeconds sets the URL's lifetime; absen
       }
     }
 
-    for (const bad of ["0", "-5", "2592001", "1.5", "abc", "", "1e99"]) {
+    for (const bad of ["0", "-5", "2592001", "1.5", "abc", "", "1e99", "0x10", "1e3", "%2010"]) {
       const res = await call(`${base}?lifetimeSeconds=${bad}`, { token });
       assert.equal(res.status, 400, `lifetimeSeconds=${bad}`);
       assert.equal(res.body.error.code, "invalid_request");

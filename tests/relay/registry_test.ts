@@ -203,6 +203,11 @@ Deno.test("queues: only the key's owner reads or acks; acks are idempotent", asy
     assert.equal((await call(`${inst.url}/owner/queues/${"0".repeat(64)}`, { token })).status, 404);
     assert.equal((await call(queueUrl)).status, 401);
     assert.equal((await call(`${inst.url}/owner/queues/xyz`, { token })).status, 400);
+    for (const limit of ["0", "501", "0x10", "1e2", "", "2.5"]) {
+      const bad = await call(`${queueUrl}?limit=${limit}`, { token });
+      assert.equal(bad.status, 400, `limit=${limit}`);
+      assert.equal(bad.body.error.field, "limit");
+    }
 
     const ack = await call(`${queueUrl}/ack`, {
       method: "POST",
