@@ -76,7 +76,22 @@ function dateTimeMs(value: string): number {
 
 const isDate = (v: string): boolean => !isNaN(dateMs(v));
 const isDateTime = (v: string): boolean => !isNaN(dateTimeMs(v));
-const count = (s: string) => [...s].length;
+
+/** Code points in `s`: a surrogate pair counts once, a lone surrogate once (as `[...s]` does). */
+function count(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
 
 /** Members every field definition has. Unknown members are kept. */
 export interface FieldBase {

@@ -373,9 +373,11 @@ export class Ingestor {
       const bytes = checkRecordSize(payload.values);
       // The common case, a new submission: its record key is free (a deleted record leaves a
       // tombstone there). One check instead of a read keeps ~100 records per atomic
-      // operation; a quarantine row this envelope may have left is deleted blindly.
+      // operation. A quarantine row this envelope may have left (quarantined, then not acked)
+      // is deleted blindly; with the ack in the same operation as the quarantine row, a
+      // queued envelope has none.
       const fresh = [{ key: recordKey, versionstamp: null }];
-      const blindParts = quarantineParts(base64DecodedLength(item.ciphertext));
+      const blindParts = ack ? null : quarantineParts(base64DecodedLength(item.ciphertext));
       if (await this.#commitWrite(item, fresh, null, write, bytes, blindParts, ack)) {
         return "record";
       }

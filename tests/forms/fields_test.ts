@@ -37,8 +37,11 @@ const f = <T extends FieldDef["kind"]>(kind: T, extra: Record<string, unknown> =
 const CASES: Case[] = [
   {
     field: f("text", { minLength: 2, maxLength: 5 }),
-    accepted: ["ab", "abcde", "héé", "😀😀"],
-    rejected: ["a", "abcdef", ["ab"], { a: 1 }],
+    // Lengths in code points: a surrogate pair is one, a lone surrogate one.
+    accepted: ["ab", "abcde", "héé", "😀😀", "😀😀😀😀😀", "a\ud800", "\udc00\ud800b"],
+    rejected: ["a", "abcdef", "😀", "😀😀😀😀😀😀", "\ud800", "😀\ud800😀\udc00😀😀", ["ab"], {
+      a: 1,
+    }],
     coerced: [[42, "42"], [true, "true"]],
   },
   {
