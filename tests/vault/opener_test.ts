@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { CryptoError } from "../../src/crypto/errors.ts";
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { seal } from "../../src/crypto/sealed_box.ts";
-import { SealedBoxOpener } from "../../src/vault/opener.ts";
+import { REPLY_GROUP, SealedBoxOpener } from "../../src/vault/opener.ts";
 
 function isDecryptionFailure(err: unknown): boolean {
   assert.ok(err instanceof CryptoError, `expected a CryptoError, got ${err}`);
@@ -118,4 +118,49 @@ Deno.test("opener: close() rejects the opens still pending and stops the worker"
   }
   // Closing twice is harmless.
   opener.close();
+});
+
+Deno.test("opener: the boxes asked for in one tick go as one message; answers come in groups", async () => {
+  const { publicKey, secretKey } = generateKeyPair();
+  const count = 2 * REPLY_GROUP + 5;
+  const boxes = await Promise.all(
+    Array.from({ length: count }, (_, i) => seal(new Uint8Array([i]), publicKey)),
+  );
+  // Counts the messages each way of the workers started meanwhile.
+  const messages = { posted: 0, answered: 0 };
+  const Original = globalThis.Worker;
+  globalThis.Worker = class extends Original {
+    constructor(specifier: string | URL, options?: WorkerOptions) {
+      super(specifier, options);
+      this.addEventListener("message", () => messages.answered++);
+    }
+    override postMessage(
+      message: unknown,
+      options?: Transferable[] | StructuredSerializeOptions,
+    ): void {
+      messages.posted++;
+      super.postMessage(message, options as StructuredSerializeOptions);
+    }
+  };
+  let opener: SealedBoxOpener;
+  try {
+    opener = new SealedBoxOpener();
+  } finally {
+    globalThis.Worker = Original;
+  }
+  try {
+    const opened = await Promise.all(boxes.map((box) => opener.open(box, publicKey, secretKey)));
+    assert.deepEqual(opened.map((plain) => plain[0]), boxes.map((_, i) => i));
+    assert.deepEqual(messages, { posted: 1, answered: 3 }, "32 + 32 + 5 answers");
+    // A later tick is a batch of its own.
+    const [a, b] = await Promise.all([
+      opener.open(boxes[3], publicKey, secretKey),
+      new Promise((r) => setTimeout(r, 5)).then(() => opener.open(boxes[4], publicKey, secretKey)),
+    ]);
+    assert.deepEqual([a[0], b[0]], [3, 4]);
+    assert.deepEqual(messages, { posted: 3, answered: 5 });
+  } finally {
+    opener.close();
+  }
+  await assert.rejects(opener.open(boxes[0], publicKey, secretKey), /closed/);
 });
