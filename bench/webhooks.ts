@@ -30,6 +30,7 @@ import {
   type WebhookField,
   WebhookStore,
 } from "../src/webhooks/index.ts";
+import { cpuPerItem, threadCpu } from "./cpu.ts";
 
 /** Epoch milliseconds with sub-millisecond precision, comparable across processes. */
 const now = () => performance.timeOrigin + performance.now();
@@ -239,8 +240,21 @@ async function main() {
     await save("paced");
   }
   const pacedStats = await waitCount("paced", paced);
-  const baselineRate = await baseline("baseline", events);
-  const engineBurst = await burst("burst", events);
+  // CPU per request of this process's threads and of the receiver, for each of the two.
+  const cpuOf = async <T>(run: () => Promise<T>) => {
+    const self = threadCpu();
+    const other = threadCpu(receiver.pid);
+    const result = await run();
+    return {
+      result,
+      self: cpuPerItem(self, threadCpu(), events),
+      receiver: cpuPerItem(other, threadCpu(receiver.pid), events).replace(/.* · (total)/, "$1"),
+    };
+  };
+  const baselineRun = await cpuOf(() => baseline("baseline", events));
+  const engineRun = await cpuOf(() => burst("burst", events));
+  const baselineRate = baselineRun.result;
+  const engineBurst = engineRun.result;
 
   const pct = (xs: number[], p: number) => {
     const sorted = [...xs].sort((a, b) => a - b);
@@ -264,6 +278,10 @@ async function main() {
       f(pct(pacedStats.latencies, 50), 1)
     } / ${f(pct(pacedStats.latencies, 99), 1)} |`,
   );
+  console.log(
+    `CPU µs per request, baseline: ${baselineRun.self}; receiver ${baselineRun.receiver}`,
+  );
+  console.log(`CPU µs per delivery, webhooks: ${engineRun.self}; receiver ${engineRun.receiver}`);
   const ratio = engineBurst.rate / baselineRate;
   const p99 = pct(pacedStats.latencies, 99);
   console.log(
