@@ -173,9 +173,12 @@ export interface WebhookDeliveryRow {
   savedAt: string;
   status: WebhookDeliveryStatus;
   contentType: string;
-  /** The body, when it is small enough to live in this row (else null, and parts). */
+  /**
+   * Null: the body lives in the delivery's {@linkcode WebhookDeliveryRef} or in parts. Rows
+   * written before bodies moved there hold a body up to 16 KiB here.
+   */
   body: Uint8Array | null;
-  /** Parts of a larger body under `webhookKeys.body` (0 when inline, or skipped). */
+  /** Parts of a body too large for the ref under `webhookKeys.body` (0 otherwise). */
   bodyParts: number;
   bodyBytes: number;
   /** Attempts made so far, over every round. */
@@ -223,7 +226,7 @@ export const webhookKeys = {
   delivery: (webhookId: string, deliveryId: string) =>
     ["webhooks", "deliveries", webhookId, deliveryId] as const,
   deliveriesOf: (webhookId: string) => ["webhooks", "deliveries", webhookId] as const,
-  /** deliveryId → webhookId. */
+  /** deliveryId → a {@linkcode WebhookDeliveryRef} (before bodies moved there: the webhookId). */
   deliveryWebhook: (deliveryId: string) => ["webhooks", "delivery_webhooks", deliveryId] as const,
   /** Body part `index` of a delivery (raw bytes). */
   body: (deliveryId: string, index: number) => ["webhooks", "bodies", deliveryId, index] as const,
@@ -238,6 +241,18 @@ export const webhookKeys = {
   purge: (webhookId: string) => ["webhooks", "purges", webhookId] as const,
   purgesAll: () => ["webhooks", "purges"] as const,
 };
+
+/**
+ * The value of a `webhookKeys.deliveryWebhook` entry: the delivery's configuration, and its
+ * body unless that is in parts. The body sits here, not in the delivery row, so that neither
+ * entry outgrows what SQLite keeps in a B-tree page (about 1 KB with the key; more takes an
+ * overflow page per write), and the row, rewritten by every attempt, stays small.
+ */
+export interface WebhookDeliveryRef {
+  webhookId: string;
+  /** The body, up to 16 KiB (else null, and parts). */
+  body: Uint8Array | null;
+}
 
 /** The value of a `webhookKeys.pending` entry. */
 export interface WebhookPendingRow {

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { sha256 } from "@noble/hashes/sha2.js";
+import { createHash } from "node:crypto";
 import type { Config } from "../config/index.ts";
 import { utf8Encode } from "../crypto/encoding.ts";
 import {
@@ -35,6 +35,7 @@ import {
   keys,
   type WebhookAttemptRow,
   type WebhookConfigRow,
+  type WebhookDeliveryRef,
   type WebhookDeliveryRow,
   type WebhookEvent,
   type WebhookFlagRow,
@@ -121,9 +122,12 @@ const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
 
 /** Bytes per body part, under Deno KV's 64 KiB value limit. */
 const BODY_PART_BYTES = 60 * 1024;
-/** Bodies up to this size live in the delivery row (one write less per delivery). */
-const INLINE_BODY_BYTES = 16 * 1024;
-/** Attempts a delivery row keeps in its log (with inline bodies, well under 64 KiB). */
+/**
+ * Bodies up to this size live in the delivery's ref, beside its row (see
+ * `WebhookDeliveryRef`); larger ones in parts.
+ */
+const REF_BODY_BYTES = 16 * 1024;
+/** Attempts a delivery row keeps in its log (well under 64 KiB). */
 export const MAX_LOGGED_ATTEMPTS = 50;
 /** Limits of one creation batch, under Deno KV's 100 checks, 1000 mutations, 800 KiB. */
 const BATCH = { checks: 100, mutations: 900, bytes: 700 * 1024 };
@@ -148,7 +152,8 @@ const newToken = () => crypto.getRandomValues(new Uint8Array(8)).toHex();
  */
 function deliveryIdOf(event: RecordEvent, webhookId: string): string {
   const time = savedAtMs(event.savedAt).toString(16).padStart(12, "0");
-  return time + sha256(utf8Encode(`${event.eventId}/${webhookId}`)).toHex().slice(0, 20);
+  const hash = createHash("sha256").update(`${event.eventId}/${webhookId}`).digest("hex");
+  return time + hash.slice(0, 20);
 }
 
 /** Adds the failure of `flag.deliveryId` to `op`: listed as failed, its configuration flagged. */
@@ -528,7 +533,7 @@ export class WebhookEngine {
       bytes: 1024,
       apply: (op) => {
         op.set(k.delivery(config.id, row.id), row);
-        op.set(k.deliveryWebhook(row.id), config.id);
+        this.#setRef(op, row, null);
       },
     };
   }
@@ -569,7 +574,7 @@ export class WebhookEngine {
         bytes: 2048,
         apply: (op) => {
           op.set(k.delivery(config.id, row.id), row);
-          op.set(k.deliveryWebhook(row.id), config.id);
+          this.#setRef(op, row, null);
           addFailure(op, flag, config.id);
         },
       };
@@ -577,10 +582,8 @@ export class WebhookEngine {
     const row: WebhookDeliveryRow = {
       ...base,
       contentType,
-      body: bytes.length <= INLINE_BODY_BYTES ? bytes : null,
-      bodyParts: bytes.length <= INLINE_BODY_BYTES ? 0 : Math.ceil(bytes.length / BODY_PART_BYTES),
+      bodyParts: bytes.length <= REF_BODY_BYTES ? 0 : Math.ceil(bytes.length / BODY_PART_BYTES),
       bodyBytes: bytes.length,
-      token: newToken(),
     };
     const wait = nextWaitSeconds(this.#settings, 0, null, this.#random) ?? 0;
     if (wait > 0) return this.#scheduled(row, bytes, nowMs + Math.round(wait * 1000));
@@ -595,40 +598,51 @@ export class WebhookEngine {
     } finally {
       slot();
     }
-    const settled = this.#afterAttempt(row, result);
+    const settled = this.#afterAttempt(row, result, false);
     return {
       key: k.delivery(config.id, row.id),
       mutations: 6 + row.bodyParts,
       bytes: bytes.length + 4096,
       apply: (op) => {
-        op.set(k.deliveryWebhook(row.id), config.id);
-        this.#setBodyParts(op, row, bytes);
+        this.#setRef(op, row, bytes);
         settled.apply(op);
       },
       after: settled.after,
     };
   }
 
-  /** A new delivery whose first attempt is a queue message due at `dueAt`. */
+  /**
+   * A new delivery whose first attempt is a queue message due at `dueAt` (its first token:
+   * a delivery attempted at once needs none until it is left pending).
+   */
   #scheduled(row: WebhookDeliveryRow, body: Uint8Array, dueAt: number): NewDelivery {
-    const pending = { ...row, nextAttemptAt: new Date(dueAt).toISOString() };
+    const pending = { ...row, token: newToken(), nextAttemptAt: new Date(dueAt).toISOString() };
     return {
       key: k.delivery(row.webhookId, row.id),
       mutations: 4 + row.bodyParts,
       bytes: body.length + 2048,
       apply: (op) => {
         op.set(k.delivery(row.webhookId, row.id), pending);
-        op.set(k.deliveryWebhook(row.id), row.webhookId);
-        this.#setBodyParts(op, row, body);
+        this.#setRef(op, row, body);
         this.#schedule(op, pending, dueAt);
       },
     };
   }
 
-  /** Writes a body too large for its row as parts. */
-  #setBodyParts(op: Deno.AtomicOperation, row: WebhookDeliveryRow, body: Uint8Array): void {
+  /**
+   * Adds a new delivery's ref to `op`: its configuration, and `body` unless the row puts it
+   * in parts (`row.bodyParts`; then `body` is set), with the parts.
+   */
+  #setRef(op: Deno.AtomicOperation, row: WebhookDeliveryRow, body: Uint8Array | null): void {
+    op.set(
+      k.deliveryWebhook(row.id),
+      {
+        webhookId: row.webhookId,
+        body: row.bodyParts === 0 ? body : null,
+      } satisfies WebhookDeliveryRef,
+    );
     for (let i = 0; i < row.bodyParts; i++) {
-      op.set(k.body(row.id, i), body.subarray(i * BODY_PART_BYTES, (i + 1) * BODY_PART_BYTES));
+      op.set(k.body(row.id, i), body!.subarray(i * BODY_PART_BYTES, (i + 1) * BODY_PART_BYTES));
     }
   }
 
@@ -711,7 +725,7 @@ export class WebhookEngine {
 
   /** Logs an attempt and moves its delivery on, in one atomic operation. */
   async #record(entry: Deno.KvEntry<WebhookDeliveryRow>, result: AttemptResult): Promise<void> {
-    const settled = this.#afterAttempt(entry.value, result);
+    const settled = this.#afterAttempt(entry.value, result, true);
     const { ok } = await this.#committer.commit({
       lock: entry.value.id,
       checks: [entry],
@@ -731,11 +745,13 @@ export class WebhookEngine {
   /**
    * What attempt `result` makes of delivery `row`: the mutations that log the attempt and
    * write the next state (delivered; failed and flagged; or pending with the next attempt's
-   * message), and what to do once they are committed.
+   * message), and what to do once they are committed. `stored`: the row is in the store
+   * already (else no pending marker of it can exist to delete).
    */
   #afterAttempt(
     row: WebhookDeliveryRow,
     result: AttemptResult,
+    stored: boolean,
   ): { apply(op: Deno.AtomicOperation): void; after(): void } {
     const nowMs = Date.now();
     const now = new Date(nowMs).toISOString();
@@ -786,7 +802,7 @@ export class WebhookEngine {
       apply: (op) => {
         op.set(k.delivery(row.webhookId, row.id), next);
         if (next.status === "pending") this.#schedule(op, next, dueAt);
-        else op.delete(k.pending(row.id));
+        else if (stored) op.delete(k.pending(row.id));
         if (failure) {
           const flag: WebhookFlagRow = {
             at: now,

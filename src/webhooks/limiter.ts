@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Deadlines } from "./deadlines.ts";
 
 interface Slot {
   active: number;
@@ -23,6 +24,8 @@ interface Slot {
  */
 export class KeyedLimiter {
   #slots = new Map<string, Slot>();
+  /** The waits' bounds, on one timer. */
+  #deadlines = new Deadlines();
 
   constructor(private limit: number) {}
 
@@ -48,14 +51,14 @@ export class KeyedLimiter {
     }
     return new Promise((resolve) => {
       const waiter = () => {
-        clearTimeout(timer);
+        this.#deadlines.delete(deadline);
         held.active++;
         resolve(release());
       };
-      const timer = setTimeout(() => {
+      const deadline = this.#deadlines.add(waitMs, () => {
         held.waiters.splice(held.waiters.indexOf(waiter), 1);
         resolve(null);
-      }, waitMs);
+      });
       held.waiters.push(waiter);
     });
   }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Deadlines } from "./deadlines.ts";
 import { checkDestination, type Resolver } from "./guard.ts";
 import { classifyStatus, type Outcome, parseRetryAfter, snippetOf } from "./outcome.ts";
 import type { OutboundRequest } from "./request.ts";
@@ -34,6 +35,9 @@ export interface SendOptions {
 
 /** Bytes of the response body read for the snippet (a UTF-8 character is at most 4). */
 const SNIPPET_BYTES = 1024;
+
+/** The timeouts of the attempts under way, on one timer. */
+const timeouts = new Deadlines();
 
 async function readSnippet(response: Response): Promise<string> {
   if (!response.body) return "";
@@ -102,25 +106,34 @@ export async function sendRequest(
     const verdict = await checkDestination(new URL(request.url), options.resolve);
     if (!verdict.ok) return failed(verdict.permanent ? "permanent" : "transient", verdict.error);
   }
-  const signal = AbortSignal.timeout(options.timeoutMs);
+  // As AbortSignal.timeout would, but on the timer shared by every attempt.
+  const controller = new AbortController();
+  const timeout = timeouts.add(
+    options.timeoutMs,
+    () => controller.abort(new DOMException("Signal timed out.", "TimeoutError")),
+  );
   let response: Response;
-  try {
-    response = await fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body as Uint8Array<ArrayBuffer>,
-      redirect: "manual",
-      signal,
-    });
-  } catch (err) {
-    return failed("transient", describe(err, request.url, options.timeoutMs));
-  }
   let snippet: string | null = null;
   let error: string | null = null;
   try {
-    snippet = snippetOf(await readSnippet(response));
-  } catch (err) {
-    error = `Reading the response: ${describe(err, request.url, options.timeoutMs)}`;
+    try {
+      response = await fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body as Uint8Array<ArrayBuffer>,
+        redirect: "manual",
+        signal: controller.signal,
+      });
+    } catch (err) {
+      return failed("transient", describe(err, request.url, options.timeoutMs));
+    }
+    try {
+      snippet = snippetOf(await readSnippet(response));
+    } catch (err) {
+      error = `Reading the response: ${describe(err, request.url, options.timeoutMs)}`;
+    }
+  } finally {
+    timeouts.delete(timeout);
   }
   const outcome = classifyStatus(response.status);
   return {

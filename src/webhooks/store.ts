@@ -11,6 +11,7 @@ import { concatBytes } from "../crypto/encoding.ts";
 import { ApiError } from "../http/errors.ts";
 import {
   type WebhookConfigRow,
+  type WebhookDeliveryRef,
   type WebhookDeliveryRow,
   type WebhookFlagRow,
   webhookKeys as k,
@@ -171,9 +172,9 @@ export class WebhookStore {
 
   /** The delivery `deliveryId` with its versionstamp, or null. */
   async delivery(deliveryId: string): Promise<Deno.KvEntry<WebhookDeliveryRow> | null> {
-    const webhookId = (await this.kv.get<string>(k.deliveryWebhook(deliveryId))).value;
-    if (webhookId === null) return null;
-    const entry = await this.kv.get<WebhookDeliveryRow>(k.delivery(webhookId, deliveryId));
+    const ref = await this.#ref(deliveryId);
+    if (ref === null) return null;
+    const entry = await this.kv.get<WebhookDeliveryRow>(k.delivery(ref.webhookId, deliveryId));
     return entry.versionstamp === null ? null : entry as Deno.KvEntry<WebhookDeliveryRow>;
   }
 
@@ -220,9 +221,14 @@ export class WebhookStore {
     return ids;
   }
 
-  /** The stored body of a delivery. */
+  /** The stored body of a delivery (empty when none was kept: skipped, or over the limit). */
   async body(row: WebhookDeliveryRow): Promise<Uint8Array> {
     if (row.body) return row.body;
+    if (row.bodyParts === 0) {
+      const ref = await this.#ref(row.id);
+      if (!ref) throw new Error(`The ref of delivery ${row.id} is missing`);
+      return ref.body ?? new Uint8Array();
+    }
     const parts: Uint8Array[] = [];
     for (let i = 0; i < row.bodyParts; i++) {
       const part = (await this.kv.get<Uint8Array>(k.body(row.id, i))).value;
@@ -230,5 +236,12 @@ export class WebhookStore {
       parts.push(part);
     }
     return concatBytes(...parts);
+  }
+
+  /** The ref of delivery `deliveryId`, or null; one written as a bare webhookId is read too. */
+  async #ref(deliveryId: string): Promise<WebhookDeliveryRef | null> {
+    const ref = (await this.kv.get<WebhookDeliveryRef | string>(k.deliveryWebhook(deliveryId)))
+      .value;
+    return typeof ref === "string" ? { webhookId: ref, body: null } : ref;
   }
 }

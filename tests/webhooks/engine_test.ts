@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { keys, webhookKeys } from "../../src/store/keys.ts";
+import { keys, type WebhookDeliveryRef, webhookKeys } from "../../src/store/keys.ts";
 import { setLargeValue } from "../../src/store/large_value.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { WEBHOOK_ATTEMPT_KIND } from "../../src/webhooks/index.ts";
@@ -55,6 +55,13 @@ test("2xx: delivered once, signed over the raw bytes, snippet surfaced", async (
     assert.equal(attempts[0].snippet, "thanks for all");
     assert.equal(attempts[0].error, null);
     assert.ok(attempts[0].durationMs >= 0);
+    // The body lives in the delivery's ref, beside its row.
+    assert.equal(row.body, null);
+    assert.equal(row.bodyParts, 0);
+    assert.equal(row.bodyBytes, r.raw.length);
+    const ref = await h.kv.get<WebhookDeliveryRef>(webhookKeys.deliveryWebhook(row.id));
+    assert.deepEqual(ref.value, { webhookId: hook.id, body: r.raw });
+    assert.deepEqual(await h.store.body(row), r.raw);
     // The event snapshot is consumed; nothing is pending.
     assert.equal((await h.kv.get([...keys.recordEvent(event.eventId), 0])).value, null);
     assert.equal((await h.kv.get(webhookKeys.pending(row.id))).value, null);
@@ -122,7 +129,7 @@ for (const status of [408, 429, 500, 502, 503]) {
   });
 }
 
-test("a body too large for its row: stored as parts, sent again byte for byte", async () => {
+test("a body too large for its ref: stored as parts, sent again byte for byte", async () => {
   let calls = 0;
   const receiver = startReceiver(() =>
     ++calls === 1 ? new Response("busy", { status: 503 }) : new Response("ok")
@@ -399,6 +406,37 @@ test("the owner's fix applies on retry: new URL, the same rendered body", async 
   }
 });
 
+test("a delivery stored before bodies moved to its ref (body in the row) is shown and sent again", async () => {
+  const receiver = startReceiver(() => new Response("ok"));
+  const h = await startHarness();
+  try {
+    const hook = await h.addWebhook({ url: receiver.url, signingSecret: SECRET });
+    const event = await h.emit(VALUES);
+    const row = await h.waitStatus(event, hook.id, "delivered");
+    const [first] = await receiver.waitFor(1);
+    // The earlier layout: the body inline in the row, the ref the bare configuration id.
+    const oldId = "0".repeat(12) + "e".repeat(20);
+    await h.kv.atomic()
+      .set(webhookKeys.delivery(hook.id, oldId), { ...row, id: oldId, body: first.raw })
+      .set(webhookKeys.deliveryWebhook(oldId), hook.id)
+      .commit();
+    const entry = await h.store.delivery(oldId);
+    assert.equal(entry?.value.status, "delivered");
+    assert.deepEqual(await h.store.body(entry!.value), first.raw);
+    await h.engine.retry(entry!);
+    const [, again] = await receiver.waitFor(2);
+    assert.deepEqual(again.raw, first.raw);
+    await assertSigned(again);
+    await until(
+      async () => (await h.store.delivery(oldId))?.value.attempts === 2,
+      "the retry to be recorded",
+    );
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
 test("events: delete is consumed with no HTTP call; each configuration fires on its events", async () => {
   const receiver = startReceiver(() => new Response("ok"));
   const h = await startHarness();
@@ -553,7 +591,10 @@ test("recovery: a pending delivery whose message was lost, and an unannounced ev
       nextAttemptAt: new Date(Date.now() - 1000).toISOString(),
       completedAt: null,
     })
-    .set(webhookKeys.deliveryWebhook(lostId), hook.id)
+    .set(
+      webhookKeys.deliveryWebhook(lostId),
+      (await first.kv.get(webhookKeys.deliveryWebhook(row.id))).value,
+    )
     .set(webhookKeys.pending(lostId), { webhookId: hook.id, dueAt: Date.now() - 1000 })
     .commit();
   // A record event in the outbox that was never announced.

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { hmacSha256Hex } from "../../src/crypto/hmac.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import type { WebhookConfigRow } from "../../src/store/keys.ts";
 import {
@@ -181,27 +182,53 @@ async function run(cmd: string, args: string[], input: Uint8Array): Promise<stri
 }
 
 Deno.test("signature: sha256= + lowercase hex HMAC-SHA256, checked by python3 hmac and openssl", async () => {
-  const secret = "whsec_" + "A".repeat(43) + "=";
+  // Secrets shorter than, as long as and longer than SHA-256's 64-byte block (hashed first).
+  const secrets = [
+    "whsec_" + "A".repeat(43) + "=",
+    "s".repeat(64),
+    "L".repeat(65) + "~",
+    "x".repeat(512),
+  ];
   const bodies = [
     body,
     new TextEncoder().encode("a=1&b=%C3%A9+x\n"),
     new Uint8Array([0, 255, 10, 13, 34, 92]),
+    new Uint8Array(),
   ];
-  for (const bytes of bodies) {
-    const header = signBody(secret, bytes);
-    assert.match(header, /^sha256=[0-9a-f]{64}$/);
-    const python = await run(PYTHON, [
-      "-c",
-      "import sys, hmac, hashlib; " +
-      "print('sha256=' + hmac.new(sys.argv[1].encode(), sys.stdin.buffer.read(), " +
-      "hashlib.sha256).hexdigest())",
-      secret,
-    ], bytes);
-    assert.equal(header, python);
-    const openssl = await run("openssl", ["dgst", "-sha256", "-hmac", secret, "-r"], bytes);
-    assert.equal(header, "sha256=" + openssl.split(" ")[0]);
-    assert.ok(verifyWebhookSignature(bytes, header, secret));
-    assert.ok(!verifyWebhookSignature(bytes, header, secret + "x"));
+  for (const secret of secrets) {
+    for (const bytes of bodies) {
+      const header = signBody(secret, bytes);
+      assert.match(header, /^sha256=[0-9a-f]{64}$/);
+      const python = await run(PYTHON, [
+        "-c",
+        "import sys, hmac, hashlib; " +
+        "print('sha256=' + hmac.new(sys.argv[1].encode(), sys.stdin.buffer.read(), " +
+        "hashlib.sha256).hexdigest())",
+        secret,
+      ], bytes);
+      assert.equal(header, python);
+      const openssl = await run("openssl", ["dgst", "-sha256", "-hmac", secret, "-r"], bytes);
+      assert.equal(header, "sha256=" + openssl.split(" ")[0]);
+      assert.ok(verifyWebhookSignature(bytes, header, secret));
+      assert.ok(!verifyWebhookSignature(bytes, header, secret + "x"));
+    }
+  }
+});
+
+Deno.test("native signatures match the SDK's portable verifier and HMAC, around the block size", () => {
+  for (const keyLength of [8, 24, 31, 32, 33, 64, 65, 130]) {
+    for (const size of [0, 1, 55, 56, 63, 64, 65, 700, 20_000]) {
+      const key = crypto.getRandomValues(new Uint8Array(keyLength));
+      const bytes = crypto.getRandomValues(new Uint8Array(size));
+      const secret = key.toHex();
+      assert.equal(signBody(secret, bytes), "sha256=" + hmacSha256Hex(secret, bytes));
+      assert.ok(verifyWebhookSignature(bytes, signBody(secret, bytes), secret));
+      const signed = new Uint8Array([...new TextEncoder().encode("d1.1700000000."), ...bytes]);
+      assert.equal(
+        standardSignature(key, "d1", 1700000000, bytes),
+        "v1," + Uint8Array.fromHex(hmacSha256Hex(key, signed)).toBase64(),
+      );
+    }
   }
 });
 
