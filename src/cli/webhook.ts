@@ -32,9 +32,12 @@ Settings (add, edit; edit sends only the ones given):
                             "none" (default create,update)
   --standard-webhooks       Also send webhook-id, webhook-timestamp, webhook-signature
                             (needs a whsec_ secret)
+  --concurrency N           Requests in flight at once to this webhook, 1 to 64 (default:
+                            the instance's webhooks.concurrency_per_webhook)
 Edit only:
   --no-bearer, --no-secret, --no-headers, --no-mappings, --no-standard-webhooks
                             Remove that setting
+  --no-concurrency          Back to the instance's concurrency_per_webhook
 `;
 
 const HELP: Record<string, string> = {
@@ -83,6 +86,7 @@ const SETTING_STRINGS = [
   "secret-file",
   "signature-header",
   "events",
+  "concurrency",
 ] as const;
 const SETTING_BOOLEANS = ["generate-secret", "standard-webhooks"] as const;
 const REMOVALS = [
@@ -91,6 +95,7 @@ const REMOVALS = [
   "no-headers",
   "no-mappings",
   "no-standard-webhooks",
+  "no-concurrency",
 ] as const;
 
 const OPTIONS = {
@@ -142,6 +147,8 @@ type Webhook = {
   mappings: Record<string, string>;
   events: string[];
   standardWebhooks: boolean;
+  /** Absent from instances older than the setting. */
+  concurrency?: number | null;
   flagged: FlaggedFailure | null;
   createdAt: string;
   updatedAt: string;
@@ -223,6 +230,15 @@ function mappingsOf(specs: string[]): Record<string, string> {
   return mappings;
 }
 
+/** `--concurrency N` as a number: an integer 1 to 64. */
+function concurrencyOf(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 64) {
+    throw new UsageError(`Invalid --concurrency "${value}": an integer, 1 to 64`);
+  }
+  return n;
+}
+
 /** The request body of `add` or `edit`: the settings given, nothing else. */
 async function settingsBody(flags: Flags): Promise<Record<string, unknown>> {
   const fromStdin = (["template", "bearer-file", "secret-file"] as const).filter((n) =>
@@ -253,6 +269,10 @@ async function settingsBody(flags: Flags): Promise<Record<string, unknown>> {
   }
   const standard = oneOf(flags, ["standard-webhooks", "no-standard-webhooks"]);
   if (standard) body.standardWebhooks = standard === "standard-webhooks";
+  const concurrency = oneOf(flags, ["concurrency", "no-concurrency"]);
+  if (concurrency) {
+    body.concurrency = concurrency === "no-concurrency" ? null : concurrencyOf(flags.concurrency!);
+  }
   return body;
 }
 
@@ -286,6 +306,7 @@ function webhookText(w: Webhook): string {
     ["signing secret", w.signingSecret ?? "none"],
     ["signature header", w.signatureHeader],
     ["standard webhooks", w.standardWebhooks ? "yes" : "no"],
+    ["concurrency", w.concurrency ? String(w.concurrency) : "instance default"],
     ["mappings", mappings.join(", ") || "none (every field under its id)"],
     ["events", w.events.join(", ") || "none"],
     ["created", w.createdAt],

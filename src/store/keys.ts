@@ -144,6 +144,11 @@ export interface WebhookConfigRow {
   events: WebhookEvent[];
   /** Also send Standard Webhooks headers (needs a `whsec_` signing secret). */
   standardWebhooks: boolean;
+  /**
+   * Requests in flight at once (1 to 64); null or absent (rows stored before the setting
+   * existed): the instance's `webhooks.concurrency_per_webhook`.
+   */
+  concurrency?: number | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -16,6 +16,9 @@ export const DEFAULT_SIGNATURE_HEADER = "X-Service-Signature";
 /** Largest template, in characters. */
 export const MAX_TEMPLATE_CHARS = 64 * 1024;
 
+/** Largest per-configuration concurrency (as `webhooks.concurrency_per_webhook`). */
+export const MAX_CONCURRENCY = 64;
+
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
 const VISIBLE = /^[\x21-\x7E]+$/;
@@ -137,6 +140,11 @@ const fields = {
   standardWebhooks: z.boolean().openapi({
     description: "Also send webhook-id, webhook-timestamp and webhook-signature",
   }),
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).nullable().openapi({
+    description: "Requests in flight at once to this configuration, 1 to 64; null: the " +
+      "instance's `webhooks.concurrency_per_webhook`",
+    example: 4,
+  }),
 };
 
 /** The body of a create request. */
@@ -154,6 +162,7 @@ export const WebhookCreateSchema = z.strictObject({
   mappings: fields.mappings.default({}),
   events: fields.events.default(["create", "update"]),
   standardWebhooks: fields.standardWebhooks.default(false),
+  concurrency: fields.concurrency.optional(),
 }).openapi("WebhookCreate");
 
 /** The body of an edit request: only what changes; null removes an optional setting. */
@@ -171,6 +180,10 @@ export const WebhookPatchSchema = z.strictObject({
   mappings: fields.mappings.optional(),
   events: fields.events.optional(),
   standardWebhooks: fields.standardWebhooks.optional(),
+  concurrency: fields.concurrency.optional().openapi({
+    description: "Requests in flight at once to this configuration, 1 to 64; null goes back " +
+      "to the instance's `webhooks.concurrency_per_webhook`",
+  }),
 }).openapi("WebhookPatch");
 
 /** A create request, validated. */
@@ -283,6 +296,7 @@ export function newConfig(
     mappings: input.mappings,
     events: input.events,
     standardWebhooks: input.standardWebhooks,
+    concurrency: input.concurrency ?? null,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
@@ -321,6 +335,7 @@ export function patchConfig(
     mappings: patch.mappings ?? row.mappings,
     events: patch.events ?? row.events,
     standardWebhooks: patch.standardWebhooks ?? row.standardWebhooks,
+    concurrency: patch.concurrency !== undefined ? patch.concurrency : row.concurrency ?? null,
     updatedAt: now.toISOString(),
   };
   checkConfig(next);
@@ -355,6 +370,10 @@ export const WebhookViewSchema = z.object({
   mappings: z.record(z.string(), z.string()),
   events: z.array(z.enum(["create", "update", "delete"])),
   standardWebhooks: z.boolean(),
+  concurrency: z.number().nullable().openapi({
+    description: "Requests in flight at once to this configuration; null: the instance's " +
+      "`webhooks.concurrency_per_webhook`",
+  }),
   flagged: z.object({
     at: z.string(),
     deliveryId: z.string(),
@@ -386,6 +405,7 @@ export function webhookView(row: WebhookConfigRow, flag: WebhookFlagRow | null):
     mappings: row.mappings,
     events: row.events,
     standardWebhooks: row.standardWebhooks,
+    concurrency: row.concurrency ?? null,
     flagged: flag,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -224,7 +224,7 @@ export class WebhookEngine {
     this.#random = options.random ?? Math.random;
     this.#maxWaiting = options.maxWaiting ?? 10_000;
     this.#maxActive = options.maxActive ?? 512;
-    this.#limiter = new KeyedLimiter(options.settings.concurrency_per_webhook);
+    this.#limiter = new KeyedLimiter();
     // Two commits in flight: nothing here pages by commit sequence, and a delivery has one
     // write in the committer at a time (attempts are claimed).
     this.#committer = new GroupCommitter(this.#kv, undefined, 2);
@@ -587,7 +587,7 @@ export class WebhookEngine {
     };
     const wait = nextWaitSeconds(this.#settings, 0, null, this.#random) ?? 0;
     if (wait > 0) return this.#scheduled(row, bytes, nowMs + Math.round(wait * 1000));
-    const slot = await this.#limiter.acquire(config.id, SLOT_WAIT_MS);
+    const slot = await this.#limiter.acquire(config.id, this.#limitOf(config), SLOT_WAIT_MS);
     if (!slot) return this.#scheduled(row, bytes, Date.now() + DEFER_MS);
     let result: AttemptResult;
     try {
@@ -660,6 +660,11 @@ export class WebhookEngine {
     );
   }
 
+  /** Requests `config` may have in flight: its own limit, else the instance's. */
+  #limitOf(config: WebhookConfigRow): number {
+    return config.concurrency ?? this.#settings.concurrency_per_webhook;
+  }
+
   #sendOptions() {
     return {
       timeoutMs: this.#timeoutMs(),
@@ -685,7 +690,7 @@ export class WebhookEngine {
         await this.store.purgeDelivery(entry);
         return;
       }
-      const slot = await this.#limiter.acquire(webhookId, SLOT_WAIT_MS);
+      const slot = await this.#limiter.acquire(webhookId, this.#limitOf(config), SLOT_WAIT_MS);
       if (!slot) {
         await this.#kv.enqueue(message, { delay: DEFER_MS });
         return;

@@ -9,16 +9,21 @@ import { Deadlines } from "./deadlines.ts";
 
 interface Slot {
   active: number;
+  /** The limit the latest acquisition of the key gave. */
+  limit: number;
   waiters: (() => void)[];
 }
 
 /**
  * At most `limit` holders per key at once; waiters are served first come, first served.
+ * Each acquisition names the key's limit, and the latest one given is the key's limit from
+ * then on: lowered, it holds back new holders (and waiters) until enough holders release;
+ * raised, it lets waiters in at once. Holders never lose their slot.
  *
  * @example
  * ```ts
- * const limiter = new KeyedLimiter(8);
- * const release = await limiter.acquire("webhook-1", 1000);
+ * const limiter = new KeyedLimiter();
+ * const release = await limiter.acquire("webhook-1", 8, 1000);
  * if (release) try { await send(); } finally { release(); }
  * ```
  */
@@ -27,25 +32,32 @@ export class KeyedLimiter {
   /** The waits' bounds, on one timer. */
   #deadlines = new Deadlines();
 
-  constructor(private limit: number) {}
-
-  /** A release function once a slot of `key` is free, or null after `waitMs` without one. */
-  acquire(key: string, waitMs: number): Promise<(() => void) | null> {
+  /**
+   * A release function once a slot of `key` is free under `limit` (an integer, at least 1),
+   * or null after `waitMs` without one.
+   *
+   * @throws {RangeError} when `limit` is not a positive integer.
+   */
+  acquire(key: string, limit: number, waitMs: number): Promise<(() => void) | null> {
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(`A limit is a positive integer, not ${limit}`);
+    }
     let slot = this.#slots.get(key);
-    if (!slot) this.#slots.set(key, slot = { active: 0, waiters: [] });
+    if (!slot) this.#slots.set(key, slot = { active: 0, limit, waiters: [] });
     const held = slot;
+    held.limit = limit;
+    this.#serve(held); // A raised limit may let earlier waiters in.
     const release = () => {
       let released = false;
       return () => {
         if (released) return;
         released = true;
         held.active--;
-        const next = held.waiters.shift();
-        if (next) next();
-        else if (held.active === 0) this.#slots.delete(key);
+        this.#serve(held);
+        if (held.active === 0 && held.waiters.length === 0) this.#slots.delete(key);
       };
     };
-    if (held.active < this.limit) {
+    if (held.waiters.length === 0 && held.active < held.limit) {
       held.active++;
       return Promise.resolve(release());
     }
@@ -57,10 +69,16 @@ export class KeyedLimiter {
       };
       const deadline = this.#deadlines.add(waitMs, () => {
         held.waiters.splice(held.waiters.indexOf(waiter), 1);
+        if (held.active === 0 && held.waiters.length === 0) this.#slots.delete(key);
         resolve(null);
       });
       held.waiters.push(waiter);
     });
+  }
+
+  /** Lets waiters of `slot` in, oldest first, while its limit allows. */
+  #serve(slot: Slot): void {
+    while (slot.waiters.length > 0 && slot.active < slot.limit) slot.waiters.shift()!();
   }
 
   /** Holders of `key` right now. */

@@ -405,6 +405,28 @@ test("deliveries CLI: a permanent failure is listed, shown, retried one by one a
   }
 });
 
+test("webhook CLI: --concurrency sets a configuration's limit; --no-concurrency resets it", async () => {
+  const s = await setup();
+  const { ok } = s;
+  try {
+    const { id, concurrency } = await s.add(["--concurrency", "2"]);
+    assert.equal(concurrency, 2);
+    assert.match(await ok(["webhook", "show", id]), /^concurrency: {7}2$/m);
+    const edited = JSON.parse(await ok(["webhook", "edit", id, "--concurrency", "64", "--json"]));
+    assert.equal(edited.concurrency, 64);
+    const renamed = JSON.parse(await ok(["webhook", "edit", id, "--name", "n", "--json"]));
+    assert.equal(renamed.concurrency, 64, "kept when not given");
+    const reset = await ok(["webhook", "edit", id, "--no-concurrency"]);
+    assert.match(reset, /^concurrency: {7}instance default$/m);
+    const shown = JSON.parse(await ok(["webhook", "show", id, "--json"]));
+    assert.equal(shown.concurrency, null);
+    const plain = await s.add([]);
+    assert.equal(plain.concurrency, null);
+  } finally {
+    await s.close();
+  }
+});
+
 test("webhook CLI: --help exits 0; usage errors exit 2 with the help, before any request", async () => {
   const nowhere = ["--url", "http://127.0.0.1:9", "--token", "spo_unused"];
   const help = await Promise.all(
@@ -470,6 +492,23 @@ test("webhook CLI: --help exits 0; usage errors exit 2 with the help, before any
       /Usage/,
     ],
     [["webhook", "edit", "0".repeat(24)], /^Nothing to change/, /Usage/],
+    [
+      ["webhook", "add", "--form", "f", "https://x.example/", "--concurrency", "0"],
+      /^Invalid --concurrency "0": an integer, 1 to 64/,
+      /--concurrency N/,
+    ],
+    [["webhook", "edit", "x", "--concurrency", "65"], /^Invalid --concurrency "65"/, /Usage/],
+    [["webhook", "edit", "x", "--concurrency", "1.5"], /^Invalid --concurrency "1\.5"/, /Usage/],
+    [
+      ["webhook", "edit", "x", "--concurrency", "2", "--no-concurrency"],
+      /^Give one of --concurrency, --no-concurrency, not several/,
+      /--no-concurrency/,
+    ],
+    [
+      ["webhook", "add", "--form", "f", "https://x.example/", "--no-concurrency"],
+      /^--no-concurrency does not apply to "webhook add"/,
+      /Usage/,
+    ],
     [["webhook", "show"], /^Missing ID/, /Usage/],
     [["webhook", "show", "a", "b"], /^Unexpected argument "b"/, /Usage/],
     [["webhook", "list", "--form", "f", "--nope"], /--nope/, /Usage: sealpost webhook /],

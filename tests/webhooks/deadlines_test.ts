@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { Deadlines } from "../../src/webhooks/deadlines.ts";
-import { KeyedLimiter } from "../../src/webhooks/limiter.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,30 +42,4 @@ Deno.test("deadlines: a deadline set while others expire is kept", async () => {
   });
   await sleep(80);
   assert.deepEqual(fired, ["first", "chained"]);
-});
-
-Deno.test("limiter: waiters are served in order; a bounded wait ends with null", async () => {
-  const limiter = new KeyedLimiter(1);
-  const first = await limiter.acquire("k", 1_000);
-  assert.ok(first);
-  const started = performance.now();
-  const timedOut = limiter.acquire("k", 30);
-  const second = limiter.acquire("k", 1_000);
-  const third = limiter.acquire("k", 1_000);
-  assert.equal(await timedOut, null);
-  assert.ok(performance.now() - started >= 30);
-  assert.equal(limiter.active("k"), 1);
-  first();
-  first(); // A second release of one slot does nothing.
-  const release = (await second)!;
-  assert.equal(limiter.active("k"), 1);
-  release();
-  (await third)!();
-  assert.equal(limiter.active("k"), 0);
-  // Other keys have their own slots.
-  const a = await limiter.acquire("a", 0);
-  const b = await limiter.acquire("b", 0);
-  assert.ok(a && b);
-  a();
-  b();
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { keys, type WebhookDeliveryRef, webhookKeys } from "../../src/store/keys.ts";
 import { setLargeValue } from "../../src/store/large_value.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
+import { patchConfig } from "../../src/webhooks/config.ts";
 import { WEBHOOK_ATTEMPT_KIND } from "../../src/webhooks/index.ts";
 import { PYTHON } from "../_support/python.ts";
 import {
@@ -501,6 +502,47 @@ test("concurrency: at most concurrency_per_webhook requests in flight per config
     }
     assert.equal(peak.get("a"), 2);
     assert.equal(peak.get("b"), 2);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+test("concurrency: a configuration's own limit overrides the instance's; an edit applies", async () => {
+  const inFlight = new Map<string, number>();
+  const peak = new Map<string, number>();
+  const receiver = startReceiver(async (_, r) => {
+    const key = r.headers.get("x-hook")!;
+    inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+    peak.set(key, Math.max(peak.get(key) ?? 0, inFlight.get(key)!));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    inFlight.set(key, inFlight.get(key)! - 1);
+    return new Response("ok");
+  });
+  const h = await startHarness({ concurrency_per_webhook: 4 });
+  /** Emits `n` events; resolves once each is delivered to both configurations. */
+  const burst = async (n: number, hooks: string[]) => {
+    const events = [];
+    for (let i = 0; i < n; i++) events.push(await h.emit({ name: `n${i}` }));
+    for (const e of events) for (const id of hooks) await h.waitStatus(e, id, "delivered");
+  };
+  try {
+    const one = await h.addWebhook({ url: receiver.url, headers: ["X-Hook: one"], concurrency: 1 });
+    const dflt = await h.addWebhook({ url: receiver.url, headers: ["X-Hook: default"] });
+    assert.equal(one.concurrency, 1);
+    assert.equal(dflt.concurrency, null);
+    await burst(6, [one.id, dflt.id]);
+    assert.equal(peak.get("one"), 1, "concurrency 1: one request at a time");
+    assert.ok(peak.get("default")! > 1, `the instance default: ${peak.get("default")} at most`);
+    assert.ok(peak.get("default")! <= 4);
+
+    // Down to 1 by an edit: the engine reads the configuration anew for each request.
+    const { row: edited } = patchConfig(dflt, { concurrency: 1 });
+    await h.store.update(dflt, edited);
+    peak.clear();
+    await burst(4, [one.id, dflt.id]);
+    assert.equal(peak.get("default"), 1);
+    assert.equal(peak.get("one"), 1);
   } finally {
     await h.close();
     await receiver.close();

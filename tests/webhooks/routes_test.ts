@@ -175,6 +175,8 @@ test("owner API: invalid configurations are 400s naming the field", async () => 
         /"1bad" is not a field id/,
       ],
       [{ url: "https://x.example/", events: ["create", "create"] }, "events", /at most once/],
+      [{ url: "https://x.example/", concurrency: 0 }, "concurrency", /Too small|>=/i],
+      [{ url: "https://x.example/", concurrency: "4" }, "concurrency", /expected number/],
       [
         {
           url: "https://x.example/",
