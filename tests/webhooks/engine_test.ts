@@ -479,17 +479,26 @@ test("events: delete is consumed with no HTTP call; each configuration fires on 
   }
 });
 
-test("concurrency: at most concurrency_per_webhook requests in flight per configuration", async () => {
+/**
+ * A receiver that holds each request `holdMs` and records, per `X-Hook` header value, the
+ * most requests it had in flight at once.
+ */
+function startPeakReceiver(holdMs: number) {
   const inFlight = new Map<string, number>();
   const peak = new Map<string, number>();
   const receiver = startReceiver(async (_, r) => {
     const key = r.headers.get("x-hook")!;
     inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
     peak.set(key, Math.max(peak.get(key) ?? 0, inFlight.get(key)!));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, holdMs));
     inFlight.set(key, inFlight.get(key)! - 1);
     return new Response("ok");
   });
+  return { receiver, peak };
+}
+
+test("concurrency: at most concurrency_per_webhook requests in flight per configuration", async () => {
+  const { receiver, peak } = startPeakReceiver(150);
   const h = await startHarness({ concurrency_per_webhook: 2 });
   try {
     const a = await h.addWebhook({ url: receiver.url, headers: ["X-Hook: a"] });
@@ -509,16 +518,7 @@ test("concurrency: at most concurrency_per_webhook requests in flight per config
 });
 
 test("concurrency: a configuration's own limit overrides the instance's; an edit applies", async () => {
-  const inFlight = new Map<string, number>();
-  const peak = new Map<string, number>();
-  const receiver = startReceiver(async (_, r) => {
-    const key = r.headers.get("x-hook")!;
-    inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
-    peak.set(key, Math.max(peak.get(key) ?? 0, inFlight.get(key)!));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    inFlight.set(key, inFlight.get(key)! - 1);
-    return new Response("ok");
-  });
+  const { receiver, peak } = startPeakReceiver(100);
   const h = await startHarness({ concurrency_per_webhook: 4 });
   /** Emits `n` events; resolves once each is delivered to both configurations. */
   const burst = async (n: number, hooks: string[]) => {
