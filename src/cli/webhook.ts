@@ -126,8 +126,8 @@ const COMMANDS: Record<string, Flag[]> = {
 
 type FlaggedFailure = {
   at: string;
-  deliveryId: string;
-  reason: "permanent" | "exhausted";
+  deliveryId: string | null;
+  reason: "permanent" | "exhausted" | "blocked";
   status: number | null;
   error: string | null;
 };
@@ -279,7 +279,7 @@ async function settingsBody(flags: Flags): Promise<Record<string, unknown>> {
 function flagText(f: FlaggedFailure): string {
   return `${f.reason}${f.status === null ? "" : ` HTTP ${f.status}`}${
     f.error ? `: ${f.error}` : ""
-  } (delivery ${f.deliveryId}, ${f.at})`;
+  } (${f.deliveryId === null ? "" : `delivery ${f.deliveryId}, `}${f.at})`;
 }
 
 function webhookLine(w: Webhook): string {

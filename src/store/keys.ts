@@ -153,13 +153,23 @@ export interface WebhookConfigRow {
   updatedAt: string;
 }
 
-/** The flag a configuration carries after a permanent failure, until edited or retried. */
+/**
+ * The flag a configuration carries after a failure, until edited or retried; a `blocked` one
+ * also clears itself once the configuration's events go through again.
+ */
 export interface WebhookFlagRow {
-  /** When the latest failed delivery failed. */
+  /** When the latest failure happened. */
   at: string;
-  deliveryId: string;
-  /** `permanent`: a 4xx or a refused address; `exhausted`: the retry schedule ran out. */
-  reason: "permanent" | "exhausted";
+  /** The failed delivery; null when `blocked` (no delivery could be made yet). */
+  deliveryId: string | null;
+  /**
+   * `permanent`: a 4xx or a refused address; `exhausted`: the retry schedule ran out;
+   * `blocked`: an event could not become a delivery (its file URLs could not be made, e.g. the
+   * relay refused the vault's token) and waits in the outbox, tried again every minute.
+   */
+  reason: "permanent" | "exhausted" | "blocked";
+  /** When `blocked`: the event that waits (the flag goes once it goes through). */
+  eventId?: string;
   status: number | null;
   error: string | null;
 }
@@ -227,6 +237,7 @@ export const webhookKeys = {
   /** webhookId → formId. */
   configForm: (webhookId: string) => ["webhooks", "config_forms", webhookId] as const,
   flag: (webhookId: string) => ["webhooks", "flags", webhookId] as const,
+  flagsAll: () => ["webhooks", "flags"] as const,
   /** A configuration's deliveries, oldest first (delivery ids sort by save time). */
   delivery: (webhookId: string, deliveryId: string) =>
     ["webhooks", "deliveries", webhookId, deliveryId] as const,

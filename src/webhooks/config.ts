@@ -376,8 +376,13 @@ export const WebhookViewSchema = z.object({
   }),
   flagged: z.object({
     at: z.string(),
-    deliveryId: z.string(),
-    reason: z.enum(["permanent", "exhausted"]),
+    deliveryId: z.string().nullable().openapi({ description: "Null when blocked" }),
+    eventId: z.string().optional().openapi({ description: "When blocked: the waiting event" }),
+    reason: z.enum(["permanent", "exhausted", "blocked"]).openapi({
+      description: "permanent: a 4xx or a refused address; exhausted: the retry schedule ran " +
+        "out; blocked: events wait because their file URLs could not be made (cleared once " +
+        "they go through)",
+    }),
     status: z.number().nullable(),
     error: z.string().nullable(),
   }).nullable().openapi({ description: "Set by a failed delivery until edited or retried" }),

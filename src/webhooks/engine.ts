@@ -157,7 +157,11 @@ function deliveryIdOf(event: RecordEvent, webhookId: string): string {
 }
 
 /** Adds the failure of `flag.deliveryId` to `op`: listed as failed, its configuration flagged. */
-function addFailure(op: Deno.AtomicOperation, flag: WebhookFlagRow, webhookId: string): void {
+function addFailure(
+  op: Deno.AtomicOperation,
+  flag: WebhookFlagRow & { deliveryId: string },
+  webhookId: string,
+): void {
   op.set(k.failed(webhookId, flag.deliveryId), true).set(k.flag(webhookId), flag);
 }
 
@@ -212,6 +216,8 @@ export class WebhookEngine {
   /** The youngest age an outbox scan asked for will take, or null when none is asked for. */
   #scanAge: number | null = null;
   #scanning = false;
+  /** Configurations flagged `blocked`, with the event that waits (the flag goes with it). */
+  #blocked = new Map<string, string>();
 
   constructor(options: WebhookEngineOptions) {
     this.store = options.store;
@@ -263,6 +269,10 @@ export class WebhookEngine {
     this.#stopping = false;
     this.#unsubscribe = onRecordEvents(this.#kv, (events) => this.#accept(events));
     await this.store.resumePurges();
+    for await (const entry of this.#kv.list<WebhookFlagRow>({ prefix: k.flagsAll() })) {
+      const { reason, eventId } = entry.value;
+      if (reason === "blocked" && eventId) this.#blocked.set(String(entry.key.at(-1)), eventId);
+    }
     await this.sweep(0);
     this.#sweeper = setInterval(() => {
       this.#track(() => this.sweep(SWEEP_INTERVAL_MS + this.#timeoutMs())).catch((err) =>
@@ -408,14 +418,19 @@ export class WebhookEngine {
       .filter((c) => c.events.includes(wanted));
     let input: RenderInput | null = null;
     if (event.reason !== "delete" && configs.length > 0) {
-      input = await resolveValues(
-        event,
-        await this.forms.fields(event.formId, event.schemaVersion),
-        {
-          blobUrl: this.#blobUrl,
-          blobUrlLifetimeSeconds: this.#settings.blob_url_lifetime_seconds,
-        },
-      );
+      try {
+        input = await resolveValues(
+          event,
+          await this.forms.fields(event.formId, event.schemaVersion),
+          {
+            blobUrl: this.#blobUrl,
+            blobUrlLifetimeSeconds: this.#settings.blob_url_lifetime_seconds,
+          },
+        );
+      } catch (err) {
+        await this.#flagBlocked(configs, event, err);
+        throw err; // The event stays in the outbox; the sweep takes it again.
+      }
     }
     const deliveries = await Promise.all(
       configs.map((config) =>
@@ -429,6 +444,39 @@ export class WebhookEngine {
       parts,
     );
     for (const d of created) d.after?.();
+    if (this.#blocked.size > 0) await this.#unflagBlocked(event.eventId);
+  }
+
+  /** Flags `configs` as blocked by `event`, which could not become deliveries (`err`). */
+  async #flagBlocked(configs: WebhookConfigRow[], event: RecordEvent, err: unknown) {
+    const flag: WebhookFlagRow = {
+      at: new Date().toISOString(),
+      deliveryId: null,
+      reason: "blocked",
+      eventId: event.eventId,
+      status: null,
+      error: `Record ${event.recordId} (event ${event.eventId}) waits, tried again every ` +
+        `minute: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000),
+    };
+    const op = this.#kv.atomic();
+    for (const config of configs) {
+      op.set(k.flag(config.id), flag);
+      this.#blocked.set(config.id, event.eventId);
+    }
+    await op.commit();
+  }
+
+  /** Clears the `blocked` flags that event `eventId` set: it went through. */
+  async #unflagBlocked(eventId: string) {
+    for (const [webhookId, blocking] of this.#blocked) {
+      if (blocking !== eventId) continue;
+      this.#blocked.delete(webhookId);
+      const flag = await this.#kv.get<WebhookFlagRow>(k.flag(webhookId));
+      // A failure flagged since then stays.
+      if (flag.value?.reason === "blocked" && flag.value.eventId === eventId) {
+        await this.#kv.atomic().check(flag).delete(flag.key).commit();
+      }
+    }
   }
 
   /**
@@ -561,13 +609,13 @@ export class WebhookEngine {
         lastError: error,
         completedAt: now,
       };
-      const flag: WebhookFlagRow = {
+      const flag = {
         at: now,
         deliveryId: row.id,
         reason: "permanent",
         status: null,
         error,
-      };
+      } satisfies WebhookFlagRow;
       return {
         key: k.delivery(config.id, row.id),
         mutations: 4,
@@ -809,13 +857,13 @@ export class WebhookEngine {
         if (next.status === "pending") this.#schedule(op, next, dueAt);
         else if (stored) op.delete(k.pending(row.id));
         if (failure) {
-          const flag: WebhookFlagRow = {
+          const flag = {
             at: now,
             deliveryId: row.id,
             reason: failure,
             status: result.status,
             error: result.error,
-          };
+          } satisfies WebhookFlagRow;
           addFailure(op, flag, row.webhookId);
         }
       },

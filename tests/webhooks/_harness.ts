@@ -12,6 +12,7 @@ import { webhookKeys } from "../../src/store/keys.ts";
 import { QueueDispatcher } from "../../src/store/queue.ts";
 import { newConfig } from "../../src/webhooks/config.ts";
 import {
+  type BlobUrlResolver,
   formatSavedAt,
   type FormSource,
   WebhookCreateSchema,
@@ -92,6 +93,7 @@ export async function startHarness(
     start?: boolean;
     maxWaiting?: number;
     maxActive?: number;
+    blobUrl?: BlobUrlResolver;
   } = {},
 ): Promise<Harness> {
   const dir = options.dir ?? await Deno.makeTempDir({ prefix: "sealpost-webhooks-" });
@@ -110,6 +112,7 @@ export async function startHarness(
     log: (line) => logs.push(line),
     maxWaiting: options.maxWaiting,
     maxActive: options.maxActive,
+    blobUrl: options.blobUrl,
   });
   const queue = new QueueDispatcher(kv);
   engine.register(queue);

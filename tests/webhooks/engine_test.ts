@@ -6,6 +6,7 @@ import { patchConfig } from "../../src/webhooks/config.ts";
 import { WEBHOOK_ATTEMPT_KIND } from "../../src/webhooks/index.ts";
 import { PYTHON } from "../_support/python.ts";
 import {
+  FIELDS,
   freePort,
   pythonSignature,
   type Received,
@@ -723,6 +724,101 @@ test("test send: one signed request with sample values, nothing stored", async (
     assert.equal((await h.store.deliveries(hook.id, { limit: 10 })).items.length, 0);
   } finally {
     await h.close();
+    await receiver.close();
+  }
+});
+
+test("blocked: an event whose file URLs cannot be made flags its configurations, then goes through", async () => {
+  const receiver = startReceiver(() => new Response(null, { status: 204 }));
+  let relayDown = true;
+  const h = await startHarness({}, {
+    fields: [...FIELDS, { id: "photo", kind: "image" }],
+    blobUrl: (ref) => {
+      if (relayDown) return Promise.reject(new Error("The relay answered 401: token revoked"));
+      return Promise.resolve(`https://relay.example/blob/${ref.hash}?sig=fresh`);
+    },
+  });
+  try {
+    const a = await h.addWebhook({ url: receiver.url });
+    const b = await h.addWebhook({ url: receiver.url, events: ["update"] });
+    const photo = { url: "https://relay.example/put/u1/aa", hash: "a".repeat(64), owned: true };
+    const event = await h.emit({ name: "Ada", photo });
+    const flag = await until(() => h.store.flag(a.id), "the blocked flag");
+    assert.equal(flag.reason, "blocked");
+    assert.equal(flag.deliveryId, null);
+    assert.equal(flag.eventId, event.eventId);
+    assert.match(flag.error!, new RegExp(`Record ${event.recordId} .* waits.*token revoked`));
+    assert.equal(await h.store.flag(b.id), null, "b does not fire on inserts");
+    assert.equal(await h.deliveryOf(event, a.id), null, "no delivery yet");
+    assert.equal(receiver.received.length, 0);
+    assert.ok(h.logs.some((line) => line.includes("Webhook event processing failed")));
+    const view = await h.store.flags([a.id]);
+    assert.equal(view.get(a.id)?.reason, "blocked");
+
+    // The relay is back: the next sweep takes the event from the outbox, and the flag goes.
+    relayDown = false;
+    await h.engine.sweep(0);
+    const delivered = await h.waitStatus(event, a.id, "delivered");
+    assert.equal(delivered.attempts, 1);
+    assert.equal(
+      JSON.parse(receiver.received[0].text).photo,
+      `https://relay.example/blob/${"a".repeat(64)}?sig=fresh`,
+    );
+    await until(async () => (await h.store.flag(a.id)) === null ? true : null, "the flag cleared");
+
+    // A later failure of another kind is not cleared by events going through.
+    relayDown = true;
+    await h.emit({ name: "Grace", photo });
+    await until(
+      async () => (await h.store.flag(a.id))?.reason === "blocked" ? true : null,
+      "blocked again",
+    );
+    const permanent = {
+      ...(await h.store.flag(a.id))!,
+      reason: "permanent" as const,
+      deliveryId: "d1",
+    };
+    await h.kv.set(webhookKeys.flag(a.id), permanent);
+    relayDown = false;
+    await h.engine.sweep(0);
+    await until(
+      () => Promise.resolve(receiver.received.length === 2 ? true : null),
+      "the second event",
+    );
+    assert.deepEqual(await h.store.flag(a.id), permanent);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+test("blocked: the flag outlives a restart and goes once its event goes through after it", async () => {
+  const receiver = startReceiver(() => new Response(null, { status: 204 }));
+  const fields = [...FIELDS, { id: "photo", kind: "image" as const }];
+  const photo = { url: "https://relay.example/put/u1/aa", hash: "b".repeat(64), owned: true };
+  const first = await startHarness({}, {
+    fields,
+    blobUrl: () => Promise.reject(new Error("The relay answered 403")),
+  });
+  let restarted: Awaited<ReturnType<typeof startHarness>> | null = null;
+  try {
+    const hook = await first.addWebhook({ url: receiver.url });
+    const event = await first.emit({ name: "Ada", photo });
+    await until(() => first.store.flag(hook.id), "the blocked flag");
+    await first.close(false);
+    // The relay works again by the restart: the start's sweep takes the event and the flag goes.
+    restarted = await startHarness({}, {
+      dir: first.dir,
+      fields,
+      blobUrl: (ref) => Promise.resolve(`https://relay.example/blob/${ref.hash}`),
+    });
+    await restarted.waitStatus(event, hook.id, "delivered");
+    await until(
+      async () => (await restarted!.store.flag(hook.id)) === null ? true : null,
+      "the flag cleared after the restart",
+    );
+  } finally {
+    await (restarted ?? first).close();
     await receiver.close();
   }
 });
