@@ -16,6 +16,7 @@ import { open } from "../crypto/sealed_box.ts";
 import { announceRecordEvents, type StoredRecordEvent } from "../events/record_event.ts";
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import { type SubmissionPayload, SubmissionPayloadSchema } from "../forms/payload.ts";
+import { ackMutations } from "../relay/queue.ts";
 import {
   type VaultDatabaseRow,
   vaultKeys,
@@ -33,7 +34,6 @@ import {
   RecordTooLargeError,
   type RecordWrite,
 } from "./records.ts";
-import { ackMutations } from "../relay/queue.ts";
 import type { QueueItem, RelayLink } from "./relay_link.ts";
 
 /** Bytes of one stored part of a quarantined ciphertext. */
