@@ -4,7 +4,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig, publicBaseUrl } from "../config/index.ts";
+import { ConfigError, loadConfig, publicBaseUrl, unknownVariables } from "../config/index.ts";
 import { dataPaths } from "../init/data_dir.ts";
 import { initDataDir } from "../init/init.ts";
 import { ListenError, startServer } from "../server.ts";
@@ -108,6 +108,12 @@ async function configFrom(flags: Flags) {
 
 async function serve(flags: Flags): Promise<number> {
   const config = await configFrom(flags);
+  for (const name of unknownVariables(Deno.env.toObject())) {
+    console.error(
+      `warning: ${name} is not a Sealpost setting and is ignored ` +
+        "(the settings and their variables: config.example.toml)",
+    );
+  }
   const init = await initDataDir(config);
   const server = await startServer(config);
   // Listen for signals before saying anything: whoever reads the banner may stop us at once.

@@ -11,5 +11,7 @@ export {
   type ConfigSources,
   type EnvKind,
   loadConfig,
+  OTHER_VARIABLES,
   publicBaseUrl,
+  unknownVariables,
 } from "./load.ts";

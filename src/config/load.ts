@@ -197,6 +197,33 @@ function refuseEntryVariables(keys: ConfigKey[], env: Record<string, string>) {
 }
 
 /**
+ * `SEALPOST_*` variables read outside the configuration: the file's path, the vault's key
+ * passphrase and relay token, and the command-line client's URL and token.
+ */
+export const OTHER_VARIABLES: readonly string[] = [
+  "SEALPOST_CONFIG",
+  "SEALPOST_PASSPHRASE",
+  "SEALPOST_RELAY_TOKEN",
+  "SEALPOST_URL",
+  "SEALPOST_TOKEN",
+];
+
+/**
+ * The `SEALPOST_*` variables of `env` that nothing reads (a misspelt setting, say), sorted:
+ * `serve` warns about them rather than ignoring them silently.
+ *
+ * @example
+ * ```ts
+ * unknownVariables({ SEALPOST_SERVER_PROT: "80" }); // ["SEALPOST_SERVER_PROT"]
+ * ```
+ */
+export function unknownVariables(env: Record<string, string>): string[] {
+  const known = new Set([...configKeys().map((key) => key.env), ...OTHER_VARIABLES]);
+  return Object.keys(env).filter((name) => name.startsWith("SEALPOST_") && !known.has(name))
+    .sort();
+}
+
+/**
  * Merges the sources and validates the result.
  *
  * @example

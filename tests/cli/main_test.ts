@@ -103,6 +103,30 @@ Deno.test("serve: says how to reach a new instance once; SIGTERM drains and exit
   }
 });
 
+Deno.test("serve: warns about SEALPOST_* variables that nothing reads, then runs", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "serve", "--data", dir, "--port", "0"],
+      env: { SEALPOST_SERVER_REQUEST_LOG: "false", SEALPOST_SERVER_PROT: "9000" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const banner = (await out.read()).value ?? "";
+    assert.match(banner, /listens on http:\/\/127\.0\.0\.1:\d+/, "it runs on the defaults");
+    child.kill("SIGTERM");
+    assert.equal((await child.status).code, 0);
+    await out.cancel();
+    const errors = await new Response(child.stderr).text();
+    assert.match(errors, /warning: SEALPOST_SERVER_PROT is not a Sealpost setting and is ignored/);
+    assert.doesNotMatch(errors, /SEALPOST_SERVER_REQUEST_LOG/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("user add: creates a user through the admin API of a running instance", async () => {
   const dir = await Deno.makeTempDir();
   const server = await spawnServer(dir);

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { parse } from "smol-toml";
 import { z } from "zod";
-import { ConfigError, configKeys, ConfigSchema, loadConfig } from "../../src/config/index.ts";
+import {
+  ConfigError,
+  configKeys,
+  ConfigSchema,
+  loadConfig,
+  OTHER_VARIABLES,
+  unknownVariables,
+} from "../../src/config/index.ts";
 import { type ConfigKey, fromEnv } from "../../src/config/load.ts";
 
 Deno.test("defaults: data dir ./data on 127.0.0.1:8080", async () => {
@@ -255,4 +262,28 @@ Deno.test("lists of strings, booleans and structured items from the environment"
     assert.match(err.message, /SEALPOST_LABELS='a=b': expected JSON/);
     return true;
   });
+});
+
+Deno.test("unknownVariables: SEALPOST_* names nothing reads, for serve to warn about", () => {
+  assert.deepEqual(
+    unknownVariables({
+      SEALPOST_SERVER_PORT: "9000",
+      SEALPOST_SERVER_PROT: "9000",
+      SEALPOST_WEBHOOK_CONCURRENCY_PER_WEBHOOK: "4",
+      SEALPOST_PASSPHRASE: "x",
+      SEALPOST_RELAY_TOKEN: "x",
+      SEALPOST_URL: "x",
+      SEALPOST_TOKEN: "x",
+      SEALPOST_CONFIG: "x",
+      SEALPOST_WEBHOOKS_RETRY_SCHEDULE_SECONDS: "0,5",
+      HOME: "/root",
+      sealpost_server_port: "1",
+    }),
+    ["SEALPOST_SERVER_PROT", "SEALPOST_WEBHOOK_CONCURRENCY_PER_WEBHOOK"],
+  );
+  // Every key of the configuration is known, as is each variable read elsewhere.
+  const every = Object.fromEntries(
+    [...configKeys().map((k) => k.env), ...OTHER_VARIABLES].map((name) => [name, "1"]),
+  );
+  assert.deepEqual(unknownVariables(every), []);
 });
