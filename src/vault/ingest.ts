@@ -48,7 +48,13 @@ export type IngestOutcome = "record" | "quarantined" | "duplicate";
 
 /** Why an envelope could not become a record. */
 class Quarantine extends Error {
-  constructor(readonly code: string, message: string, readonly formVersion: number | null) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly formVersion: number | null,
+    /** Owned files the readable payload references: kept for a retry. */
+    readonly owned: string[] = [],
+  ) {
     super(message);
   }
 }
@@ -295,6 +301,9 @@ export class Ingestor {
       return await this.#apply(item, payload, ack);
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
+      // Kept in quarantine until the owner retries it: so are its files (past the orphan
+      // sweep's grace period).
+      if (err.owned.length > 0) await this.link.claim(db.relayUserId, err.owned);
       return await this.#quarantine(db, item, ciphertext, err, ack);
     }
   }
@@ -316,20 +325,17 @@ export class Ingestor {
         : "invalid_payload";
       throw new Quarantine(code, (err as Error).message.slice(0, 500), null);
     }
+    const quarantine = (code: string, message: string) =>
+      new Quarantine(code, message, payload.formVersion, ownedHashes(payload.values));
     if (await this.#databaseOf(formId) !== db.id) {
-      throw new Quarantine(
-        "unknown_form",
-        `Form "${formId}" is not a form of database "${db.id}"`,
-        payload.formVersion,
-      );
+      throw quarantine("unknown_form", `Form "${formId}" is not a form of database "${db.id}"`);
     }
     const version = await this.forms.version(formId, payload.formVersion);
     if (!version) {
       const newest = (await this.forms.row(formId))?.schemaVersion;
-      throw new Quarantine(
+      throw quarantine(
         "unknown_form_version",
         `Form "${formId}" has no schema version ${payload.formVersion} (newest: ${newest})`,
-        payload.formVersion,
       );
     }
     let schema = this.#schemas.get(version);
@@ -341,7 +347,7 @@ export class Ingestor {
     const parsed = schema.safeParse(payload.values);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((issue) => issue.message).join("; ");
-      throw new Quarantine("invalid_values", issues.slice(0, 1000), payload.formVersion);
+      throw quarantine("invalid_values", issues.slice(0, 1000));
     }
     return { ...payload, values: parsed.data };
   }

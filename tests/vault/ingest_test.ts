@@ -8,7 +8,13 @@ import { createUser } from "../../src/relay/identity.ts";
 import { FormDirectory } from "../../src/relay/manifests.ts";
 import { listQueue } from "../../src/relay/queue.ts";
 import { Intake, type IntakeReceipt } from "../../src/relay/submissions.ts";
-import { buildEnvelope, buildPayload, type Manifest, seal } from "../../src/sdk/mod.ts";
+import {
+  buildEnvelope,
+  buildPayload,
+  type Manifest,
+  seal,
+  type SubmissionPayload,
+} from "../../src/sdk/mod.ts";
 import type { ApiError } from "../../src/http/errors.ts";
 import { GroupCommitter } from "../../src/store/group_commit.ts";
 import {
@@ -48,6 +54,7 @@ function stored(values: Record<string, unknown>): Record<string, unknown> {
 class WatchedLink extends LocalRelayLink {
   pulls: number[] = [];
   acks: number[][] = [];
+  claims: string[][] = [];
   hold: Promise<void> | null = null;
 
   constructor(kv: Deno.Kv, forms: FormDirectory, separateAcks: boolean) {
@@ -58,6 +65,11 @@ class WatchedLink extends LocalRelayLink {
   override async pull(fp: string, after: number, limit: number) {
     this.pulls.push(after);
     return await super.pull(fp, after, limit);
+  }
+
+  override async claim(relayUserId: string, hashes: string[]) {
+    this.claims.push(hashes);
+    await super.claim(relayUserId, hashes);
   }
 
   override async ack(fp: string, acks: number[]) {
@@ -162,6 +174,11 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
       });
       return await intake.amend(receipt.submissionId, receipt.editToken, envelope);
     };
+    /** Submits `payload` as it is, sealed (no check of its values on the way). */
+    const submitPayload = async (payload: SubmissionPayload) =>
+      await intake.submit(
+        buildEnvelope(manifest, await seal(payload, manifest.recipient.publicKey)),
+      );
     /** Submits a sealed box of arbitrary bytes (it passes intake; only the vault can tell). */
     const submitRaw = async (sealed: Uint8Array) =>
       await intake.submit(buildEnvelope(manifest, sealed.toBase64()));
@@ -192,6 +209,7 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
       formId,
       manifest: manifest as Manifest,
       submit,
+      submitPayload,
       amend,
       submitRaw,
       heads,
@@ -708,6 +726,37 @@ Deno.test("ingest: a page of 32 or more envelopes is opened on a worker thread, 
     assert.deepEqual(workers.started, [{ posted: 1, terminated: true }]);
   } finally {
     workers.restore();
+    await t.close();
+  }
+});
+
+Deno.test("ingest: a readable envelope claims its owned files, also when it is quarantined", async () => {
+  const t = await setup(3);
+  try {
+    const file = (c: string) => ({
+      url: `https://relay.example/put/u1/${c}`,
+      hash: c.repeat(64),
+      owned: true,
+      mime: "image/png",
+      sizeBytes: 10,
+      fileName: "p.png",
+    });
+    // A schema version the vault never archived: its values are not checked, but the files
+    // they name are kept for the retry after the owner archives the version.
+    const stale = buildPayload({ ...t.manifest, schemaVersion: 7 }, { name: "a" });
+    await t.submitPayload({ ...stale, values: { ...stale.values, photo: file("c") } });
+    // Values that fail validation: quarantined, files kept too.
+    const bad = buildPayload(t.manifest, { name: "b" });
+    await t.submitPayload({ ...bad, values: { ...bad.values, rating: "x", photo: file("d") } });
+    // Unreadable: nothing to claim.
+    await t.submitRaw(new Uint8Array(120));
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 0, quarantined: 3, duplicates: 0 });
+    assert.deepEqual(
+      (await t.quarantine()).map((q) => q.code).sort(),
+      ["decryption_failed", "invalid_values", "unknown_form_version"],
+    );
+    assert.deepEqual(t.link.claims.flat().sort(), ["c".repeat(64), "d".repeat(64)]);
+  } finally {
     await t.close();
   }
 });
