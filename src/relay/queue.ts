@@ -35,6 +35,11 @@ export interface QueueItem {
   chunkSet?: ChunkSet;
 }
 
+/** The chunk set of `row`'s ciphertext, when it is too large to sit in the row. */
+function chunkSetOf(row: QueueRow): ChunkSet | undefined {
+  return row.blobId ? { blobId: row.blobId, chunks: row.chunks ?? 0 } : undefined;
+}
+
 /** Stop adding items to one page past this many ciphertext bytes (always at least one). */
 const PAGE_BYTES = 16 * 1024 * 1024;
 
@@ -63,6 +68,7 @@ export async function listQueue(
     const row = entry.value;
     const ciphertext = await readCiphertext(kv, row);
     bytes += ciphertext.length;
+    const chunkSet = chunkSetOf(row);
     items.push({
       seq: entry.key[2] as number,
       submissionId: row.submissionId,
@@ -72,7 +78,7 @@ export async function listQueue(
       submitterId: row.submitterId,
       receivedAt: row.receivedAt,
       ciphertext: ciphertext.toBase64(),
-      ...(row.blobId ? { chunkSet: { blobId: row.blobId, chunks: row.chunks ?? 0 } } : {}),
+      ...(chunkSet ? { chunkSet } : {}),
     });
   }
   const last = items.at(-1);
@@ -131,9 +137,7 @@ async function ackBatch(kv: Deno.Kv, fp: string, seqs: number[]): Promise<number
     const ops: { op: Deno.AtomicOperation; seqs: number[]; mutations: number }[] = [];
     for (const entry of rows) {
       const seq = entry.key[2] as number;
-      const chunkSet = entry.value.blobId
-        ? { blobId: entry.value.blobId, chunks: entry.value.chunks ?? 0 }
-        : undefined;
+      const chunkSet = chunkSetOf(entry.value);
       const mutations = ackMutations({ seq, chunkSet });
       let last = ops.at(-1);
       if (!last || last.mutations + mutations > MUTATIONS_PER_OP) {
