@@ -48,13 +48,7 @@ export type IngestOutcome = "record" | "quarantined" | "duplicate";
 
 /** Why an envelope could not become a record. */
 class Quarantine extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly formVersion: number | null,
-    /** Owned files the readable payload references: kept for a retry. */
-    readonly owned: string[] = [],
-  ) {
+  constructor(readonly code: string, message: string, readonly formVersion: number | null) {
     super(message);
   }
 }
@@ -292,41 +286,46 @@ export class Ingestor {
   ): Promise<IngestOutcome> {
     const ciphertext = Uint8Array.fromBase64(item.ciphertext);
     try {
-      const payload = await this.#check(db, item.formId, ciphertext, opener);
-      // Claimed before the record commits (and, in role all, its ack with it), so no crash
-      // leaves a record whose files the orphan sweep takes. Claims are idempotent: an
-      // envelope delivered again claims again.
-      const owned = ownedHashes(payload.values);
+      const read = await this.#read(db, ciphertext, opener);
+      // Claimed as soon as the envelope is readable: before its record commits (and, in role
+      // all, its ack with it), and also when it goes to quarantine to wait for the owner's
+      // retry; so neither a crash nor a long wait leaves its files to the orphan sweep.
+      // Claims are idempotent: an envelope delivered again claims again.
+      const owned = ownedHashes(read.values);
       if (owned.length > 0) await this.link.claim(db.relayUserId, owned);
-      return await this.#apply(item, payload, ack);
+      return await this.#apply(item, await this.#validate(db, item.formId, read), ack);
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
-      // Kept in quarantine until the owner retries it: so are its files (past the orphan
-      // sweep's grace period).
-      if (err.owned.length > 0) await this.link.claim(db.relayUserId, err.owned);
       return await this.#quarantine(db, item, ciphertext, err, ack);
     }
   }
 
-  async #check(
+  /** Opens `ciphertext` and parses the payload (values not checked yet). */
+  async #read(
     db: VaultDatabaseRow,
-    formId: string,
     ciphertext: Uint8Array,
     opener: SealedBoxOpener | null,
   ): Promise<SubmissionPayload> {
     const pair = await this.keys.databaseKey(db.fingerprint);
-    let payload: SubmissionPayload;
     try {
       const plain = await (opener ?? { open })!.open(ciphertext, pair.publicKey, pair.secretKey);
-      payload = SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
+      return SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
     } catch (err) {
       const code = (err as { code?: string }).code === "decryption_failed"
         ? "decryption_failed"
         : "invalid_payload";
       throw new Quarantine(code, (err as Error).message.slice(0, 500), null);
     }
+  }
+
+  /** `payload` with its values checked against the archived schema of its form version. */
+  async #validate(
+    db: VaultDatabaseRow,
+    formId: string,
+    payload: SubmissionPayload,
+  ): Promise<SubmissionPayload> {
     const quarantine = (code: string, message: string) =>
-      new Quarantine(code, message, payload.formVersion, ownedHashes(payload.values));
+      new Quarantine(code, message, payload.formVersion);
     if (await this.#databaseOf(formId) !== db.id) {
       throw quarantine("unknown_form", `Form "${formId}" is not a form of database "${db.id}"`);
     }
