@@ -59,6 +59,19 @@ export function parseCommand<O extends Options>(
   return parsed;
 }
 
+/**
+ * The value of flag `--name` as a whole number from 1 to `max`.
+ *
+ * @throws {UsageError} for anything else (`0`, `1.5`, `0x10`, over `max`).
+ */
+export function countFlag(name: string, value: string, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > max) {
+    throw new UsageError(`Invalid --${name} "${value}": an integer, 1 to ${max}`);
+  }
+  return n;
+}
+
 /** A command was called wrongly (exit 2, with its usage). */
 export class UsageError extends Error {
   override name = "UsageError";

@@ -6,7 +6,14 @@
  * @module
  */
 import type { ParseArgsConfig } from "node:util";
-import { errorJson, flagOptions, parseCommand, type Parsed, UsageError } from "./args.ts";
+import {
+  countFlag,
+  errorJson,
+  flagOptions,
+  parseCommand,
+  type Parsed,
+  UsageError,
+} from "./args.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 
 /** The flags every owner command takes. */
@@ -47,12 +54,7 @@ export function print(flags: OwnerFlags, data: unknown, text: () => string): voi
 
 /** `--limit` as an integer from 1 to `max` (`fallback` when not given). */
 export function parseLimit(value: string | undefined, fallback: number, max: number): number {
-  const text = value ?? String(fallback);
-  const limit = Number(text);
-  if (!/^\d+$/.test(text) || limit < 1 || limit > max) {
-    throw new UsageError(`Invalid --limit "${value}": 1 to ${max}`);
-  }
-  return limit;
+  return countFlag("limit", value ?? String(fallback), max);
 }
 
 /** The client of the instance the flags name, with the owner token. */

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
+import { MAX_WEBHOOK_CONCURRENCY } from "../config/index.ts";
+import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
 import type { SealpostClient } from "./client.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import { readValues } from "./submit.ts";
@@ -230,15 +231,6 @@ function mappingsOf(specs: string[]): Record<string, string> {
   return mappings;
 }
 
-/** `--concurrency N` as a number: an integer 1 to 64. */
-function concurrencyOf(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 64) {
-    throw new UsageError(`Invalid --concurrency "${value}": an integer, 1 to 64`);
-  }
-  return n;
-}
-
 /** The request body of `add` or `edit`: the settings given, nothing else. */
 async function settingsBody(flags: Flags): Promise<Record<string, unknown>> {
   const fromStdin = (["template", "bearer-file", "secret-file"] as const).filter((n) =>
@@ -271,7 +263,9 @@ async function settingsBody(flags: Flags): Promise<Record<string, unknown>> {
   if (standard) body.standardWebhooks = standard === "standard-webhooks";
   const concurrency = oneOf(flags, ["concurrency", "no-concurrency"]);
   if (concurrency) {
-    body.concurrency = concurrency === "no-concurrency" ? null : concurrencyOf(flags.concurrency!);
+    body.concurrency = concurrency === "no-concurrency"
+      ? null
+      : countFlag("concurrency", flags.concurrency!, MAX_WEBHOOK_CONCURRENCY);
   }
   return body;
 }

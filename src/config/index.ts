@@ -3,7 +3,12 @@
  *
  * @module
  */
-export { type Config, ConfigSchema, MAX_BLOB_URL_LIFETIME_SECONDS } from "./schema.ts";
+export {
+  type Config,
+  ConfigSchema,
+  MAX_BLOB_URL_LIFETIME_SECONDS,
+  MAX_WEBHOOK_CONCURRENCY,
+} from "./schema.ts";
 export {
   ConfigError,
   type ConfigKey,

@@ -21,6 +21,12 @@ const RateLimit = z.strictObject({
  */
 export const MAX_BLOB_URL_LIFETIME_SECONDS = 30 * 24 * 3600;
 
+/**
+ * The most requests in flight per webhook configuration: the bound of
+ * `webhooks.concurrency_per_webhook` and of a configuration's own `concurrency`.
+ */
+export const MAX_WEBHOOK_CONCURRENCY = 64;
+
 /** Zod schema of the whole configuration, defaults included. */
 export const ConfigSchema = z.strictObject({
   /** Folder holding the KV store, secrets and blobs. */
@@ -81,7 +87,7 @@ export const ConfigSchema = z.strictObject({
     /** Time limit of one request (connect, send, response head and snippet), in seconds. */
     request_timeout_seconds: z.number().gt(0).max(300).default(15),
     /** Requests in flight at once per webhook configuration. */
-    concurrency_per_webhook: z.number().int().min(1).max(64).default(8),
+    concurrency_per_webhook: z.number().int().min(1).max(MAX_WEBHOOK_CONCURRENCY).default(8),
     /** Lifetime of the blob URLs put in bodies for image and attachment fields, in seconds. */
     blob_url_lifetime_seconds: z.number().int().min(60).max(MAX_BLOB_URL_LIFETIME_SECONDS)
       .default(604800),

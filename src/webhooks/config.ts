@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { MAX_WEBHOOK_CONCURRENCY } from "../config/index.ts";
 import { ApiError } from "../http/errors.ts";
 import type { WebhookConfigRow, WebhookFlagRow } from "../store/keys.ts";
 import { renderJsonTemplate } from "./render/json_template.ts";
@@ -15,9 +16,6 @@ export const DEFAULT_SIGNATURE_HEADER = "X-Service-Signature";
 
 /** Largest template, in characters. */
 export const MAX_TEMPLATE_CHARS = 64 * 1024;
-
-/** Largest per-configuration concurrency (as `webhooks.concurrency_per_webhook`). */
-export const MAX_CONCURRENCY = 64;
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
@@ -140,7 +138,7 @@ const fields = {
   standardWebhooks: z.boolean().openapi({
     description: "Also send webhook-id, webhook-timestamp and webhook-signature",
   }),
-  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).nullable().openapi({
+  concurrency: z.number().int().min(1).max(MAX_WEBHOOK_CONCURRENCY).nullable().openapi({
     description: "Requests in flight at once to this configuration, 1 to 64; null: the " +
       "instance's `webhooks.concurrency_per_webhook`",
     example: 4,

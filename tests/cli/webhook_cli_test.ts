@@ -516,7 +516,7 @@ test("webhook CLI: --help exits 0; usage errors exit 2 with the help, before any
     [["deliveries", "list"], /^Missing --webhook ID/, /Usage: sealpost deliveries /],
     [
       ["deliveries", "list", "--webhook", "x", "--limit", "0"],
-      /^Invalid --limit "0": 1 to 500/,
+      /^Invalid --limit "0": an integer, 1 to 500/,
       /Usage/,
     ],
     [["deliveries", "retry"], /^Missing DELIVERYID/, /Usage/],
