@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { base64DecodedLength } from "../crypto/encoding.ts";
+import { base64DecodedLength, concatBytes } from "../crypto/encoding.ts";
 import { open } from "../crypto/sealed_box.ts";
 import { announceRecordEvents, type StoredRecordEvent } from "../events/record_event.ts";
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
@@ -516,12 +516,7 @@ export class Ingestor {
     ) {
       chunks.push(entry.value);
     }
-    const ciphertext = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let offset = 0;
-    for (const chunk of chunks) {
-      ciphertext.set(chunk, offset);
-      offset += chunk.length;
-    }
+    const ciphertext = concatBytes(...chunks);
     const db = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(row.databaseId))).value;
     if (!db) throw new Error(`Database "${row.databaseId}" of quarantined ${row.id} is gone`);
     // Acked when it was quarantined: nothing to ack now.
