@@ -6,6 +6,11 @@
  * - burst: `--events` record saves (`--savers` loops, each event committed and announced
  *   the way the vault's ingest does: group-committed, then announced in-process) as fast as
  *   they go; deliveries/s from the first save to the last receipt.
+ * - floor: the least any durable delivery does, without the engine, to tell the engine's own
+ *   cost from the cost of durability: the same saves, then per record render, sign and POST
+ *   (at the same concurrency) and one group-committed write (the attempt's state row, the
+ *   body for retries, the event's deletion). What the floor runs below the baseline, no
+ *   engine can make up.
  * - paced (run first, on a quiet engine): `--paced` saves at `--rate` per second, for the
  *   save-to-receipt latency when the service keeps up.
  *
@@ -15,9 +20,17 @@
  * Usage: deno run -A bench/webhooks.ts [--events 10000] [--paced 2000] [--rate 200]
  *   [--concurrency 8] [--savers 32] [--timeout 300]
  */
+import { createHmac } from "node:crypto";
 import { parseArgs } from "node:util";
 import { ConfigSchema } from "../src/config/index.ts";
-import { announceRecordEvents, emitRecordEvent } from "../src/events/record_event.ts";
+import {
+  announceRecordEvents,
+  emitRecordEvent,
+  type RecordEvent,
+  type StoredRecordEvent,
+} from "../src/events/record_event.ts";
+import { keys } from "../src/store/keys.ts";
+import { deleteLargeValue } from "../src/store/large_value.ts";
 import { GroupCommitter } from "../src/store/group_commit.ts";
 import { QueueDispatcher } from "../src/store/queue.ts";
 import { newConfig } from "../src/webhooks/config.ts";
@@ -161,18 +174,19 @@ async function main() {
   });
   let seq = 0;
   const committer = new GroupCommitter(kv);
-  const save = async (phase: string) => {
+  /** Saves a record event; announced to the engine unless `announce` is false. */
+  const save = async (phase: string, announce = true): Promise<StoredRecordEvent> => {
     const id = `${phase}-${++seq}`;
-    const event = {
+    const event: RecordEvent = {
       eventId: id,
-      reason: "insert" as const,
+      reason: "insert",
       recordId: id,
       formId: "bench",
       schemaVersion: 1,
       savedAt: formatSavedAt(new Date()),
       values: values(phase),
     };
-    let stored = null;
+    let stored: StoredRecordEvent | null = null;
     const { ok } = await committer.commit({
       lock: id,
       checks: [],
@@ -181,7 +195,8 @@ async function main() {
       bytes: 1024,
     });
     if (!ok || !stored) throw new Error(`Save ${id} failed`);
-    announceRecordEvents(kv, [stored]);
+    if (announce) announceRecordEvents(kv, [stored]);
+    return stored;
   };
 
   // Baseline: the same number of POSTs of a body of the same size, same concurrency.
@@ -216,6 +231,73 @@ async function main() {
     }));
     return n / ((now() - started) / 1000);
   };
+  // The floor: saves not announced (the engine never sees them), delivered by `concurrency`
+  // plain loops; each delivery's write group-committed without holding its loop.
+  const floorCommitter = new GroupCommitter(kv, undefined, 2);
+  const floor = async (phase: string, n: number) => {
+    const started = now();
+    const ready: StoredRecordEvent[] = [];
+    const idle: (() => void)[] = [];
+    const writes: Promise<unknown>[] = [];
+    let saved = 0;
+    let taken = 0;
+    const savers_ = Array.from({ length: savers }, async () => {
+      while (saved++ < n) {
+        ready.push(await save(phase, false));
+        idle.shift()?.();
+      }
+    });
+    const senders = Array.from({ length: concurrency }, async () => {
+      while (taken < n) {
+        const stored = ready.shift();
+        if (!stored) {
+          await new Promise<void>((wake) => idle.push(wake));
+          continue;
+        }
+        taken++;
+        const { event } = stored;
+        const body = new TextEncoder().encode(
+          renderDefault(await resolveValues(event, fields, { blobUrlLifetimeSeconds: 1 }), {}),
+        );
+        const signature = "sha256=" +
+          createHmac("sha256", "bench-signing-secret-0123456789").update(body).digest("hex");
+        const at = new Date().toISOString();
+        const sent = now();
+        const res = await fetch(hookUrl, {
+          method: "POST",
+          headers: [
+            ["Content-Type", "application/json; charset=utf-8"],
+            ["X-Service-Signature", signature],
+          ],
+          body,
+          redirect: "manual",
+        });
+        await res.body?.cancel();
+        const row = {
+          id: event.eventId,
+          status: "delivered",
+          attempts: 1,
+          log: [{ n: 1, at, status: res.status, durationMs: now() - sent }],
+        };
+        const key = ["bench_floor", "delivery", event.eventId];
+        writes.push(floorCommitter.commit({
+          lock: event.eventId,
+          checks: [{ key, versionstamp: null }],
+          apply: (op) => {
+            op.set(key, row).set(["bench_floor", "body", event.eventId], body);
+            deleteLargeValue(op, keys.recordEvent(event.eventId), stored.parts);
+          },
+          mutations: 2 + stored.parts,
+          bytes: body.length + 512,
+        }));
+      }
+      // The last ones out wake the loops still waiting.
+      for (const wake of idle.splice(0)) wake();
+    });
+    await Promise.all([...savers_, ...senders]);
+    await Promise.all(writes);
+    return n / ((now() - started) / 1000);
+  };
   const burst = async (phase: string, n: number) => {
     const started = now();
     let next = 0;
@@ -228,6 +310,7 @@ async function main() {
   };
 
   await baseline("warm-baseline", 300);
+  await floor("warm-floor", 300);
   await burst("warm-engine", 300);
 
   // Paced first, on a quiet engine; then the burst (whose queue backlog would skew it).
@@ -252,6 +335,7 @@ async function main() {
     };
   };
   const baselineRun = await cpuOf(() => baseline("baseline", events));
+  const floorRun = await cpuOf(() => floor("floor", events));
   const engineRun = await cpuOf(() => burst("burst", events));
   const baselineRate = baselineRun.result;
   const engineBurst = engineRun.result;
@@ -262,32 +346,37 @@ async function main() {
   };
   const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d });
   console.log(`events ${f(events)}, concurrency ${concurrency}, default settings, signed bodies`);
-  console.log(`| measure | baseline (fetch loop) | webhooks |`);
-  console.log(`|---|--:|--:|`);
+  console.log(`| measure | baseline (fetch loop) | floor (durable loop) | webhooks |`);
+  console.log(`|---|--:|--:|--:|`);
   console.log(
-    `| deliveries/s (burst of ${f(events)}) | ${f(baselineRate)} | ${f(engineBurst.rate)} |`,
+    `| deliveries/s (burst of ${f(events)}) | ${f(baselineRate)} | ${f(floorRun.result)} | ${
+      f(engineBurst.rate)
+    } |`,
   );
-  console.log(`| saves/s while delivering | | ${f(engineBurst.saveRate)} |`);
+  console.log(`| saves/s while delivering | | | ${f(engineBurst.saveRate)} |`);
   console.log(
-    `| save-to-receipt p50 / p99 ms, burst | | ${f(pct(engineBurst.s.latencies, 50), 1)} / ${
+    `| save-to-receipt p50 / p99 ms, burst | | | ${f(pct(engineBurst.s.latencies, 50), 1)} / ${
       f(pct(engineBurst.s.latencies, 99), 1)
     } |`,
   );
   console.log(
-    `| save-to-receipt p50 / p99 ms, paced ${f(paced)} at ${f(rate)}/s | | ${
+    `| save-to-receipt p50 / p99 ms, paced ${f(paced)} at ${f(rate)}/s | | | ${
       f(pct(pacedStats.latencies, 50), 1)
     } / ${f(pct(pacedStats.latencies, 99), 1)} |`,
   );
   console.log(
     `CPU µs per request, baseline: ${baselineRun.self}; receiver ${baselineRun.receiver}`,
   );
+  console.log(`CPU µs per delivery, floor: ${floorRun.self}; receiver ${floorRun.receiver}`);
   console.log(`CPU µs per delivery, webhooks: ${engineRun.self}; receiver ${engineRun.receiver}`);
   const ratio = engineBurst.rate / baselineRate;
   const p99 = pct(pacedStats.latencies, 99);
   console.log(
     `ratio webhooks/baseline: ${ratio.toFixed(2)} (target >= 0.5: ${
       ratio >= 0.5 ? "met" : "not met"
-    }); ` +
+    }); floor/baseline ${(floorRun.result / baselineRate).toFixed(2)}; webhooks/floor ${
+      (engineBurst.rate / floorRun.result).toFixed(2)
+    }; ` +
       `paced p99 ${p99.toFixed(1)} ms (target < 200: ${p99 < 200 ? "met" : "not met"})`,
   );
 
