@@ -14,11 +14,15 @@
  * - paced (run first, on a quiet engine): `--paced` saves at `--rate` per second, for the
  *   save-to-receipt latency when the service keeps up.
  *
+ * Baseline, floor and burst run in `--rounds` interleaved rounds (a slow spell of a shared
+ * machine then weighs on all three); each round's rates and ratios are printed, and the
+ * medians of the ratios decide.
+ *
  * The engine runs in this process with the default settings (signed, default body mode,
  * `--concurrency` requests in flight); the receiver is a child process.
  *
  * Usage: deno run -A bench/webhooks.ts [--events 10000] [--paced 2000] [--rate 200]
- *   [--concurrency 8] [--savers 32] [--timeout 300]
+ *   [--concurrency 8] [--savers 32] [--rounds 3] [--timeout 300]
  */
 import { createHmac } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -43,7 +47,7 @@ import {
   type WebhookField,
   WebhookStore,
 } from "../src/webhooks/index.ts";
-import { cpuPerItem, threadCpu } from "./cpu.ts";
+import { cpuPerItem, type ThreadCpu, threadCpu } from "./cpu.ts";
 
 /** Epoch milliseconds with sub-millisecond precision, comparable across processes. */
 const now = () => performance.timeOrigin + performance.now();
@@ -85,6 +89,7 @@ async function main() {
       rate: { type: "string", default: "200" },
       concurrency: { type: "string", default: "8" },
       savers: { type: "string", default: "32" },
+      rounds: { type: "string", default: "3" },
       timeout: { type: "string", default: "300" },
     },
   });
@@ -92,6 +97,7 @@ async function main() {
   const paced = Number(args.paced);
   const concurrency = Number(args.concurrency);
   const savers = Number(args.savers);
+  const roundCount = Number(args.rounds);
   const deadline = Date.now() + Number(args.timeout) * 1000;
   const timer = setTimeout(() => {
     console.error(`bench/webhooks: over the ${args.timeout} s time limit`);
@@ -323,60 +329,84 @@ async function main() {
     await save("paced");
   }
   const pacedStats = await waitCount("paced", paced);
-  // CPU per request of this process's threads and of the receiver, for each of the two.
-  const cpuOf = async <T>(run: () => Promise<T>) => {
+  // Rounds of the three, interleaved, so that a slow spell of the machine weighs on all
+  // three alike; rates and ratios are each round's, summed up by their median.
+  type Kind = "baseline" | "floor" | "webhooks";
+  const cpu = new Map<Kind, { self: ThreadCpu; receiver: ThreadCpu }>();
+  const add = (into: ThreadCpu, before: ThreadCpu, after: ThreadCpu) => {
+    for (const [key, ms] of after) {
+      into.set(key, (into.get(key) ?? 0) + ms - (before.get(key) ?? 0));
+    }
+  };
+  const measured = async <T>(kind: Kind, run: () => Promise<T>): Promise<T> => {
     const self = threadCpu();
     const other = threadCpu(receiver.pid);
     const result = await run();
-    return {
-      result,
-      self: cpuPerItem(self, threadCpu(), events),
-      receiver: cpuPerItem(other, threadCpu(receiver.pid), events).replace(/.* · (total)/, "$1"),
-    };
+    const sums = cpu.get(kind) ?? { self: new Map(), receiver: new Map() };
+    add(sums.self, self, threadCpu());
+    add(sums.receiver, other, threadCpu(receiver.pid));
+    cpu.set(kind, sums);
+    return result;
   };
-  const baselineRun = await cpuOf(() => baseline("baseline", events));
-  const floorRun = await cpuOf(() => floor("floor", events));
-  const engineRun = await cpuOf(() => burst("burst", events));
-  const baselineRate = baselineRun.result;
-  const engineBurst = engineRun.result;
+  const rounds: { baseline: number; floor: number; webhooks: number }[] = [];
+  const burstLatencies: number[] = [];
+  const saveRates: number[] = [];
+  for (let r = 1; r <= roundCount; r++) {
+    const baselineRate = await measured("baseline", () => baseline(`baseline-${r}`, events));
+    const floorRate = await measured("floor", () => floor(`floor-${r}`, events));
+    const engine = await measured("webhooks", () => burst(`burst-${r}`, events));
+    rounds.push({ baseline: baselineRate, floor: floorRate, webhooks: engine.rate });
+    burstLatencies.push(...engine.s.latencies);
+    saveRates.push(engine.saveRate);
+  }
 
   const pct = (xs: number[], p: number) => {
     const sorted = [...xs].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
   };
+  const median = (xs: number[]) => pct(xs, 50);
   const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d });
-  console.log(`events ${f(events)}, concurrency ${concurrency}, default settings, signed bodies`);
-  console.log(`| measure | baseline (fetch loop) | floor (durable loop) | webhooks |`);
-  console.log(`|---|--:|--:|--:|`);
+  const cpuText = (kind: Kind) => {
+    const sums = cpu.get(kind)!;
+    const items = events * roundCount;
+    return `${cpuPerItem(new Map(), sums.self, items)}; receiver ${
+      cpuPerItem(new Map(), sums.receiver, items).replace(/.* · (total)/, "$1")
+    }`;
+  };
   console.log(
-    `| deliveries/s (burst of ${f(events)}) | ${f(baselineRate)} | ${f(floorRun.result)} | ${
-      f(engineBurst.rate)
-    } |`,
-  );
-  console.log(`| saves/s while delivering | | | ${f(engineBurst.saveRate)} |`);
-  console.log(
-    `| save-to-receipt p50 / p99 ms, burst | | | ${f(pct(engineBurst.s.latencies, 50), 1)} / ${
-      f(pct(engineBurst.s.latencies, 99), 1)
-    } |`,
+    `events ${f(events)} per phase, ${roundCount} rounds, concurrency ${concurrency}, ` +
+      `default settings, signed bodies`,
   );
   console.log(
-    `| save-to-receipt p50 / p99 ms, paced ${f(paced)} at ${f(rate)}/s | | | ${
-      f(pct(pacedStats.latencies, 50), 1)
-    } / ${f(pct(pacedStats.latencies, 99), 1)} |`,
+    `| round | baseline (fetch loop) /s | floor (durable loop) /s | webhooks /s | ratio |`,
   );
+  console.log(`|--:|--:|--:|--:|--:|`);
+  for (const [i, round] of rounds.entries()) {
+    console.log(
+      `| ${i + 1} | ${f(round.baseline)} | ${f(round.floor)} | ${f(round.webhooks)} | ${
+        (round.webhooks / round.baseline).toFixed(2)
+      } |`,
+    );
+  }
+  console.log(`saves/s while delivering (median): ${f(median(saveRates))}`);
   console.log(
-    `CPU µs per request, baseline: ${baselineRun.self}; receiver ${baselineRun.receiver}`,
+    `save-to-receipt p50 / p99 ms: burst ${f(pct(burstLatencies, 50), 1)} / ${
+      f(pct(burstLatencies, 99), 1)
+    }; paced ${f(paced)} at ${f(rate)}/s ${f(pct(pacedStats.latencies, 50), 1)} / ${
+      f(pct(pacedStats.latencies, 99), 1)
+    }`,
   );
-  console.log(`CPU µs per delivery, floor: ${floorRun.self}; receiver ${floorRun.receiver}`);
-  console.log(`CPU µs per delivery, webhooks: ${engineRun.self}; receiver ${engineRun.receiver}`);
-  const ratio = engineBurst.rate / baselineRate;
+  console.log(`CPU µs per request, baseline: ${cpuText("baseline")}`);
+  console.log(`CPU µs per delivery, floor: ${cpuText("floor")}`);
+  console.log(`CPU µs per delivery, webhooks: ${cpuText("webhooks")}`);
+  const ratio = median(rounds.map((r) => r.webhooks / r.baseline));
+  const floorRatio = median(rounds.map((r) => r.floor / r.baseline));
+  const ofFloor = median(rounds.map((r) => r.webhooks / r.floor));
   const p99 = pct(pacedStats.latencies, 99);
   console.log(
-    `ratio webhooks/baseline: ${ratio.toFixed(2)} (target >= 0.5: ${
+    `median ratios: webhooks/baseline ${ratio.toFixed(2)} (target >= 0.5: ${
       ratio >= 0.5 ? "met" : "not met"
-    }); floor/baseline ${(floorRun.result / baselineRate).toFixed(2)}; webhooks/floor ${
-      (engineBurst.rate / floorRun.result).toFixed(2)
-    }; ` +
+    }); floor/baseline ${floorRatio.toFixed(2)}; webhooks/floor ${ofFloor.toFixed(2)}; ` +
       `paced p99 ${p99.toFixed(1)} ms (target < 200: ${p99 < 200 ? "met" : "not met"})`,
   );
 
