@@ -71,3 +71,80 @@ export class Deadlines {
     for (const deadline of due) deadline.onExpire();
   };
 }
+
+/** A timeout signal taken with {@linkcode TimeoutSignals.take}. */
+export interface TimeoutLease {
+  /** Aborts with a `TimeoutError` once the timeout has passed. */
+  readonly signal: AbortSignal;
+}
+
+interface Window extends TimeoutLease {
+  readonly timeoutMs: number;
+  readonly deadline: Deadline;
+  /** Until when (`performance.now()` ms) new requests join this window. */
+  readonly openUntil: number;
+  /** Leases not yet given back. */
+  users: number;
+}
+
+/**
+ * Timeout signals shared by the requests that start within the same window (a tenth of the
+ * timeout, at most `maxWindowMs`, default 100): one controller and one deadline per window
+ * instead of one of each per request. A signal aborts no earlier than `timeoutMs` after its
+ * request started, and at most a window later. A window whose leases are all given back is
+ * dropped with its deadline, so no timer outlives the requests.
+ *
+ * @example
+ * ```ts
+ * const timeouts = new TimeoutSignals();
+ * const lease = timeouts.take(15_000);
+ * try {
+ *   await fetch("http://127.0.0.1:8080/", { signal: lease.signal });
+ * } finally {
+ *   timeouts.give(lease);
+ * }
+ * ```
+ */
+export class TimeoutSignals {
+  #deadlines = new Deadlines();
+  /** The open window of each timeout length. */
+  #open = new Map<number, Window>();
+
+  constructor(private maxWindowMs = 100) {}
+
+  /** A signal that aborts `timeoutMs` (to `timeoutMs` and a window) from now. */
+  take(timeoutMs: number): TimeoutLease {
+    const now = performance.now();
+    let window = this.#open.get(timeoutMs);
+    if (!window || now >= window.openUntil) {
+      const windowMs = Math.min(this.maxWindowMs, timeoutMs / 10);
+      const controller = new AbortController();
+      const deadline = this.#deadlines.add(timeoutMs + windowMs, () => {
+        this.#drop(opened);
+        controller.abort(new DOMException("Signal timed out.", "TimeoutError"));
+      });
+      const opened: Window = {
+        signal: controller.signal,
+        timeoutMs,
+        deadline,
+        openUntil: now + windowMs,
+        users: 0,
+      };
+      this.#open.set(timeoutMs, window = opened);
+    }
+    window.users++;
+    return window;
+  }
+
+  /** Gives `lease` back: its request is done. */
+  give(lease: TimeoutLease): void {
+    const window = lease as Window;
+    if (--window.users > 0) return;
+    this.#deadlines.delete(window.deadline);
+    this.#drop(window);
+  }
+
+  #drop(window: Window): void {
+    if (this.#open.get(window.timeoutMs) === window) this.#open.delete(window.timeoutMs);
+  }
+}

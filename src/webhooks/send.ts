@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Deadlines } from "./deadlines.ts";
+import { TimeoutSignals } from "./deadlines.ts";
 import { checkDestination, type Resolver } from "./guard.ts";
 import { classifyStatus, type Outcome, parseRetryAfter, snippetOf } from "./outcome.ts";
 import type { OutboundRequest } from "./request.ts";
@@ -36,8 +36,8 @@ export interface SendOptions {
 /** Bytes of the response body read for the snippet (a UTF-8 character is at most 4). */
 const SNIPPET_BYTES = 1024;
 
-/** The timeouts of the attempts under way, on one timer. */
-const timeouts = new Deadlines();
+/** The timeouts of the attempts under way: shared signals, on one timer. */
+const timeouts = new TimeoutSignals();
 
 async function readSnippet(response: Response): Promise<string> {
   if (!response.body) return "";
@@ -106,12 +106,8 @@ export async function sendRequest(
     const verdict = await checkDestination(new URL(request.url), options.resolve);
     if (!verdict.ok) return failed(verdict.permanent ? "permanent" : "transient", verdict.error);
   }
-  // As AbortSignal.timeout would, but on the timer shared by every attempt.
-  const controller = new AbortController();
-  const timeout = timeouts.add(
-    options.timeoutMs,
-    () => controller.abort(new DOMException("Signal timed out.", "TimeoutError")),
-  );
+  // As AbortSignal.timeout would, but shared with the attempts that start about now.
+  const timeout = timeouts.take(options.timeoutMs);
   let response: Response;
   let snippet: string | null = null;
   let error: string | null = null;
@@ -122,7 +118,7 @@ export async function sendRequest(
         headers: request.headers,
         body: request.body as Uint8Array<ArrayBuffer>,
         redirect: "manual",
-        signal: controller.signal,
+        signal: timeout.signal,
       });
     } catch (err) {
       return failed("transient", describe(err, request.url, options.timeoutMs));
@@ -133,7 +129,7 @@ export async function sendRequest(
       error = `Reading the response: ${describe(err, request.url, options.timeoutMs)}`;
     }
   } finally {
-    timeouts.delete(timeout);
+    timeouts.give(timeout);
   }
   const outcome = classifyStatus(response.status);
   return {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Deadlines } from "../../src/webhooks/deadlines.ts";
+import { Deadlines, TimeoutSignals } from "../../src/webhooks/deadlines.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,4 +42,46 @@ Deno.test("deadlines: a deadline set while others expire is kept", async () => {
   });
   await sleep(80);
   assert.deepEqual(fired, ["first", "chained"]);
+});
+
+Deno.test("timeout signals: requests of one window share a signal that aborts after the timeout", async () => {
+  const timeouts = new TimeoutSignals(20);
+  const started = performance.now();
+  const first = timeouts.take(50);
+  const second = timeouts.take(50);
+  assert.equal(first.signal, second.signal);
+  const other = timeouts.take(80);
+  assert.notEqual(other.signal, first.signal);
+  timeouts.give(other);
+  assert.equal(other.signal.aborted, false);
+  const aborted = new Promise<number>((resolve) =>
+    first.signal.addEventListener("abort", () => resolve(performance.now() - started))
+  );
+  timeouts.give(first); // One lease is still out: the window stays armed.
+  const at = await aborted;
+  assert.ok(at >= 50 && at < 200, `aborted at ${at} ms`);
+  assert.equal((second.signal.reason as DOMException).name, "TimeoutError");
+  timeouts.give(second); // After the abort: nothing left to do, nothing thrown.
+});
+
+Deno.test("timeout signals: a later window gets its own signal; the last lease back disarms", async () => {
+  const timeouts = new TimeoutSignals(10);
+  const early = timeouts.take(10_000);
+  await sleep(30);
+  const late = timeouts.take(10_000);
+  assert.notEqual(late.signal, early.signal);
+  timeouts.give(early);
+  timeouts.give(late);
+  assert.equal(early.signal.aborted || late.signal.aborted, false);
+  // Nothing is armed any more: the sanitizer would report a 10 s timer.
+});
+
+Deno.test("timeout signals: the window is a tenth of a short timeout", async () => {
+  const timeouts = new TimeoutSignals(100);
+  const started = performance.now();
+  const lease = timeouts.take(30);
+  await new Promise((resolve) => lease.signal.addEventListener("abort", resolve));
+  const at = performance.now() - started;
+  assert.ok(at >= 30 && at < 100, `aborted at ${at} ms`);
+  timeouts.give(lease);
 });
