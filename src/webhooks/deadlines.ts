@@ -33,12 +33,23 @@ export class Deadlines {
   /** When the timer fires (Infinity when it is not armed). */
   #armedAt = Infinity;
 
+  /**
+   * `unref`: the timer does not keep the process alive (for deadlines of work that does,
+   * such as a request's).
+   */
+  constructor(private unref = false) {}
+
   /** Calls `onExpire` in `ms` milliseconds unless the returned deadline is deleted first. */
   add(ms: number, onExpire: () => void): Deadline {
     const deadline = { at: performance.now() + ms, onExpire };
     this.#pending.add(deadline);
     if (deadline.at < this.#armedAt) this.#arm(deadline.at);
     return deadline;
+  }
+
+  /** Deadlines not yet due nor deleted. */
+  get size(): number {
+    return this.#pending.size;
   }
 
   /** Cancels `deadline` (nothing happens if it expired or was deleted already). */
@@ -54,6 +65,7 @@ export class Deadlines {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#armedAt = at;
     this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(at - performance.now())));
+    if (this.unref) Deno.unrefTimer(this.#timer);
   }
 
   #fire = (): void => {
@@ -91,8 +103,9 @@ interface Window extends TimeoutLease {
  * Timeout signals shared by the requests that start within the same window (a tenth of the
  * timeout, at most `maxWindowMs`, default 100): one controller and one deadline per window
  * instead of one of each per request. A signal aborts no earlier than `timeoutMs` after its
- * request started, and at most a window later. A window whose leases are all given back is
- * dropped with its deadline, so no timer outlives the requests.
+ * request started, and at most a window later. A window is dropped with its deadline once it
+ * has closed and its leases are all given back (an open one stays for the next request even
+ * when none is out), else when its deadline comes.
  *
  * @example
  * ```ts
@@ -106,7 +119,8 @@ interface Window extends TimeoutLease {
  * ```
  */
 export class TimeoutSignals {
-  #deadlines = new Deadlines();
+  /** Unreferenced: a request keeps the process alive; an idle window's timer need not. */
+  #deadlines = new Deadlines(true);
   /** The open window of each timeout length. */
   #open = new Map<number, Window>();
 
@@ -136,10 +150,15 @@ export class TimeoutSignals {
     return window;
   }
 
+  /** Windows armed: open ones, and closed ones with leases out. */
+  get size(): number {
+    return this.#deadlines.size;
+  }
+
   /** Gives `lease` back: its request is done. */
   give(lease: TimeoutLease): void {
     const window = lease as Window;
-    if (--window.users > 0) return;
+    if (--window.users > 0 || performance.now() < window.openUntil) return;
     this.#deadlines.delete(window.deadline);
     this.#drop(window);
   }

@@ -3,8 +3,6 @@ import { Deadlines, TimeoutSignals } from "../../src/webhooks/deadlines.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// The default sanitizers stay on: a timer left armed after the last deadline fails the test.
-
 Deno.test("deadlines: each due one fires once, never early; deleted ones never fire", async () => {
   const deadlines = new Deadlines();
   const started = performance.now();
@@ -29,8 +27,9 @@ Deno.test("deadlines: an earlier deadline re-arms the timer; the last deletion s
   deadlines.add(10, () => fired.push("short"));
   await sleep(50);
   assert.deepEqual(fired, ["short"]);
+  assert.equal(deadlines.size, 1);
   deadlines.delete(long);
-  // Nothing is armed any more: the sanitizer would report a 10 s timer.
+  assert.equal(deadlines.size, 0);
 });
 
 Deno.test("deadlines: a deadline set while others expire is kept", async () => {
@@ -58,29 +57,40 @@ Deno.test("timeout signals: requests of one window share a signal that aborts af
     first.signal.addEventListener("abort", () => resolve(performance.now() - started))
   );
   timeouts.give(first); // One lease is still out: the window stays armed.
+  // The timer does not keep the process alive (a request's fetch does): this wait does.
+  const alive = setTimeout(() => {}, 1_000);
   const at = await aborted;
+  clearTimeout(alive);
   assert.ok(at >= 50 && at < 200, `aborted at ${at} ms`);
   assert.equal((second.signal.reason as DOMException).name, "TimeoutError");
   timeouts.give(second); // After the abort: nothing left to do, nothing thrown.
 });
 
-Deno.test("timeout signals: a later window gets its own signal; the last lease back disarms", async () => {
-  const timeouts = new TimeoutSignals(10);
+Deno.test("timeout signals: a window stays while open; once closed, the last lease back disarms it", async () => {
+  const timeouts = new TimeoutSignals(20);
   const early = timeouts.take(10_000);
-  await sleep(30);
-  const late = timeouts.take(10_000);
+  timeouts.give(early); // Still open: kept for the next request.
+  assert.equal(timeouts.size, 1);
+  assert.equal(timeouts.take(10_000), early);
+  await sleep(40);
+  const late = timeouts.take(10_000); // The first window has closed: a new one.
   assert.notEqual(late.signal, early.signal);
-  timeouts.give(early);
+  assert.equal(timeouts.size, 2);
+  timeouts.give(early); // Closed, and its last lease is back: dropped.
+  assert.equal(timeouts.size, 1);
+  await sleep(40);
   timeouts.give(late);
+  assert.equal(timeouts.size, 0);
   assert.equal(early.signal.aborted || late.signal.aborted, false);
-  // Nothing is armed any more: the sanitizer would report a 10 s timer.
 });
 
 Deno.test("timeout signals: the window is a tenth of a short timeout", async () => {
   const timeouts = new TimeoutSignals(100);
   const started = performance.now();
   const lease = timeouts.take(30);
+  const alive = setTimeout(() => {}, 1_000);
   await new Promise((resolve) => lease.signal.addEventListener("abort", resolve));
+  clearTimeout(alive);
   const at = performance.now() - started;
   assert.ok(at >= 30 && at < 100, `aborted at ${at} ms`);
   timeouts.give(lease);
