@@ -139,7 +139,10 @@ const DEFER_MS = 1_000;
 const STOPPING_REQUEUE_MS = 1_000;
 /** How often the recovery sweep runs. */
 const SWEEP_INTERVAL_MS = 60_000;
-/** Settled events remembered, so a scan that read one before it was settled skips it. */
+/**
+ * Settled events remembered (at least this many, at most twice), so a scan that read one
+ * before it was settled skips it.
+ */
 const MAX_RECENT = 20_000;
 /** The root of the record event snapshots (`keys.recordEvent(id)` is `[root, id]`). */
 const RECORD_EVENTS_ROOT = keys.recordEvent("")[0];
@@ -210,8 +213,12 @@ export class WebhookEngine {
   #waiting: StoredRecordEvent[] = [];
   /** Ids of the events waiting or being processed. */
   #known = new Set<string>();
-  /** Ids of events settled lately (insertion order, trimmed to MAX_RECENT). */
+  /**
+   * Ids of events settled lately, in two generations of up to MAX_RECENT each: when the newer
+   * fills up, it becomes the older and the older is dropped (no per-event trimming).
+   */
   #recent = new Set<string>();
+  #older = new Set<string>();
   #active = 0;
   /** The youngest age an outbox scan asked for will take, or null when none is asked for. */
   #scanAge: number | null = null;
@@ -321,7 +328,7 @@ export class WebhookEngine {
     if (this.#stopping) return;
     for (const stored of events) {
       const id = stored.event.eventId;
-      if (this.#known.has(id) || this.#recent.has(id)) continue;
+      if (this.#known.has(id) || this.#settled(id)) continue;
       if (this.#waiting.length >= this.#maxWaiting) {
         this.#requestScan(0);
         continue;
@@ -375,7 +382,14 @@ export class WebhookEngine {
 
   #remember(eventId: string): void {
     this.#recent.add(eventId);
-    if (this.#recent.size > MAX_RECENT) this.#recent.delete(this.#recent.values().next().value!);
+    if (this.#recent.size < MAX_RECENT) return;
+    this.#older = this.#recent;
+    this.#recent = new Set();
+  }
+
+  /** Whether event `eventId` was settled lately. */
+  #settled(eventId: string): boolean {
+    return this.#recent.has(eventId) || this.#older.has(eventId);
   }
 
   /**
@@ -391,7 +405,7 @@ export class WebhookEngine {
       const id = entry.key[1] as string;
       const parts = groups.get(id);
       if (parts) parts.push(entry.value);
-      else if (this.#known.has(id) || this.#recent.has(id)) continue;
+      else if (this.#known.has(id) || this.#settled(id)) continue;
       else if (groups.size >= room) {
         full = true;
         break;
