@@ -24,9 +24,9 @@
  * Usage: deno run -A bench/webhooks.ts [--events 10000] [--paced 2000] [--rate 200]
  *   [--concurrency 8] [--savers 32] [--rounds 3] [--timeout 300]
  */
-import { createHmac } from "node:crypto";
 import { parseArgs } from "node:util";
 import { ConfigSchema } from "../src/config/index.ts";
+import { utf8Encode } from "../src/crypto/encoding.ts";
 import {
   announceRecordEvents,
   emitRecordEvent,
@@ -42,12 +42,16 @@ import {
   formatSavedAt,
   renderDefault,
   resolveValues,
+  signBody,
   WebhookCreateSchema,
   WebhookEngine,
   type WebhookField,
   WebhookStore,
 } from "../src/webhooks/index.ts";
 import { cpuPerItem, type ThreadCpu, threadCpu } from "./cpu.ts";
+
+/** The configuration's signing secret. */
+const SECRET = "bench-signing-secret-0123456789";
 
 /** Epoch milliseconds with sub-millisecond precision, comparable across processes. */
 const now = () => performance.timeOrigin + performance.now();
@@ -165,7 +169,7 @@ async function main() {
   const listening = queue.start();
   const { row } = newConfig(
     "bench",
-    WebhookCreateSchema.parse({ url: hookUrl, signingSecret: "bench-signing-secret-0123456789" }),
+    WebhookCreateSchema.parse({ url: hookUrl, signingSecret: SECRET }),
   );
   await store.create(row);
 
@@ -205,22 +209,18 @@ async function main() {
     return stored;
   };
 
+  /** The default-mode body of `event`, as the engine renders it. */
+  const bodyOf = async (event: Omit<RecordEvent, "eventId" | "schemaVersion">) =>
+    renderDefault(await resolveValues(event, fields, { blobUrlLifetimeSeconds: 1 }), {});
   // Baseline: the same number of POSTs of a body of the same size, same concurrency.
-  const sampleBody = async (phase: string) =>
-    renderDefault(
-      await resolveValues(
-        {
-          recordId: "bench-1",
-          formId: "bench",
-          savedAt: formatSavedAt(new Date()),
-          reason: "insert",
-          values: values(phase),
-        },
-        fields,
-        { blobUrlLifetimeSeconds: 1 },
-      ),
-      {},
-    );
+  const sampleBody = (phase: string) =>
+    bodyOf({
+      recordId: "bench-1",
+      formId: "bench",
+      savedAt: formatSavedAt(new Date()),
+      reason: "insert",
+      values: values(phase),
+    });
   const baseline = async (phase: string, n: number) => {
     let next = 0;
     const started = now();
@@ -247,7 +247,7 @@ async function main() {
     const writes: Promise<unknown>[] = [];
     let saved = 0;
     let taken = 0;
-    const savers_ = Array.from({ length: savers }, async () => {
+    const saving = Array.from({ length: savers }, async () => {
       while (saved++ < n) {
         ready.push(await save(phase, false));
         idle.shift()?.();
@@ -262,11 +262,8 @@ async function main() {
         }
         taken++;
         const { event } = stored;
-        const body = new TextEncoder().encode(
-          renderDefault(await resolveValues(event, fields, { blobUrlLifetimeSeconds: 1 }), {}),
-        );
-        const signature = "sha256=" +
-          createHmac("sha256", "bench-signing-secret-0123456789").update(body).digest("hex");
+        const body = utf8Encode(await bodyOf(event));
+        const signature = signBody(SECRET, body);
         const at = new Date().toISOString();
         const sent = now();
         const res = await fetch(hookUrl, {
@@ -300,7 +297,7 @@ async function main() {
       // The last ones out wake the loops still waiting.
       for (const wake of idle.splice(0)) wake();
     });
-    await Promise.all([...savers_, ...senders]);
+    await Promise.all([...saving, ...senders]);
     await Promise.all(writes);
     return n / ((now() - started) / 1000);
   };
