@@ -272,7 +272,7 @@ async function main() {
             ["Content-Type", "application/json; charset=utf-8"],
             ["X-Service-Signature", signature],
           ],
-          body,
+          body: body as Uint8Array<ArrayBuffer>,
           redirect: "manual",
         });
         await res.body?.cancel();
