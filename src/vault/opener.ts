@@ -5,6 +5,7 @@
  * @module
  */
 import { CryptoError, type CryptoErrorCode } from "../crypto/errors.ts";
+import { openWorkerUrl } from "./open_worker_url.ts";
 
 /** One box to open. */
 export interface OpenRequest {
@@ -40,7 +41,7 @@ export const REPLY_GROUP = 32;
  * ```
  */
 export class SealedBoxOpener {
-  #worker = new Worker(new URL("./open_worker.ts", import.meta.url), { type: "module" });
+  #worker = new Worker(openWorkerUrl(), { type: "module" });
   #waiting = new Map<number, PromiseWithResolvers<Uint8Array>>();
   #batch: OpenRequest[] = [];
   #next = 0;

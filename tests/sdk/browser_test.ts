@@ -16,9 +16,9 @@ import {
 import { buildValuesSchema } from "../../src/forms/fields.ts";
 import type { Manifest } from "../../src/forms/manifest.ts";
 import { SubmissionPayloadSchema } from "../../src/forms/payload.ts";
+import { CHROMIUM } from "../_support/tools.ts";
 import { startFakeRelay } from "./_fake_relay.ts";
 
-const CHROMIUM = Deno.env.get("SEALPOST_CHROMIUM") ?? "/usr/bin/chromium";
 const ARGS = [
   "--headless",
   "--no-sandbox",

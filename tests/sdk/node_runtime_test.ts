@@ -2,8 +2,7 @@
  * Runs sdk_test.ts under Node 20: bundled for Node by `deno bundle`, then `node --test`.
  */
 import assert from "node:assert/strict";
-
-const NODE = Deno.env.get("SEALPOST_NODE") ?? "/usr/bin/node";
+import { NODE } from "../_support/tools.ts";
 
 Deno.test("the SDK test file passes under Node's test runner", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sealpost-node-" });

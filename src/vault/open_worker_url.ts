@@ -1,0 +1,21 @@
+/**
+ * Where the opener's worker module lives. From the sources, and in a `deno compile` binary
+ * (which embeds the file with `--include`), that is `open_worker.ts` beside this module. A
+ * `deno bundle` output has no files beside it, so `deno task bundle` (scripts/bundle.ts) puts a
+ * generated module in this one's place that carries the worker's bundled code and serves it
+ * from a `blob:` URL.
+ *
+ * @module
+ */
+
+/**
+ * The URL to start the opener's worker from.
+ *
+ * @example
+ * ```ts
+ * const worker = new Worker(openWorkerUrl(), { type: "module" });
+ * ```
+ */
+export function openWorkerUrl(): string {
+  return new URL("./open_worker.ts", import.meta.url).href;
+}

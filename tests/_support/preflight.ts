@@ -1,0 +1,125 @@
+/**
+ * Run first by `deno task test`: makes sure the programs the tests use outside Deno are there
+ * (Chromium, python3 with PyNaCl, Node.js), so that a missing one stops the run at once with
+ * the command that fixes it, instead of failing tests halfway through.
+ *
+ * Missing Debian packages are installed with apt-get when running as root (apt-get update
+ * first); otherwise it prints the exact command to run and exits 1.
+ */
+import { PYTHON } from "./python.ts";
+import { CHROMIUM, NODE } from "./tools.ts";
+
+/** One program the tests need, and the Debian package that provides it. */
+export interface Requirement {
+  /** What it is and what for, for the message. */
+  what: string;
+  /** The Debian package to install. */
+  debianPackage: string;
+  /** Whether it is there. */
+  present(): Promise<boolean>;
+}
+
+async function succeeds(command: string, args: string[]): Promise<boolean> {
+  try {
+    const out = await new Deno.Command(command, { args, stdout: "null", stderr: "null" })
+      .output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/** What the tests need (the paths follow the same SEALPOST_* overrides the tests read). */
+export const REQUIREMENTS: Requirement[] = [
+  {
+    what: `Chromium at ${CHROMIUM} (browser tests)`,
+    debianPackage: "chromium",
+    present: () => succeeds(CHROMIUM, ["--version"]),
+  },
+  {
+    what: `${PYTHON} with PyNaCl (libsodium interop tests)`,
+    debianPackage: "python3-nacl",
+    present: () => succeeds(PYTHON, ["-c", "import nacl.public"]),
+  },
+  {
+    what: `Node.js at ${NODE} (the SDK under Node)`,
+    debianPackage: "nodejs",
+    present: () => succeeds(NODE, ["--version"]),
+  },
+];
+
+/** The requirements that are not met, in order. */
+export async function missing(requirements: Requirement[]): Promise<Requirement[]> {
+  const found = await Promise.all(requirements.map((r) => r.present()));
+  return requirements.filter((_, i) => !found[i]);
+}
+
+/** The apt-get commands that install `packages`, prefixed with sudo unless root. */
+export function installCommands(packages: string[], root: boolean): string[][] {
+  const sudo = root ? [] : ["sudo"];
+  return [
+    [...sudo, "apt-get", "update"],
+    [...sudo, "apt-get", "install", "-y", "--no-install-recommends", ...packages],
+  ];
+}
+
+/** What the preflight does about `absent` requirements. */
+export type Plan =
+  | { action: "none" }
+  | { action: "install"; commands: string[][] }
+  | { action: "stop"; message: string };
+
+/**
+ * Decides: nothing missing, install (as root with apt-get), or stop with the command to run.
+ *
+ * @example
+ * ```ts
+ * const plan = planFor(await missing(REQUIREMENTS), { root: Deno.uid() === 0, apt: true });
+ * ```
+ */
+export function planFor(absent: Requirement[], host: { root: boolean; apt: boolean }): Plan {
+  if (absent.length === 0) return { action: "none" };
+  const packages = [...new Set(absent.map((r) => r.debianPackage))];
+  const commands = installCommands(packages, host.root);
+  if (host.root && host.apt) return { action: "install", commands };
+  const list = absent.map((r) => `  - ${r.what}: Debian package ${r.debianPackage}`).join("\n");
+  const fix = host.apt
+    ? `Install them, then run the tests again:\n  ${commands.map((c) => c.join(" ")).join(" && ")}`
+    : `Install them (on Debian: ${packages.join(" ")}), or point SEALPOST_CHROMIUM, ` +
+      "SEALPOST_PYTHON, SEALPOST_NODE at your copies, then run the tests again.";
+  return { action: "stop", message: `The tests need programs that are missing:\n${list}\n${fix}` };
+}
+
+async function main(): Promise<number> {
+  const absent = await missing(REQUIREMENTS);
+  const plan = planFor(absent, {
+    root: Deno.uid() === 0,
+    apt: await succeeds("apt-get", ["--version"]),
+  });
+  if (plan.action === "none") return 0;
+  if (plan.action === "stop") {
+    console.error(plan.message);
+    return 1;
+  }
+  console.error(`Installing what the tests need: ${absent.map((r) => r.debianPackage).join(" ")}`);
+  for (const [command, ...args] of plan.commands) {
+    const status = await new Deno.Command(command, {
+      args,
+      env: { DEBIAN_FRONTEND: "noninteractive" },
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!status.success) {
+      console.error(`"${[command, ...args].join(" ")}" failed (exit ${status.code})`);
+      return 1;
+    }
+  }
+  const still = await missing(REQUIREMENTS);
+  if (still.length > 0) {
+    console.error(`Still missing after the install: ${still.map((r) => r.what).join("; ")}`);
+    return 1;
+  }
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main());
