@@ -13,6 +13,7 @@ import { FormDirectory } from "./relay/manifests.ts";
 import { Intake, sweepStaging } from "./relay/submissions.ts";
 import { GroupCommitter } from "./store/group_commit.ts";
 import { openStore } from "./store/kv.ts";
+import { migrateStore } from "./store/schema.ts";
 import { QueueDispatcher } from "./store/queue.ts";
 import {
   firstFormSource,
@@ -62,6 +63,11 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const secret = await readRelaySecret(config.data_dir);
   const kv = await openStore(config.data_dir);
+  // Only the current layout is served: an older store is migrated, a newer one refused.
+  await migrateStore(kv, config.data_dir).catch((err) => {
+    kv.close();
+    throw err;
+  });
   await sweepStaging(kv);
   const committer = new GroupCommitter(kv);
   const forms = new FormDirectory(kv);

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, publicBaseUrl, unknownVariables } from "../con
 import { dataPaths } from "../init/data_dir.ts";
 import { initDataDir } from "../init/init.ts";
 import { ListenError, startServer } from "../server.ts";
+import { type MigrationResult, SchemaVersionError } from "../store/schema.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import type { DemoInfo } from "../vault/index.ts";
@@ -115,6 +116,7 @@ async function serve(flags: Flags): Promise<number> {
     );
   }
   const init = await initDataDir(config);
+  reportMigration(init.migration, config.data_dir);
   const server = await startServer(config);
   // Listen for signals before saying anything: whoever reads the banner may stop us at once.
   const stop = () => {
@@ -160,9 +162,19 @@ function demoText(demo: DemoInfo): string {
     `  then:             deno run -A main.ts records list ${demo.formId}`;
 }
 
+/** Says on stderr which migrations upgraded the data dir's store, if any ran. */
+function reportMigration(migration: MigrationResult, dataDir: string): void {
+  if (migration.applied.length === 0) return;
+  console.error(
+    `Upgraded the store of ${dataDir} from schema version ${migration.from} to ${migration.to}:\n` +
+      migration.applied.map((m) => `  ${m.to}: ${m.description}`).join("\n"),
+  );
+}
+
 async function init(flags: Flags): Promise<number> {
   const config = await configFrom(flags);
   const result = await initDataDir(config);
+  reportMigration(result.migration, config.data_dir);
   const report = {
     dataDir: result.dataDir,
     baseUrl: publicBaseUrl(config),
@@ -263,7 +275,10 @@ export async function main(args: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ApiCallError || err instanceof ListenError) {
+    if (
+      err instanceof ConfigError || err instanceof ApiCallError || err instanceof ListenError ||
+      err instanceof SchemaVersionError
+    ) {
       console.error(err.message);
       return 1;
     }

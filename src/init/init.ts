@@ -7,6 +7,7 @@ import type { Config } from "../config/index.ts";
 import { publicBaseUrl } from "../config/index.ts";
 import { createAdminToken, createUser } from "../relay/identity.ts";
 import { openStore } from "../store/kv.ts";
+import { migrateStore, type MigrationResult } from "../store/schema.ts";
 import {
   type Credentials,
   dataPaths,
@@ -20,11 +21,15 @@ export interface InitResult extends Credentials {
   dataDir: string;
   /** False when the data dir was already initialised. */
   created: boolean;
+  /** The store's schema version before and after, and the migrations that ran. */
+  migration: MigrationResult;
 }
 
 /**
  * Creates the data dir, the relay secret, an admin token, a first user with an owner
- * token, and the credentials file. Running it again changes nothing.
+ * token, and the credentials file. Running it again changes nothing, except that a store
+ * written by an older Sealpost is migrated to the current schema version (one written by a
+ * newer Sealpost is refused with a `SchemaVersionError`).
  */
 export async function initDataDir(config: Config): Promise<InitResult> {
   const paths = dataPaths(config.data_dir);
@@ -35,10 +40,11 @@ export async function initDataDir(config: Config): Promise<InitResult> {
       crypto.getRandomValues(new Uint8Array(32)).toBase64() + "\n",
     );
   }
-  const existing = await readCredentials(paths.dir);
-  if (existing) return { ...existing, dataDir: paths.dir, created: false };
   const kv = await openStore(paths.dir);
   try {
+    const migration = await migrateStore(kv, paths.dir);
+    const existing = await readCredentials(paths.dir);
+    if (existing) return { ...existing, dataDir: paths.dir, created: false, migration };
     const adminToken = await createAdminToken(kv);
     const { user, ownerToken } = await createUser(kv, "owner");
     const credentials: Credentials = {
@@ -48,7 +54,7 @@ export async function initDataDir(config: Config): Promise<InitResult> {
       adminToken,
     };
     await writeSecretFile(paths.credentials, JSON.stringify(credentials, null, 2) + "\n");
-    return { ...credentials, dataDir: paths.dir, created: true };
+    return { ...credentials, dataDir: paths.dir, created: true, migration };
   } finally {
     kv.close();
   }

@@ -111,6 +111,8 @@ export const keys = {
   queueOf: (fingerprint: string) => ["queue", fingerprint] as const,
   /** Snapshot parts of a record event (see src/events). */
   recordEvent: (eventId: string) => ["record_events", eventId] as const,
+  /** The layout version of the whole store (a number; see src/store/schema.ts). */
+  schemaVersion: () => ["meta", "schema_version"] as const,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -144,11 +146,8 @@ export interface WebhookConfigRow {
   events: WebhookEvent[];
   /** Also send Standard Webhooks headers (needs a `whsec_` signing secret). */
   standardWebhooks: boolean;
-  /**
-   * Requests in flight at once (1 to 64); null or absent (rows stored before the setting
-   * existed): the instance's `webhooks.concurrency_per_webhook`.
-   */
-  concurrency?: number | null;
+  /** Requests in flight at once (1 to 64); null: the instance's `webhooks.concurrency_per_webhook`. */
+  concurrency: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -188,11 +187,6 @@ export interface WebhookDeliveryRow {
   savedAt: string;
   status: WebhookDeliveryStatus;
   contentType: string;
-  /**
-   * Null: the body lives in the delivery's {@linkcode WebhookDeliveryRef} or in parts. Rows
-   * written before bodies moved there hold a body up to 16 KiB here.
-   */
-  body: Uint8Array | null;
   /** Parts of a body too large for the ref under `webhookKeys.body` (0 otherwise). */
   bodyParts: number;
   bodyBytes: number;
@@ -242,7 +236,7 @@ export const webhookKeys = {
   delivery: (webhookId: string, deliveryId: string) =>
     ["webhooks", "deliveries", webhookId, deliveryId] as const,
   deliveriesOf: (webhookId: string) => ["webhooks", "deliveries", webhookId] as const,
-  /** deliveryId → a {@linkcode WebhookDeliveryRef} (before bodies moved there: the webhookId). */
+  /** deliveryId → a {@linkcode WebhookDeliveryRef}. */
   deliveryWebhook: (deliveryId: string) => ["webhooks", "delivery_webhooks", deliveryId] as const,
   /** Body part `index` of a delivery (raw bytes). */
   body: (deliveryId: string, index: number) => ["webhooks", "bodies", deliveryId, index] as const,

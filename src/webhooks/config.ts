@@ -333,7 +333,7 @@ export function patchConfig(
     mappings: patch.mappings ?? row.mappings,
     events: patch.events ?? row.events,
     standardWebhooks: patch.standardWebhooks ?? row.standardWebhooks,
-    concurrency: patch.concurrency !== undefined ? patch.concurrency : row.concurrency ?? null,
+    concurrency: patch.concurrency !== undefined ? patch.concurrency : row.concurrency,
     updatedAt: now.toISOString(),
   };
   checkConfig(next);
@@ -408,7 +408,7 @@ export function webhookView(row: WebhookConfigRow, flag: WebhookFlagRow | null):
     mappings: row.mappings,
     events: row.events,
     standardWebhooks: row.standardWebhooks,
-    concurrency: row.concurrency ?? null,
+    concurrency: row.concurrency,
     flagged: flag,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

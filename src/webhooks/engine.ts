@@ -563,7 +563,6 @@ export class WebhookEngine {
       savedAt: event.savedAt,
       status: "pending",
       contentType: "",
-      body: null,
       bodyParts: 0,
       bodyBytes: 0,
       attempts: 0,

@@ -223,7 +223,6 @@ export class WebhookStore {
 
   /** The stored body of a delivery (empty when none was kept: skipped, or over the limit). */
   async body(row: WebhookDeliveryRow): Promise<Uint8Array> {
-    if (row.body) return row.body;
     if (row.bodyParts === 0) {
       const ref = await this.#ref(row.id);
       if (!ref) throw new Error(`The ref of delivery ${row.id} is missing`);
@@ -238,10 +237,8 @@ export class WebhookStore {
     return concatBytes(...parts);
   }
 
-  /** The ref of delivery `deliveryId`, or null; one written as a bare webhookId is read too. */
+  /** The ref of delivery `deliveryId`, or null. */
   async #ref(deliveryId: string): Promise<WebhookDeliveryRef | null> {
-    const ref = (await this.kv.get<WebhookDeliveryRef | string>(k.deliveryWebhook(deliveryId)))
-      .value;
-    return typeof ref === "string" ? { webhookId: ref, body: null } : ref;
+    return (await this.kv.get<WebhookDeliveryRef>(k.deliveryWebhook(deliveryId))).value;
   }
 }

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { keys, webhookKeys } from "../../src/store/keys.ts";
+import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
+import { WebhookStore } from "../../src/webhooks/index.ts";
+import { V0, writeV0Fixture } from "./_v0_fixture.ts";
+
+Deno.test("migration 1: a version-0 store is rewritten into the current layout", async () => {
+  using kv = await Deno.openKv(":memory:");
+  await writeV0Fixture(kv);
+  const result = await migrateStore(kv, "fixture");
+  assert.equal(result.from, 0);
+  assert.equal(result.to, SCHEMA_VERSION);
+  assert.equal((await kv.get(keys.schemaVersion())).value, SCHEMA_VERSION);
+
+  // The inline body moved to the ref; the row has no body field left.
+  const inlineRow = (await kv.get<Record<string, unknown>>(
+    webhookKeys.delivery(V0.webhookId, V0.inlineId),
+  )).value!;
+  assert.equal("body" in inlineRow, false);
+  assert.deepEqual((await kv.get(webhookKeys.deliveryWebhook(V0.inlineId))).value, {
+    webhookId: V0.webhookId,
+    body: V0.inlineBody,
+  });
+  // A bare ref of a body in parts became an object; the parts stay.
+  assert.deepEqual((await kv.get(webhookKeys.deliveryWebhook(V0.partsId))).value, {
+    webhookId: V0.webhookId,
+    body: null,
+  });
+  // The configuration has an explicit concurrency; the submission head no pending list.
+  const config = (await kv.get<Record<string, unknown>>(
+    webhookKeys.config(V0.formId, V0.webhookId),
+  )).value!;
+  assert.equal(config.concurrency, null);
+  assert.equal(config.name, "old");
+  const head = (await kv.get<Record<string, unknown>>(keys.submission(V0.submissionId))).value!;
+  assert.equal("pending" in head, false);
+  assert.equal(head.version, 1);
+
+  // The current code reads every migrated entry.
+  const store = new WebhookStore(kv);
+  const inline = await store.delivery(V0.inlineId);
+  assert.ok(inline);
+  assert.deepEqual(await store.body(inline.value), V0.inlineBody);
+  const parts = await store.delivery(V0.partsId);
+  assert.ok(parts);
+  assert.equal(
+    new TextDecoder().decode(await store.body(parts.value)),
+    V0.partBodies.map((p) => new TextDecoder().decode(p)).join(""),
+  );
+  assert.equal((await store.config(V0.webhookId))?.concurrency, null);
+});
+
+Deno.test("migration 1: running it again changes nothing", async () => {
+  using kv = await Deno.openKv(":memory:");
+  await writeV0Fixture(kv);
+  await migrateStore(kv, "fixture");
+  const before = await Array.fromAsync(kv.list({ prefix: [] }));
+  await kv.delete(keys.schemaVersion());
+  await migrateStore(kv, "fixture");
+  const after = await Array.fromAsync(kv.list({ prefix: [] }));
+  assert.deepEqual(after.map((e) => [e.key, e.value]), before.map((e) => [e.key, e.value]));
+});
