@@ -42,7 +42,7 @@ export const REQUIREMENTS: Requirement[] = [
     present: () => succeeds(PYTHON, ["-c", "import nacl.public"]),
   },
   {
-    what: `Node.js at ${NODE} (the SDK under Node)`,
+    what: `Node.js (${NODE}; the SDK under Node)`,
     debianPackage: "nodejs",
     present: () => succeeds(NODE, ["--version"]),
   },

@@ -6,5 +6,19 @@
 /** Debian's Chromium, driven by playwright-core in the browser tests. */
 export const CHROMIUM = Deno.env.get("SEALPOST_CHROMIUM") ?? "/usr/bin/chromium";
 
-/** Node.js, which runs the SDK's tests under Node's own test runner. */
-export const NODE = Deno.env.get("SEALPOST_NODE") ?? "/usr/bin/node";
+/** Whether `path` exists. */
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Node.js, which runs the SDK's tests under Node's own test runner: Debian's when installed,
+ * else the `node` first on PATH (the one that ran `npx`).
+ */
+export const NODE = Deno.env.get("SEALPOST_NODE") ??
+  (exists("/usr/bin/node") ? "/usr/bin/node" : "node");
