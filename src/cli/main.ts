@@ -11,6 +11,7 @@ import { ListenError, startServer } from "../server.ts";
 import { type MigrationResult, SchemaVersionError } from "../store/schema.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
+import { programCommand } from "./program.ts";
 import type { DemoInfo } from "../vault/index.ts";
 
 const USAGE = `sealpost ${VERSION}: end-to-end encrypted form backend
@@ -155,11 +156,12 @@ async function serve(flags: Flags): Promise<number> {
 
 function demoText(demo: DemoInfo): string {
   const values = JSON.stringify({ name: "Ada", email: "ada@example.com", rating: 5 });
+  const program = programCommand();
   return `  demo form id:     ${demo.formId}\n` +
     `  manifest key:     ${demo.manifestFingerprint} (senders pin this fingerprint)\n` +
-    `  try it:           echo '${values}' | deno run -A main.ts submit ${demo.formId} ` +
+    `  try it:           echo '${values}' | ${program} submit ${demo.formId} ` +
     `--relay ${demo.relayUrl} --pin ${demo.manifestFingerprint} --values -\n` +
-    `  then:             deno run -A main.ts records list ${demo.formId}`;
+    `  then:             ${program} records list ${demo.formId}`;
 }
 
 /** Says on stderr which migrations upgraded the data dir's store, if any ran. */
