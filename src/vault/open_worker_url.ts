@@ -1,7 +1,7 @@
 /**
  * Where the opener's worker module lives. From the sources, and in a `deno compile` binary
  * (which embeds the file with `--include`), that is `open_worker.ts` beside this module. A
- * `deno bundle` output has no files beside it, so `deno task bundle` (scripts/bundle.ts) puts a
+ * `deno bundle` output has no files beside it, so `deno task bundle` (src/build/bundle.ts) puts a
  * generated module in this one's place that carries the worker's bundled code and serves it
  * from a `blob:` URL.
  *

@@ -7,14 +7,14 @@
  * to a module that holds that code as a string and starts it from a `blob:` URL. The output is
  * checked: no `npm:` import and no reference to a source file is left in it.
  *
- * Usage: `deno run -A scripts/bundle.ts [--output FILE]` (default `dist/sealpost.js`).
+ * Usage: `deno run -A src/build/bundle.ts [--output FILE]` (default `dist/sealpost.js`).
  *
  * @module
  */
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 
-const ROOT = new URL("../", import.meta.url);
+const ROOT = new URL("../../", import.meta.url);
 const path = (relative: string) => new URL(relative, ROOT).pathname;
 
 /** The default output, relative to the repository root. */
@@ -35,7 +35,7 @@ async function denoBundle(args: string[]): Promise<void> {
 }
 
 /** The module that replaces `open_worker_url.ts` in the bundle: the worker's code, inline. */
-export function embeddedWorkerModule(workerCode: string): string {
+function embeddedWorkerModule(workerCode: string): string {
   return `const CODE = ${JSON.stringify(workerCode)};
 let url;
 export function openWorkerUrl() {

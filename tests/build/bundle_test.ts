@@ -1,5 +1,5 @@
 /**
- * The single-file build (`deno task bundle`, scripts/bundle.ts), run as an operator would: the
+ * The single-file build (`deno task bundle`, src/build/bundle.ts), run as an operator would: the
  * file alone in an empty folder, an empty Deno cache, `deno run -A --unstable-kv sealpost.js`.
  * It serves, takes a submission from its own `submit`, turns it into a record that its
  * `records list` shows, and delivers a signed webhook to a loopback receiver. Then a backlog
@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildBundle, leftovers } from "../../scripts/bundle.ts";
+import { buildBundle, leftovers } from "../../src/build/bundle.ts";
 import {
   buildEnvelope,
   buildPayload,
@@ -42,6 +42,18 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string): Prom
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+Deno.test("leftovers: npm imports and source-file references are found, other text is not", () => {
+  const code = [
+    'import { Hono } from "npm:hono@4.13.19";',
+    'const z = await import("npm:zod@4");',
+    'new Worker(new URL("./open_worker.ts", import.meta.url));',
+    'const help = "run npm: later"; // npm:hono in a comment',
+    'import { x } from "./x.js";',
+  ].join("\n");
+  assert.deepEqual(leftovers(code), ["npm:hono@4.13.19", "npm:zod@4", "./open_worker.ts"]);
+  assert.deepEqual(leftovers("const a = 1;"), []);
+});
 
 Deno.test("the bundle serves, submits, lists records and delivers webhooks from an empty folder", async () => {
   const folder = await Deno.makeTempDir({ prefix: "sealpost-bundle-run-" });
