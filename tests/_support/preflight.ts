@@ -90,36 +90,67 @@ export function planFor(absent: Requirement[], host: { root: boolean; apt: boole
   return { action: "stop", message: `The tests need programs that are missing:\n${list}\n${fix}` };
 }
 
-async function main(): Promise<number> {
-  const absent = await missing(REQUIREMENTS);
-  const plan = planFor(absent, {
-    root: Deno.uid() === 0,
-    apt: await succeeds("apt-get", ["--version"]),
-  });
+/** What {@link preflight} acts on: the machine, or fakes in tests. */
+export interface Host {
+  root: boolean;
+  apt: boolean;
+  /** Runs a command (output to the terminal); resolves to its exit code. */
+  exec(command: string[]): Promise<number>;
+  /** Prints a line on stderr. */
+  say(line: string): void;
+}
+
+/** Runs `command` with the terminal as its output; its exit code. */
+async function execInherit([command, ...args]: string[]): Promise<number> {
+  const status = await new Deno.Command(command, {
+    args,
+    env: { DEBIAN_FRONTEND: "noninteractive" },
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  return status.code;
+}
+
+/**
+ * Checks `requirements` and acts on the plan: 0 when everything is there (after installing
+ * what was missing, as root), 1 when the tests cannot run yet.
+ *
+ * @example
+ * ```ts
+ * Deno.exit(await preflight(REQUIREMENTS, host));
+ * ```
+ */
+export async function preflight(requirements: Requirement[], host: Host): Promise<number> {
+  const absent = await missing(requirements);
+  const plan = planFor(absent, host);
   if (plan.action === "none") return 0;
   if (plan.action === "stop") {
-    console.error(plan.message);
+    host.say(plan.message);
     return 1;
   }
-  console.error(`Installing what the tests need: ${absent.map((r) => r.debianPackage).join(" ")}`);
-  for (const [command, ...args] of plan.commands) {
-    const status = await new Deno.Command(command, {
-      args,
-      env: { DEBIAN_FRONTEND: "noninteractive" },
-      stdout: "inherit",
-      stderr: "inherit",
-    }).output();
-    if (!status.success) {
-      console.error(`"${[command, ...args].join(" ")}" failed (exit ${status.code})`);
+  host.say(`Installing what the tests need: ${absent.map((r) => r.debianPackage).join(" ")}`);
+  for (const command of plan.commands) {
+    const code = await host.exec(command);
+    if (code !== 0) {
+      host.say(`"${command.join(" ")}" failed (exit ${code})`);
       return 1;
     }
   }
-  const still = await missing(REQUIREMENTS);
+  const still = await missing(requirements);
   if (still.length > 0) {
-    console.error(`Still missing after the install: ${still.map((r) => r.what).join("; ")}`);
+    host.say(`Still missing after the install: ${still.map((r) => r.what).join("; ")}`);
     return 1;
   }
   return 0;
 }
 
-if (import.meta.main) Deno.exit(await main());
+if (import.meta.main) {
+  Deno.exit(
+    await preflight(REQUIREMENTS, {
+      root: Deno.uid() === 0,
+      apt: await succeeds("apt-get", ["--version"]),
+      exec: execInherit,
+      say: (line) => console.error(line),
+    }),
+  );
+}

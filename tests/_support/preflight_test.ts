@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { missing, planFor, type Requirement, REQUIREMENTS } from "./preflight.ts";
+import {
+  type Host,
+  missing,
+  planFor,
+  preflight,
+  type Requirement,
+  REQUIREMENTS,
+} from "./preflight.ts";
 
 const need = (debianPackage: string, there: boolean): Requirement => ({
   what: `${debianPackage} thing`,
@@ -61,4 +68,60 @@ Deno.test("preflight: on this machine every requirement is met and the script ex
   }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   assert.equal(new TextDecoder().decode(out.stderr), "");
+});
+
+/** A fake machine: records commands and lines; `install` makes the named packages present. */
+function fakeHost(root: boolean, installed: Set<string>, failing?: string) {
+  const ran: string[] = [];
+  const said: string[] = [];
+  const host: Host = {
+    root,
+    apt: true,
+    exec: (command) => {
+      ran.push(command.join(" "));
+      if (failing && command.includes(failing)) return Promise.resolve(100);
+      if (command.includes("install")) command.slice(4).forEach((p) => installed.add(p));
+      return Promise.resolve(0);
+    },
+    say: (line) => said.push(line),
+  };
+  return { host, ran, said };
+}
+
+const needs = (installed: Set<string>, ...packages: string[]): Requirement[] =>
+  packages.map((debianPackage) => ({
+    what: `${debianPackage} thing`,
+    debianPackage,
+    present: () => Promise.resolve(installed.has(debianPackage)),
+  }));
+
+Deno.test("preflight: as root it runs apt-get update, then install, and checks again", async () => {
+  const installed = new Set(["nodejs"]);
+  const { host, ran, said } = fakeHost(true, installed);
+  assert.equal(await preflight(needs(installed, "chromium", "nodejs", "python3-nacl"), host), 0);
+  assert.deepEqual(ran, [
+    "apt-get update",
+    "apt-get install -y --no-install-recommends chromium python3-nacl",
+  ]);
+  assert.deepEqual(said, ["Installing what the tests need: chromium python3-nacl"]);
+});
+
+Deno.test("preflight: a failing apt-get, or a package that does not help, exits 1", async () => {
+  const broken = fakeHost(true, new Set(), "update");
+  assert.equal(await preflight(needs(new Set(), "chromium"), broken.host), 1);
+  assert.deepEqual(broken.ran, ["apt-get update"]);
+  assert.equal(broken.said.at(-1), '"apt-get update" failed (exit 100)');
+
+  const useless = fakeHost(true, new Set());
+  const never: Requirement[] = [{ ...need("chromium", false) }];
+  assert.equal(await preflight(never, useless.host), 1);
+  assert.equal(useless.said.at(-1), "Still missing after the install: chromium thing");
+});
+
+Deno.test("preflight: not root it runs nothing and prints the command", async () => {
+  const { host, ran, said } = fakeHost(false, new Set());
+  assert.equal(await preflight(needs(new Set(), "python3-nacl"), host), 1);
+  assert.deepEqual(ran, []);
+  assert.equal(said.length, 1);
+  assert.match(said[0], /sudo apt-get update && sudo apt-get install -y/);
 });
