@@ -11,6 +11,7 @@ import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./relay/edit_tokens.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake, sweepStaging } from "./relay/submissions.ts";
+import { ServiceMetrics } from "./metrics/index.ts";
 import { GroupCommitter } from "./store/group_commit.ts";
 import { openStore } from "./store/kv.ts";
 import { QueueDispatcher } from "./store/queue.ts";
@@ -47,6 +48,8 @@ export interface RunningServer {
   blobs: Blobs | null;
   /** Webhook delivery (its store holds the process's KV handle). */
   webhooks: WebhookEngine;
+  /** Metrics (null when `metrics.enabled` is off). */
+  metrics: ServiceMetrics | null;
 }
 
 /**
@@ -70,6 +73,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     editWindowMs: config.intake.edit_window_seconds * 1000,
   });
   const role = config.server.role;
+  // Metrics (src/metrics): fed by requests, ingest and webhook attempts; gauges read at scrape.
+  const metrics = config.metrics.enabled
+    ? new ServiceMetrics({
+      kv,
+      dataDir: config.data_dir,
+      relay: role !== "vault",
+      vault: role !== "relay",
+    })
+    : null;
   // Blobs (src/blobs): the relay's file store; its orphan sweep runs while serving.
   let blobBaseUrl = publicBaseUrl(config);
   const blobs = role === "vault" ? null : await Blobs.open({
@@ -85,6 +97,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     kv,
     env: Deno.env.toObject(),
     log: (message) => console.error(message),
+    observe: metrics ? (outcome, item) => metrics.ingested(outcome, item.receivedAt) : undefined,
     local: role === "all"
       ? { forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
       : undefined,
@@ -99,6 +112,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     store: new WebhookStore(kv),
     forms: webhookForms,
     settings: config.webhooks,
+    onAttempt: metrics ? (outcome) => metrics.webhookAttempt(outcome) : undefined,
     // Owned files: fresh read URLs from the relay, through the vault's link (in-process or
     // HTTP). A relay-only process saves no records, so it resolves none.
     blobUrl: vault
@@ -110,7 +124,17 @@ export async function startServer(config: Config): Promise<RunningServer> {
   await webhooks.start();
   const queueStopped = queue.start();
   const log = new BufferedLines();
-  const app = buildApp({ kv, config, intake, forms, log: log.write, webhooks, vault, blobs });
+  const app = buildApp({
+    kv,
+    config,
+    intake,
+    forms,
+    log: log.write,
+    webhooks,
+    vault,
+    blobs,
+    metrics,
+  });
   const { promise: listening, resolve: onListen } = Promise.withResolvers<Deno.NetAddr>();
   let server: Deno.HttpServer;
   try {
@@ -122,6 +146,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
+    metrics?.close();
     kv.close();
     await queueStopped;
     const where = `${config.server.host}:${config.server.port}`;
@@ -149,6 +174,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await webhooks.stop();
       await committer.idle();
       log.flush();
+      metrics?.close();
       kv.close();
       await queueStopped;
     })();
@@ -163,6 +189,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     vault,
     blobs,
     webhooks,
+    metrics,
     finished: server.finished.then(() => closing ?? undefined),
   };
 }

@@ -97,6 +97,7 @@ export const keys = {
   databasesOf: (userId: string) => ["databases", userId] as const,
   /** fingerprint → {userId, dbId}: the identity registry's routing index. */
   recipient: (fingerprint: string) => ["recipients", fingerprint] as const,
+  recipientsAll: () => ["recipients"] as const,
   challenge: (id: string) => ["challenges", id] as const,
   form: (formId: string) => ["forms", formId] as const,
   submission: (id: string) => ["submissions", id] as const,
@@ -250,6 +251,7 @@ export const webhookKeys = {
   failed: (webhookId: string, deliveryId: string) =>
     ["webhooks", "failed", webhookId, deliveryId] as const,
   failedOf: (webhookId: string) => ["webhooks", "failed", webhookId] as const,
+  failedAll: () => ["webhooks", "failed"] as const,
   /** Pending deliveries and when their next attempt is due, for recovery sweeps. */
   pending: (deliveryId: string) => ["webhooks", "pending", deliveryId] as const,
   pendingAll: () => ["webhooks", "pending"] as const,
@@ -420,6 +422,7 @@ export const blobKeys = {
   meta: (userId: string, hash: string) => ["blobs", "meta", userId, hash] as const,
   metaOf: (userId: string) => ["blobs", "meta", userId] as const,
   usage: (userId: string) => ["blobs", "usage", userId] as const,
+  usageAll: () => ["blobs", "usage"] as const,
   /** Unclaimed blobs ordered by upload time (epoch ms), for the orphan sweep. */
   unclaimed: (uploadedAtMs: number, userId: string, hash: string) =>
     ["blobs", "unclaimed", uploadedAtMs, userId, hash] as const,

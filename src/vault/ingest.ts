@@ -61,6 +61,8 @@ export interface IngestOptions {
   pollIntervalMs: number;
   /** Where operational errors go (never payloads or keys). */
   log?: (message: string) => void;
+  /** Told of each envelope settled (metrics). */
+  observe?: (outcome: IngestOutcome, item: QueueItem) => void;
 }
 
 /** Counts of one drain. */
@@ -208,6 +210,7 @@ export class Ingestor {
                 ok = false;
                 continue;
               }
+              this.options.observe?.(outcome, items[i]);
               if (outcome === "record") result.records += 1;
               else if (outcome === "quarantined") result.quarantined += 1;
               else result.duplicates += 1;

@@ -10,6 +10,7 @@ import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
 import { HttpRelayLink, type LocalBlobs, LocalRelayLink } from "./relay_link.ts";
 import { Vault } from "./service.ts";
+import type { IngestOptions } from "./ingest.ts";
 
 /** What the process gives the vault. */
 export interface VaultSetup {
@@ -20,6 +21,8 @@ export interface VaultSetup {
   /** `SEALPOST_PASSPHRASE` and `SEALPOST_RELAY_TOKEN`, usually `Deno.env.toObject()`. */
   env: Record<string, string>;
   log?: (message: string) => void;
+  /** Told of each envelope ingest settled (metrics). */
+  observe?: IngestOptions["observe"];
 }
 
 /**
@@ -64,5 +67,6 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
     batchSize: config.vault.ingest_batch_size,
     pollIntervalMs: config.vault.poll_interval_seconds * 1000,
     log: setup.log,
+    observe: setup.observe,
   });
 }
