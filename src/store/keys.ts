@@ -421,6 +421,7 @@ export interface BlobUsageRow {
 export const blobKeys = {
   meta: (userId: string, hash: string) => ["blobs", "meta", userId, hash] as const,
   metaOf: (userId: string) => ["blobs", "meta", userId] as const,
+  metaAll: () => ["blobs", "meta"] as const,
   usage: (userId: string) => ["blobs", "usage", userId] as const,
   usageAll: () => ["blobs", "usage"] as const,
   /** Unclaimed blobs ordered by upload time (epoch ms), for the orphan sweep. */
