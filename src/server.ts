@@ -98,6 +98,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     env: Deno.env.toObject(),
     log: (message) => console.error(message),
     observe: metrics ? (outcome, item) => metrics.ingested(outcome, item.receivedAt) : undefined,
+    onRecordsDeleted: metrics ? (reason, n) => metrics.recordsDeleted(reason, n) : undefined,
     local: role === "all"
       ? { forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
       : undefined,
@@ -162,6 +163,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Vault: with port 0 the relay URL is known only now.
   if (vault?.link instanceof LocalRelayLink) vault.link.relayUrl = publicBaseUrl(config, addr.port);
   vault?.ingest.start();
+  // Retention (src/vault/retention.ts) and file releases, every retention.sweep_interval_seconds.
+  vault?.startMaintenance(config.retention.sweep_interval_seconds * 1000);
   // Blobs: URLs made outside a request (webhook bodies) point at the real port.
   blobBaseUrl = publicBaseUrl(config, addr.port);
   blobs?.startSweeper();
@@ -170,6 +173,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     closing ??= (async () => {
       await server.shutdown();
       await vault?.ingest.stop();
+      await vault?.stopMaintenance();
       await blobs?.close();
       await webhooks.stop();
       await committer.idle();

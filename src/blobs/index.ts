@@ -20,4 +20,4 @@ export type { BlobStore, ByteRange, StagedBlob } from "./store.ts";
 export { BlobWriteError } from "./store.ts";
 export { blobPathParts, FsBlobStore } from "./fs_store.ts";
 export { UrlSigner } from "./signing.ts";
-export type { SweepResult } from "./orphans.ts";
+export { PeriodicTask, type SweepResult } from "./orphans.ts";

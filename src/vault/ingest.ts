@@ -31,6 +31,8 @@ import { SealedBoxOpener } from "./opener.ts";
 import {
   addRecordWrite,
   checkRecordSize,
+  ownedHashes,
+  recordClaimant,
   RecordTooLargeError,
   type RecordWrite,
 } from "./records.ts";
@@ -295,7 +297,13 @@ export class Ingestor {
       // retry; so neither a crash nor a long wait leaves its files to the orphan sweep.
       // Claims are idempotent: an envelope delivered again claims again.
       const owned = ownedHashes(read.values);
-      if (owned.length > 0) await this.link.claim(db.relayUserId, owned);
+      if (owned.length > 0) {
+        await this.link.claim(
+          db.relayUserId,
+          owned,
+          recordClaimant(item.formId, item.submissionId),
+        );
+      }
       return await this.#apply(item, await this.#validate(db, item.formId, read), ack);
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
@@ -448,7 +456,8 @@ export class Ingestor {
     const result = await this.#committer.commit({
       lock: item.submissionId,
       checks,
-      mutations: 2 * parts + 2 + (current?.parts ?? 0) +
+      // The head, its event, its creation-time index entry or a release of dropped files.
+      mutations: 2 * parts + 3 + (current?.parts ?? 0) +
         (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
       bytes: 2 * bytes + 2048,
       apply: (op) => {
@@ -565,16 +574,4 @@ function quarantineParts(bytes: number): number {
 
 function quarantineId(item: { submissionId: string; version: number }): string {
   return `${item.submissionId}.${item.version}`;
-}
-
-/** The hashes of owned file references (uploaded through the slot flow) among `values`. */
-function ownedHashes(values: Record<string, unknown>): string[] {
-  const out = new Set<string>();
-  for (const value of Object.values(values)) {
-    const ref = value as { owned?: unknown; hash?: unknown } | null;
-    if (ref && typeof ref === "object" && ref.owned === true && typeof ref.hash === "string") {
-      out.add(ref.hash);
-    }
-  }
-  return [...out];
 }

@@ -9,8 +9,7 @@ import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
 import { HttpRelayLink, type LocalBlobs, LocalRelayLink } from "./relay_link.ts";
-import { Vault } from "./service.ts";
-import type { IngestOptions } from "./ingest.ts";
+import { Vault, type VaultOptions } from "./service.ts";
 
 /** What the process gives the vault. */
 export interface VaultSetup {
@@ -22,7 +21,9 @@ export interface VaultSetup {
   env: Record<string, string>;
   log?: (message: string) => void;
   /** Told of each envelope ingest settled (metrics). */
-  observe?: IngestOptions["observe"];
+  observe?: VaultOptions["observe"];
+  /** Told of deleted records (metrics). */
+  onRecordsDeleted?: VaultOptions["onRecordsDeleted"];
 }
 
 /**
@@ -68,5 +69,6 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
     pollIntervalMs: config.vault.poll_interval_seconds * 1000,
     log: setup.log,
     observe: setup.observe,
+    onRecordsDeleted: setup.onRecordsDeleted,
   });
 }
