@@ -40,6 +40,8 @@ import type { QueueItem, RelayLink } from "./relay_link.ts";
 
 /** Bytes of one stored part of a quarantined ciphertext. */
 const PART_BYTES = 60 * 1024;
+/** Bytes one file hash takes in a record head's file list or a release row, with encoding. */
+const FILE_ENTRY_BYTES = 80;
 /** Pages processed at once while draining. */
 const PAGES_IN_FLIGHT = 2;
 /** Pages at least this long are opened on a worker thread (its start costs a few ms). */
@@ -459,7 +461,10 @@ export class Ingestor {
       // The head, its event, its creation-time index entry or a release of dropped files.
       mutations: 2 * parts + 3 + (current?.parts ?? 0) +
         (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
-      bytes: 2 * bytes + 2048,
+      // Values and event snapshot, then the head's file list and a release of dropped files.
+      bytes: 2 * bytes + 2048 +
+        FILE_ENTRY_BYTES *
+          ((write ? ownedHashes(write.values).length : 0) + (current?.files?.length ?? 0)),
       apply: (op) => {
         if (staleParts !== null) {
           op.delete(vaultKeys.quarantine(qid));
