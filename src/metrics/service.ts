@@ -19,7 +19,7 @@ import { KeyCounter } from "./key_count.ts";
 import { Registry } from "./registry.ts";
 
 /** Counts stop here (per queue, per family), so a scrape does bounded work. */
-export const COUNT_CAP = 100_000;
+export const COUNT_CAP = 10_000;
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
