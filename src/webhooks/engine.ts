@@ -774,7 +774,6 @@ export class WebhookEngine {
         } finally {
           slot(); // The limit is on requests in flight; recording the outcome needs no slot.
         }
-        this.#onAttempt?.(result.outcome);
         await this.#record(entry, result);
       } finally {
         this.#sending.delete(deliveryId);
@@ -825,6 +824,7 @@ export class WebhookEngine {
     result: AttemptResult,
     stored: boolean,
   ): { apply(op: Deno.AtomicOperation): void; after(): void } {
+    this.#onAttempt?.(result.outcome);
     const nowMs = Date.now();
     const now = new Date(nowMs).toISOString();
     const n = row.attempts + 1;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm, uploadFile } from "../../src/sdk/mod.ts";
 import { envelopeFor, publishForm, registerDatabase } from "../_support/owner.ts";
+import { startReceiver } from "../webhooks/_harness.ts";
 import { call, startInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
 
@@ -28,14 +29,22 @@ async function waitFor(check: () => Promise<boolean>, what: string): Promise<voi
 }
 
 Deno.test("metrics: names and values after known traffic", async () => {
-  const inst = await startInstance();
+  const inst = await startInstance({ SEALPOST_WEBHOOKS_RETRY_SCHEDULE_SECONDS: "0,0.2,60" });
   const token = inst.credentials.ownerToken;
+  // The first delivery is refused once (503, retried), then every one goes through.
+  const receiver = startReceiver((n) => new Response(null, { status: n === 1 ? 503 : 204 }));
   try {
-    // A form of the vault: its submissions become records.
+    // A form of the vault: its submissions become records, each pushed to a webhook.
     const { form, pin } = await vaultForm(inst, "Metrics", [
       { id: "name", label: "Name", kind: "text", required: true },
       { id: "photo", label: "Photo", kind: "image", required: false },
     ]);
+    const hook = await call(`${inst.url}/owner/forms/${form.formId}/webhooks`, {
+      method: "POST",
+      token,
+      json: { url: receiver.url, events: ["create"] },
+    });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
     const manifest = await fetchManifest(form.formId, { relayUrl: inst.url, pin });
     const photoBytes = crypto.getRandomValues(new Uint8Array(3000));
     const photo = await uploadFile(manifest, { data: photoBytes, mime: "image/png" });
@@ -45,6 +54,24 @@ Deno.test("metrics: names and values after known traffic", async () => {
       const url = `${inst.url}/vault/forms/${form.formId}/records/${receipt.submissionId}`;
       await waitFor(async () => (await call(url, { token })).status === 200, "a record");
     }
+    // An envelope sealed against a schema version the form does not have: quarantined.
+    const vaultKey = { id: "", fingerprint: "", publicKey: manifest.recipient.publicKey };
+    const stray = await call(`${inst.url}/submissions`, {
+      method: "POST",
+      json: await envelopeFor({ ...vaultKey, secretKey: new Uint8Array() }, form.formId, {
+        values: { name: "x" },
+        submittedAt: new Date().toISOString(),
+        formVersion: 99,
+        formSchema: "",
+        mode: "Create",
+      }),
+    });
+    assert.equal(stray.status, 200);
+    await waitFor(
+      async () => (await call(`${inst.url}/vault/quarantine`, { token })).body.items.length === 1,
+      "the quarantined envelope",
+    );
+    await receiver.waitFor(4, 20_000);
     // A key the vault does not drain: its queue keeps what is submitted to it.
     const db = await registerDatabase(inst);
     await publishForm(inst, db, "fwaiting");
@@ -104,9 +131,9 @@ Deno.test("metrics: names and values after known traffic", async () => {
     );
     assert.equal(
       sample(text, 'sealpost_http_requests_total{method="POST",route="/submissions",status="200"}'),
-      5,
+      6,
     );
-    assert.equal(sample(text, 'sealpost_intake_accepted_total{kind="submit"}'), 5);
+    assert.equal(sample(text, 'sealpost_intake_accepted_total{kind="submit"}'), 6);
     assert.equal(
       sample(text, 'sealpost_intake_rejected_total{kind="submit",reason="form_not_found"}'),
       1,
@@ -124,11 +151,17 @@ Deno.test("metrics: names and values after known traffic", async () => {
     const fp = items.find((d: { id: string }) => d.id === form.databaseId).fingerprint;
     assert.equal(sample(text, `sealpost_queue_depth{fingerprint="${fp}"}`), 0);
     assert.equal(sample(text, `sealpost_queue_oldest_age_seconds{fingerprint="${fp}"}`), 0);
-    // Ingest: three records, lag observed three times.
+    // Ingest: three records and one quarantined envelope, lag observed for all four.
     assert.equal(sample(text, 'sealpost_ingest_envelopes_total{outcome="record"}'), 3);
+    assert.equal(sample(text, 'sealpost_ingest_envelopes_total{outcome="quarantined"}'), 1);
     assert.equal(sample(text, "sealpost_records_saved_total"), 3);
-    assert.equal(sample(text, "sealpost_ingest_lag_seconds_count"), 3);
-    assert.equal(sample(text, "sealpost_quarantine_envelopes"), 0);
+    assert.equal(sample(text, "sealpost_ingest_lag_seconds_count"), 4);
+    assert.ok(sample(text, 'sealpost_ingest_lag_seconds_bucket{le="+Inf"}') === 4);
+    assert.equal(sample(text, "sealpost_quarantine_envelopes"), 1);
+    // Webhooks: one transient refusal, then three deliveries.
+    assert.equal(sample(text, 'sealpost_webhook_attempts_total{outcome="transient"}'), 1);
+    assert.equal(sample(text, 'sealpost_webhook_attempts_total{outcome="delivered"}'), 3);
+    assert.equal(sample(text, "sealpost_webhook_deliveries_failed"), 0);
     // One blob of 3000 bytes.
     assert.equal(sample(text, "sealpost_blob_bytes"), 3000);
     assert.equal(sample(text, "sealpost_blobs"), 1);
@@ -136,6 +169,7 @@ Deno.test("metrics: names and values after known traffic", async () => {
     assert.equal(sample(text, "sealpost_webhook_retry_backlog"), 0);
   } finally {
     await inst.close();
+    await receiver.close();
   }
 });
 
