@@ -7,13 +7,19 @@
  *
  * @module
  */
+import { concatBytes } from "../crypto/encoding.ts";
+import { open } from "../crypto/sealed_box.ts";
+import { SubmissionPayloadSchema } from "../forms/payload.ts";
 import {
   type VaultDatabaseRow,
   type VaultFileReleaseRow,
   type VaultFormRow,
   vaultKeys,
+  type VaultQuarantineRow,
+  type VaultRecordRow,
 } from "../store/keys.ts";
-import { recordClaimant } from "./records.ts";
+import type { VaultKeys } from "./keys.ts";
+import { addFileRelease, ownedHashes, recordClaimant } from "./records.ts";
 import type { RelayLink } from "./relay_link.ts";
 
 /** What one run did. */
@@ -61,4 +67,47 @@ export async function releaseFiles(kv: Deno.Kv, link: RelayLink): Promise<Releas
     result.released++;
   }
   return result;
+}
+
+/**
+ * Adds to `op` the release of the files a quarantined envelope claimed when it was read,
+ * except those its submission's live record still refers to (the claims share the record's
+ * name). Nothing when the envelope cannot be opened: such an envelope claimed nothing.
+ * `op` checks the record head, so a record changing meanwhile fails the commit.
+ *
+ * @example
+ * ```ts
+ * const op = kv.atomic().delete(vaultKeys.quarantine(row.id));
+ * await addQuarantineRelease(kv, keys, row, op);
+ * await op.commit();
+ * ```
+ */
+export async function addQuarantineRelease(
+  kv: Deno.Kv,
+  keys: VaultKeys,
+  row: VaultQuarantineRow,
+  op: Deno.AtomicOperation,
+): Promise<void> {
+  const parts: Uint8Array[] = [];
+  for await (const entry of kv.list<Uint8Array>({ prefix: vaultKeys.quarantineDataOf(row.id) })) {
+    parts.push(entry.value);
+  }
+  let claimed: string[];
+  try {
+    const pair = await keys.databaseKey(row.fingerprint);
+    const plain = await open(concatBytes(...parts), pair.publicKey, pair.secretKey);
+    const payload = SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
+    claimed = ownedHashes(payload.values);
+  } catch {
+    return;
+  }
+  const head = await kv.get<VaultRecordRow>(vaultKeys.record(row.formId, row.submissionId));
+  op.check(head);
+  const kept = head.value && !head.value.deletedAt ? head.value.files ?? [] : [];
+  addFileRelease(
+    op,
+    row.formId,
+    row.submissionId,
+    claimed.filter((hash) => !kept.includes(hash)),
+  );
 }

@@ -85,8 +85,11 @@ export function recordClaimant(formId: string, recordId: string): string {
   return `${formId}/${recordId}`;
 }
 
-/** Adds a release of `hashes` (files `recordId` no longer refers to) to `op`, when any. */
-function addFileRelease(
+/**
+ * Adds a release of `hashes` (files `recordId` no longer refers to) to `op`, when any; see
+ * `file_release.ts`.
+ */
+export function addFileRelease(
   op: Deno.AtomicOperation,
   formId: string,
   recordId: string,

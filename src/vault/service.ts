@@ -15,7 +15,7 @@ import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
 import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 import type { VaultKeys } from "./keys.ts";
 import { PeriodicTask } from "../blobs/index.ts";
-import { releaseFiles, type ReleaseResult } from "./file_release.ts";
+import { addQuarantineRelease, releaseFiles, type ReleaseResult } from "./file_release.ts";
 import {
   addRecordWrite,
   commitRecordChange,
@@ -332,7 +332,12 @@ export class Vault {
     if (!row) throw new ApiError(404, "quarantine_not_found", `No quarantined envelope "${id}"`);
     const op = this.kv.atomic().delete(vaultKeys.quarantine(id));
     deleteLargeValue(op, vaultKeys.quarantineDataOf(id), row.parts);
-    await op.commit();
+    // The files it claimed go back to the relay's sweep, unless its record refers to them.
+    await addQuarantineRelease(this.kv, this.keys, row, op);
+    if (!(await op.commit()).ok) {
+      throw new ApiError(409, "conflict", `The record of "${id}" changed meanwhile; try again`);
+    }
+    await this.#releaseFiles();
   }
 
   /**

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm, uploadFile } from "../../src/sdk/mod.ts";
 import { sealpost } from "../_support/cli.ts";
+import { envelopeFor } from "../_support/owner.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
 
@@ -128,6 +129,45 @@ Deno.test("manual delete releases files: a file two records share is swept only 
     assert.equal((await call(recordUrl(ids[1]), { method: "DELETE", token })).status, 204);
     assert.equal((await blobs.sweep()).deleted, 1);
     assert.equal(await stored(inst, a), false);
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("discarding a quarantined envelope releases the files it claimed", async () => {
+  const inst = await startInstance({ SEALPOST_BLOBS_ORPHAN_GRACE_SECONDS: "0" });
+  try {
+    const token = inst.credentials.ownerToken;
+    const { form, pin } = await vaultForm(inst, "Quarantine", FIELDS);
+    const manifest = await fetchManifest(form.formId, { relayUrl: inst.url, pin });
+    const photo = await uploadFile(manifest, { data: crypto.getRandomValues(new Uint8Array(900)) });
+    const key = { id: "", fingerprint: "", publicKey: manifest.recipient.publicKey };
+    const envelope = await envelopeFor({ ...key, secretKey: new Uint8Array() }, form.formId, {
+      values: { name: "late", photo },
+      submittedAt: new Date().toISOString(),
+      formVersion: 7,
+      formSchema: "",
+      mode: "Create",
+    });
+    assert.equal(
+      (await call(`${inst.url}/submissions`, { method: "POST", json: envelope })).status,
+      200,
+    );
+    let items: { id: string; code: string }[] = [];
+    const end = Date.now() + 15_000;
+    while (items.length === 0 && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 50));
+      items = (await call(`${inst.url}/vault/quarantine`, { token })).body.items;
+    }
+    assert.equal(items[0]?.code, "unknown_form_version");
+    assert.equal((await inst.server.blobs!.sweep()).deleted, 0, "claimed while quarantined");
+    const gone = await call(`${inst.url}/vault/quarantine/${items[0].id}`, {
+      method: "DELETE",
+      token,
+    });
+    assert.equal(gone.status, 204);
+    assert.equal((await inst.server.blobs!.sweep()).deleted, 1);
+    assert.equal(await stored(inst, photo.hash), false);
   } finally {
     await inst.close();
   }
