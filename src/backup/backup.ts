@@ -10,7 +10,7 @@
  * @module
  */
 import { sha256 } from "@noble/hashes/sha2.js";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { blobPathParts } from "../blobs/index.ts";
 import { blobKeys, type BlobMetaRow } from "../store/keys.ts";
@@ -98,6 +98,9 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
     await Deno.stat(kvPath);
   } catch {
     throw new BackupError(`No store in "${dataDir}" (${KV_FILE} is missing)`);
+  }
+  if (resolve(out).startsWith(resolve(dataDir) + sep)) {
+    throw new BackupError(`"${out}" is inside the data dir; write the backup somewhere else`);
   }
   if (await Deno.lstat(out).then(() => true, () => false)) {
     throw new BackupError(`"${out}" exists; choose a new file for the backup`);

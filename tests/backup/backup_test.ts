@@ -128,6 +128,16 @@ Deno.test("restore refuses a non-empty data dir and a damaged archive, leaving t
     assert.equal(again.code, 1);
     assert.match(again.stderr, /exists; choose a new file/);
 
+    const inside = await sealpost([
+      "backup",
+      "--data",
+      inst.config.data_dir,
+      "--out",
+      join(inst.config.data_dir, "b.tar"),
+    ]);
+    assert.equal(inside.code, 1);
+    assert.match(inside.stderr, /is inside the data dir/);
+
     const full = await sealpost(["restore", archive, "--data", inst.config.data_dir]);
     assert.equal(full.code, 1);
     assert.match(full.stderr, /is not empty; restore into a new or empty data dir/);
@@ -153,6 +163,15 @@ Deno.test("restore refuses a non-empty data dir and a damaged archive, leaving t
     const usage = await sealpost(["restore", archive]);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /Missing --data DIR/);
+    const noOut = await sealpost(["backup", "--data", inst.config.data_dir]);
+    assert.equal(noOut.code, 2);
+    assert.match(noOut.stderr, /Missing --out FILE/);
+    const noStore = await sealpost(["backup", "--data", join(work, "nothing"), "--out", cut + "2"]);
+    assert.equal(noStore.code, 1);
+    assert.match(noStore.stderr, /No store in/);
+    const help = await sealpost(["backup", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Usage: sealpost backup --out FILE/);
   } finally {
     await inst.close();
     await Deno.remove(work, { recursive: true });
