@@ -68,6 +68,11 @@ Deno.test("backup under write load, restore elsewhere: every acknowledged submis
     while (acked.length < 40) await new Promise((r) => setTimeout(r, 20));
 
     const archive = join(work, "backup.tar");
+    // A pre-signed read URL made before the backup (signed with the relay secret).
+    const signed = await call(
+      `${inst.url}/submissions/blob/${inst.credentials.userId}/${photos[0].hash}`,
+      { token: inst.credentials.ownerToken },
+    );
     const records = await recordsOf(inst, form.formId);
     const started = performance.now();
     const backup = await sealpost(["backup", "--data", inst.config.data_dir, "--out", archive]);
@@ -86,8 +91,12 @@ Deno.test("backup under write load, restore elsewhere: every acknowledged submis
     assert.equal(result.code, 0, result.stderr);
     assert.equal((await Deno.stat(join(dir, "relay.secret"))).mode! & 0o777, 0o600);
     restored = await startInstance({}, dir);
-    // Same secrets: the old tokens work against the restored instance.
+    // Same secrets: the old tokens and pre-signed URLs work against the restored instance.
     assert.deepEqual(restored.credentials, inst.credentials);
+    const oldUrl = new URL(signed.body.url);
+    const again = await fetch(`${restored.url}${oldUrl.pathname}${oldUrl.search}`);
+    assert.equal(again.status, 200);
+    assert.deepEqual(new Uint8Array(await again.arrayBuffer()), files.get(photos[0].hash));
     // Every submission acknowledged before the backup started becomes a record (the ones
     // still queued at snapshot time are ingested by the restored vault).
     const end = Date.now() + 30_000;
