@@ -10,8 +10,7 @@
  * `deno run -A bench/ops.ts [entries] [valueBytes]` (defaults 20000 and 4096).
  */
 import { join } from "node:path";
-import { createBackup } from "../src/backup/backup.ts";
-import { restoreBackup } from "../src/backup/restore.ts";
+import { createBackup, restoreBackup } from "../src/backup/index.ts";
 import { KeyCounter } from "../src/metrics/key_count.ts";
 import { keys } from "../src/store/keys.ts";
 import { KV_FILE } from "../src/store/kv.ts";

@@ -47,7 +47,15 @@ export interface BackupManifest {
   missingBlobs: string[];
 }
 
-/** Whether a data dir file belongs to the store (snapshotted instead of copied). */
+/**
+ * Whether a data dir file belongs to the store (snapshotted instead of copied).
+ *
+ * @example
+ * ```ts
+ * isStoreFile("sealpost.kv-wal"); // true
+ * isStoreFile("relay.secret"); // false
+ * ```
+ */
 export function isStoreFile(relative: string): boolean {
   return relative === KV_FILE || relative.startsWith(`${KV_FILE}-`);
 }

@@ -103,7 +103,14 @@ function readNumber(block: Uint8Array, offset: number, length: number): number {
   return parseInt(text, 8);
 }
 
-/** The entry of a header block; null for an end-of-archive (all-zero) block. */
+/**
+ * The entry of a header block; null for an end-of-archive (all-zero) block.
+ *
+ * @example
+ * ```ts
+ * parseTarHeader(tarHeader({ name: "a", size: 1, mode: 0o600, mtime: 0 }))?.name; // "a"
+ * ```
+ */
 export function parseTarHeader(block: Uint8Array): (TarEntryHeader & { type: string }) | null {
   if (block.every((b) => b === 0)) return null;
   let sum = 0;

@@ -12,7 +12,14 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 
-/** The tuple encoding of a key made of strings (a prefix of the key space). */
+/**
+ * The tuple encoding of a key made of strings (a prefix of the key space).
+ *
+ * @example
+ * ```ts
+ * encodeStringKey(["queue"]); // Uint8Array [0x02, ...utf8("queue"), 0x00]
+ * ```
+ */
 export function encodeStringKey(parts: readonly string[]): Uint8Array {
   const out: number[] = [];
   for (const part of parts) {
