@@ -152,7 +152,7 @@ export function addRecordWrite(
     appliedVersion: write.appliedVersion,
     ...(inline ? { values: write.values } : {}),
     parts,
-    files,
+    ...(files.length > 0 ? { files } : {}),
   };
   op.set(vaultKeys.record(write.formId, write.recordId), row);
   if (current) {
