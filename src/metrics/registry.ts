@@ -179,6 +179,7 @@ export class Histogram extends Family {
 export class Registry {
   readonly #families: Family[] = [];
   readonly #collectors: (() => void | Promise<void>)[] = [];
+  #last: Promise<unknown> = Promise.resolve();
 
   #add<F extends Family>(family: F): F {
     if (this.#families.some((f) => f.name === family.name)) {
@@ -208,9 +209,16 @@ export class Registry {
     this.#collectors.push(collector);
   }
 
-  /** Runs the collectors, then renders every family in the text exposition format. */
-  async render(): Promise<string> {
-    for (const collector of this.#collectors) await collector();
-    return this.#families.map((f) => f.render()).join("\n") + "\n";
+  /**
+   * Runs the collectors, then renders every family in the text exposition format. Scrapes
+   * run one at a time, so two at once never interleave a collector's clear and sets.
+   */
+  render(): Promise<string> {
+    const run = this.#last.then(async () => {
+      for (const collector of this.#collectors) await collector();
+      return this.#families.map((f) => f.render()).join("\n") + "\n";
+    });
+    this.#last = run.catch(() => {});
+    return run;
   }
 }

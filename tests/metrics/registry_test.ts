@@ -53,3 +53,19 @@ Deno.test("registry: a name registered twice is refused", () => {
   registry.gauge("x", "X");
   assert.throws(() => registry.counter("x", "X"), /registered twice/);
 });
+
+Deno.test("registry: scrapes at once run one after the other, each complete", async () => {
+  const registry = new Registry();
+  const depth = registry.gauge("x_depth", "Depth");
+  registry.collect(async () => {
+    depth.clear();
+    for (const fp of ["a", "b", "c"]) {
+      await new Promise((r) => setTimeout(r, 5));
+      depth.set({ fp }, 1);
+    }
+  });
+  const texts = await Promise.all([registry.render(), registry.render(), registry.render()]);
+  for (const text of texts) {
+    assert.equal(text.split("\n").filter((l) => l.startsWith("x_depth{")).length, 3);
+  }
+});
