@@ -26,7 +26,7 @@ import {
   type ManifestFile,
   STORE_ENTRY,
 } from "./format.ts";
-import { TarWriter } from "./tar.ts";
+import { ArchiveWriter } from "./archive.ts";
 
 /** The backup could not be made; the message says why. */
 export class BackupError extends Error {
@@ -112,15 +112,14 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
     snapshotStore(kvPath, snapshot);
     const blobs = await blobsOf(snapshot);
     const file = await Deno.open(partial, { write: true, createNew: true, mode: 0o600 });
-    const tar = new TarWriter(file.writable.getWriter());
+    const tar = new ArchiveWriter(file.writable);
     const files: ManifestFile[] = [];
-    const mtime = Date.now() / 1000;
     const addFile = async (path: string, name: string) => {
       const stat = await Deno.stat(path);
       const hash = sha256.create();
       const source = await Deno.open(path);
       await tar.add(
-        { name, size: stat.size, mode: stat.mode ?? 0o600, mtime },
+        { name, size: stat.size, mode: stat.mode ?? 0o600 },
         source.readable,
         (chunk) => hash.update(chunk),
       );
@@ -147,7 +146,7 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
       }
       const size = (await source.stat()).size;
       await tar.add(
-        { name: BLOBS_PREFIX + parts.join("/"), size, mode: 0o600, mtime },
+        { name: BLOBS_PREFIX + parts.join("/"), size, mode: 0o600 },
         source.readable,
       );
       blobBytes += size;
@@ -164,7 +163,7 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
     };
     const manifestBytes = new TextEncoder().encode(JSON.stringify(manifest, null, 2) + "\n");
     await tar.add(
-      { name: MANIFEST_NAME, size: manifestBytes.length, mode: 0o600, mtime },
+      { name: MANIFEST_NAME, size: manifestBytes.length, mode: 0o600 },
       ReadableStream.from([manifestBytes]),
     );
     await tar.finish();

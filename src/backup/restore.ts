@@ -18,7 +18,7 @@ import {
   MANIFEST_NAME,
   STORE_ENTRY,
 } from "./format.ts";
-import { readTar } from "./tar.ts";
+import { readArchive } from "./archive.ts";
 
 /** The archive or the target cannot be used; the message says why. */
 export class RestoreError extends Error {
@@ -127,7 +127,7 @@ export async function restoreBackup(archive: string, dataDir: string): Promise<R
   let manifest: BackupManifest | null = null;
   let blobs = 0;
   try {
-    await readTar(file, async (entry, data) => {
+    await readArchive(file.readable, async (entry, data) => {
       if (manifest) throw new RestoreError(`"${entry.name}" follows the manifest`);
       if (entry.name === MANIFEST_NAME) {
         manifest = JSON.parse(new TextDecoder().decode(await readAll(data, MAX_MANIFEST_BYTES)));
@@ -168,7 +168,12 @@ export async function restoreBackup(archive: string, dataDir: string): Promise<R
     if (err instanceof RestoreError) throw err;
     throw new RestoreError(`"${archive}" cannot be restored: ${(err as Error).message}`);
   } finally {
-    file.close();
+    // The archive's stream closes the file once read to the end (or cancelled).
+    try {
+      file.close();
+    } catch (err) {
+      if (!(err instanceof Deno.errors.BadResource)) throw err;
+    }
   }
   const done = manifest as unknown as BackupManifest;
   return {
