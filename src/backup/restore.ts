@@ -55,6 +55,15 @@ function targetOf(name: string): { path: string[]; blob?: string } | null {
   return null;
 }
 
+/** Closes `file`, which its readable stream closes by itself once read to the end. */
+function closeUnlessClosed(file: Deno.FsFile): void {
+  try {
+    file.close();
+  } catch (err) {
+    if (!(err instanceof Deno.errors.BadResource)) throw err;
+  }
+}
+
 async function isEmptyDir(dir: string): Promise<boolean> {
   try {
     for await (const _ of Deno.readDir(dir)) return false;
@@ -168,12 +177,7 @@ export async function restoreBackup(archive: string, dataDir: string): Promise<R
     if (err instanceof RestoreError) throw err;
     throw new RestoreError(`"${archive}" cannot be restored: ${(err as Error).message}`);
   } finally {
-    // The archive's stream closes the file once read to the end (or cancelled).
-    try {
-      file.close();
-    } catch (err) {
-      if (!(err instanceof Deno.errors.BadResource)) throw err;
-    }
+    closeUnlessClosed(file);
   }
   const done = manifest as unknown as BackupManifest;
   return {
