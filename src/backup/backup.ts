@@ -54,20 +54,6 @@ function snapshotStore(source: string, target: string): void {
   }
 }
 
-/** The blobs a snapshot knows. */
-async function blobsOf(snapshot: string): Promise<BlobMetaRow[]> {
-  const kv = await Deno.openKv(snapshot);
-  try {
-    const out: BlobMetaRow[] = [];
-    for await (const entry of kv.list<BlobMetaRow>({ prefix: blobKeys.metaAll() })) {
-      out.push(entry.value);
-    }
-    return out;
-  } finally {
-    kv.close();
-  }
-}
-
 /** The data dir's files other than the store and the blobs, relative paths with `/`. */
 async function otherFiles(dataDir: string): Promise<string[]> {
   const out: string[] = [];
@@ -110,7 +96,6 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
   try {
     const snapshot = join(work, KV_FILE);
     snapshotStore(kvPath, snapshot);
-    const blobs = await blobsOf(snapshot);
     const file = await Deno.open(partial, { write: true, createNew: true, mode: 0o600 });
     const tar = new ArchiveWriter(file.writable);
     const files: ManifestFile[] = [];
@@ -131,25 +116,32 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
       await addFile(join(dataDir, ...rel.split("/")), FILES_PREFIX + rel);
     }
     const missingBlobs: string[] = [];
+    let blobs = 0;
     let blobBytes = 0;
-    for (const meta of blobs) {
-      const parts = blobPathParts(meta);
-      const path = join(dataDir, "blobs", ...parts);
-      let source;
-      try {
-        source = await Deno.open(path);
-      } catch (err) {
-        if (!(err instanceof Deno.errors.NotFound)) throw err;
-        // Removed since the snapshot (the orphan sweep); the backup says so.
-        missingBlobs.push(`${meta.userId}/${meta.hash}`);
-        continue;
+    // The blobs the snapshot knows, read from it (already archived) as they stream by.
+    const kv = await Deno.openKv(snapshot);
+    try {
+      for await (const { value: meta } of kv.list<BlobMetaRow>({ prefix: blobKeys.metaAll() })) {
+        const parts = blobPathParts(meta);
+        let source;
+        try {
+          source = await Deno.open(join(dataDir, "blobs", ...parts));
+        } catch (err) {
+          if (!(err instanceof Deno.errors.NotFound)) throw err;
+          // Removed since the snapshot (the orphan sweep); the backup says so.
+          missingBlobs.push(`${meta.userId}/${meta.hash}`);
+          continue;
+        }
+        const size = (await source.stat()).size;
+        await tar.add(
+          { name: BLOBS_PREFIX + parts.join("/"), size, mode: 0o600 },
+          source.readable,
+        );
+        blobs++;
+        blobBytes += size;
       }
-      const size = (await source.stat()).size;
-      await tar.add(
-        { name: BLOBS_PREFIX + parts.join("/"), size, mode: 0o600 },
-        source.readable,
-      );
-      blobBytes += size;
+    } finally {
+      kv.close();
     }
     const manifest: BackupManifest = {
       format: "sealpost-backup",
@@ -157,7 +149,7 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
       sealpostVersion: VERSION,
       createdAt: new Date().toISOString(),
       files,
-      blobs: blobs.length - missingBlobs.length,
+      blobs,
       blobBytes,
       missingBlobs,
     };
