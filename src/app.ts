@@ -9,6 +9,7 @@ import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import type { Config } from "./config/index.ts";
 import { errorResponse, notFoundResponse } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
+import { metricsHandler, requestMetrics, type ServiceMetrics } from "./metrics/index.ts";
 import { rateLimit, TokenBuckets } from "./http/rate_limit.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
@@ -31,6 +32,8 @@ export interface AppDeps {
   vault: Vault | null;
   /** Uploaded files (src/blobs); null for role `vault`, which is no relay. */
   blobs: Blobs | null;
+  /** Metrics (src/metrics); null when `metrics.enabled` is off. */
+  metrics?: ServiceMetrics | null;
 }
 
 /** Builds the application. */
@@ -47,6 +50,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   };
   const app = new OpenAPIHono();
   if (config.server.request_log) app.use(requestLog(deps.log));
+  // Metrics (src/metrics): every request counted by route template; GET /metrics.
+  if (deps.metrics) {
+    app.use(requestMetrics(deps.metrics));
+    app.get("/metrics", metricsHandler(deps.metrics, config.metrics.token));
+  }
   app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION }));
   // A vault-role process is no relay: it pulls from one (src/vault).
   if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));

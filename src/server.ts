@@ -11,6 +11,7 @@ import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./relay/edit_tokens.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake, sweepStaging } from "./relay/submissions.ts";
+import { ServiceMetrics } from "./metrics/index.ts";
 import { GroupCommitter } from "./store/group_commit.ts";
 import { openStore } from "./store/kv.ts";
 import { migrateStore } from "./store/schema.ts";
@@ -48,6 +49,8 @@ export interface RunningServer {
   blobs: Blobs | null;
   /** Webhook delivery (its store holds the process's KV handle). */
   webhooks: WebhookEngine;
+  /** Metrics (null when `metrics.enabled` is off). */
+  metrics: ServiceMetrics | null;
 }
 
 /**
@@ -76,6 +79,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     editWindowMs: config.intake.edit_window_seconds * 1000,
   });
   const role = config.server.role;
+  // Metrics (src/metrics): fed by requests, ingest and webhook attempts; gauges read at scrape.
+  const metrics = config.metrics.enabled
+    ? new ServiceMetrics({
+      kv,
+      dataDir: config.data_dir,
+      relay: role !== "vault",
+      vault: role !== "relay",
+    })
+    : null;
   // Blobs (src/blobs): the relay's file store; its orphan sweep runs while serving.
   let blobBaseUrl = publicBaseUrl(config);
   const blobs = role === "vault" ? null : await Blobs.open({
@@ -91,6 +103,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     kv,
     env: Deno.env.toObject(),
     log: (message) => console.error(message),
+    observe: metrics ? (outcome, item) => metrics.ingested(outcome, item.receivedAt) : undefined,
+    onRecordsDeleted: metrics ? (reason, n) => metrics.recordsDeleted(reason, n) : undefined,
     local: role === "all"
       ? { forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
       : undefined,
@@ -105,6 +119,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     store: new WebhookStore(kv),
     forms: webhookForms,
     settings: config.webhooks,
+    onAttempt: metrics ? (outcome) => metrics.webhookAttempt(outcome) : undefined,
     // Owned files: fresh read URLs from the relay, through the vault's link (in-process or
     // HTTP). A relay-only process saves no records, so it resolves none.
     blobUrl: vault
@@ -116,7 +131,17 @@ export async function startServer(config: Config): Promise<RunningServer> {
   await webhooks.start();
   const queueStopped = queue.start();
   const log = new BufferedLines();
-  const app = buildApp({ kv, config, intake, forms, log: log.write, webhooks, vault, blobs });
+  const app = buildApp({
+    kv,
+    config,
+    intake,
+    forms,
+    log: log.write,
+    webhooks,
+    vault,
+    blobs,
+    metrics,
+  });
   const { promise: listening, resolve: onListen } = Promise.withResolvers<Deno.NetAddr>();
   let server: Deno.HttpServer;
   try {
@@ -128,6 +153,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
+    metrics?.close();
     kv.close();
     await queueStopped;
     const where = `${config.server.host}:${config.server.port}`;
@@ -143,6 +169,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Vault: with port 0 the relay URL is known only now.
   if (vault?.link instanceof LocalRelayLink) vault.link.relayUrl = publicBaseUrl(config, addr.port);
   vault?.ingest.start();
+  // Retention (src/vault/retention.ts) and file releases, every retention.sweep_interval_seconds.
+  vault?.startMaintenance(config.retention.sweep_interval_seconds * 1000);
   // Blobs: URLs made outside a request (webhook bodies) point at the real port.
   blobBaseUrl = publicBaseUrl(config, addr.port);
   blobs?.startSweeper();
@@ -151,10 +179,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     closing ??= (async () => {
       await server.shutdown();
       await vault?.ingest.stop();
+      await vault?.stopMaintenance();
       await blobs?.close();
       await webhooks.stop();
       await committer.idle();
       log.flush();
+      metrics?.close();
       kv.close();
       await queueStopped;
     })();
@@ -169,6 +199,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     vault,
     blobs,
     webhooks,
+    metrics,
     finished: server.finished.then(() => closing ?? undefined),
   };
 }

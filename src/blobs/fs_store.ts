@@ -89,6 +89,20 @@ async function copyHashing(
 }
 
 /**
+ * The path segments of `key`'s file below the store's root (validated: none can leave it).
+ *
+ * @example
+ * ```ts
+ * blobPathParts({ userId, hash }); // [userId, "ab", "cd", "abcd…"]
+ * ```
+ */
+export function blobPathParts(key: BlobKey): string[] {
+  assertBlobKey(key);
+  const { userId, hash } = key;
+  return [userId, hash.slice(0, 2), hash.slice(2, 4), hash];
+}
+
+/**
  * Blob bytes in a folder on the local disk.
  *
  * @example
@@ -112,9 +126,7 @@ export class FsBlobStore implements BlobStore {
 
   /** The file of `key` (the key is validated first: no segment can leave the root). */
   pathOf(key: BlobKey): string {
-    assertBlobKey(key);
-    const { userId, hash } = key;
-    return join(this.root, userId, hash.slice(0, 2), hash.slice(2, 4), hash);
+    return join(this.root, ...blobPathParts(key));
   }
 
   async stage(

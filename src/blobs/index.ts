@@ -18,6 +18,6 @@ export { type BlobDeps, blobRoutes } from "./routes.ts";
 export { type BlobKey, blobKeyString } from "./key.ts";
 export type { BlobStore, ByteRange, StagedBlob } from "./store.ts";
 export { BlobWriteError } from "./store.ts";
-export { FsBlobStore } from "./fs_store.ts";
+export { blobPathParts, FsBlobStore } from "./fs_store.ts";
 export { UrlSigner } from "./signing.ts";
-export type { SweepResult } from "./orphans.ts";
+export { PeriodicTask, type SweepResult } from "./orphans.ts";

@@ -139,6 +139,7 @@ export function recordUpload(
       sizeBytes: upload.sizeBytes,
       uploadedAt: now.toISOString(),
       claimedAt: null,
+      claims: 0,
     };
     const result = await kv.atomic()
       .check(metaEntry)
@@ -151,19 +152,78 @@ export function recordUpload(
   });
 }
 
-/** Hashes checked per atomic operation of a claim (each takes one check and two mutations). */
-const CLAIM_BATCH = 100;
+/** Hashes per atomic operation of a claim or release (two checks and three mutations each). */
+const CLAIM_BATCH = 50;
 
 /** `kv.getMany` reads at most this many keys. */
 const GET_MANY_MAX = 10;
 
+/** What one hash of a claim or release comes to: its rows' entries, read together. */
+interface ClaimEntries {
+  hash: string;
+  meta: Deno.KvEntryMaybe<BlobMetaRow>;
+  claim: Deno.KvEntryMaybe<true>;
+}
+
+async function readClaims(
+  kv: Deno.Kv,
+  userId: string,
+  hashes: string[],
+  claimant: string,
+): Promise<ClaimEntries[]> {
+  const keys = hashes.flatMap((hash) => [
+    blobKeys.meta(userId, hash),
+    blobKeys.claim(userId, hash, claimant),
+  ]);
+  const entries: Deno.KvEntryMaybe<unknown>[] = [];
+  for (let i = 0; i < keys.length; i += GET_MANY_MAX) {
+    entries.push(...await kv.getMany(keys.slice(i, i + GET_MANY_MAX)));
+  }
+  return hashes.map((hash, i) => ({
+    hash,
+    meta: entries[2 * i] as Deno.KvEntryMaybe<BlobMetaRow>,
+    claim: entries[2 * i + 1] as Deno.KvEntryMaybe<true>,
+  }));
+}
+
 /**
- * Claims blobs of `userId`: a claimed blob is never swept as an orphan. Idempotent.
- * Returns which hashes are now claimed and which are not stored.
+ * Runs `step` over `hashes` (deduplicated) in batches, each batch one checked atomic
+ * operation retried on conflict; `step` adds a hash's mutations and says what became of it.
+ */
+async function inBatches<R extends string>(
+  kv: Deno.Kv,
+  userId: string,
+  hashes: string[],
+  claimant: string,
+  what: string,
+  step: (op: Deno.AtomicOperation, entries: ClaimEntries) => R,
+): Promise<Map<R, string[]>> {
+  const unique = [...new Set(hashes)];
+  const out = new Map<R, string[]>();
+  for (let i = 0; i < unique.length; i += CLAIM_BATCH) {
+    const batch = unique.slice(i, i + CLAIM_BATCH);
+    const outcome = await retrying(what, async () => {
+      const op = kv.atomic();
+      const results: [R, string][] = [];
+      for (const entries of await readClaims(kv, userId, batch, claimant)) {
+        op.check(entries.meta, entries.claim);
+        results.push([step(op, entries), entries.hash]);
+      }
+      return (await op.commit()).ok ? results : undefined;
+    });
+    for (const [result, hash] of outcome) out.set(result, [...out.get(result) ?? [], hash]);
+  }
+  return out;
+}
+
+/**
+ * Claims blobs of `userId` for `claimant` (e.g. the record `{formId}/{recordId}` that refers
+ * to them): a claimed blob is never swept as an orphan. Idempotent per claimant; each
+ * claimant counts once. Returns which hashes are now claimed and which are not stored.
  *
  * @example
  * ```ts
- * const { claimed, missing } = await claimBlobs(kv, userId, [hash], new Date());
+ * const { claimed, missing } = await claimBlobs(kv, userId, [hash], new Date(), "f1/r1");
  * ```
  */
 export async function claimBlobs(
@@ -171,41 +231,59 @@ export async function claimBlobs(
   userId: string,
   hashes: string[],
   now: Date,
+  claimant: string,
 ): Promise<{ claimed: string[]; missing: string[] }> {
-  const unique = [...new Set(hashes)];
-  const claimed: string[] = [];
-  const missing: string[] = [];
-  for (let i = 0; i < unique.length; i += CLAIM_BATCH) {
-    const batch = unique.slice(i, i + CLAIM_BATCH);
-    const outcome = await retrying("Claiming blobs", async () => {
-      const entries: Deno.KvEntryMaybe<BlobMetaRow>[] = [];
-      for (let j = 0; j < batch.length; j += GET_MANY_MAX) {
-        entries.push(
-          ...await kv.getMany<BlobMetaRow[]>(
-            batch.slice(j, j + GET_MANY_MAX).map((hash) => blobKeys.meta(userId, hash)),
-          ),
-        );
-      }
-      const op = kv.atomic();
-      const result = { claimed: [] as string[], missing: [] as string[] };
-      for (const [j, entry] of entries.entries()) {
-        const meta = entry.value;
-        if (!meta) {
-          result.missing.push(batch[j]);
-          continue;
-        }
-        result.claimed.push(meta.hash);
-        if (meta.claimedAt !== null) continue;
-        op.check(entry)
-          .delete(unclaimedKey(meta))
-          .set(entry.key, { ...meta, claimedAt: now.toISOString() });
-      }
-      return (await op.commit()).ok ? result : undefined;
+  const done = await inBatches(kv, userId, hashes, claimant, "Claiming blobs", (op, e) => {
+    const meta = e.meta.value;
+    if (!meta) return "missing";
+    if (e.claim.value) return "claimed";
+    if (meta.claims === 0) op.delete(unclaimedKey(meta));
+    op.set(e.claim.key, true).set(e.meta.key, {
+      ...meta,
+      claimedAt: meta.claimedAt ?? now.toISOString(),
+      claims: meta.claims + 1,
     });
-    claimed.push(...outcome.claimed);
-    missing.push(...outcome.missing);
-  }
-  return { claimed, missing };
+    return "claimed";
+  });
+  return { claimed: done.get("claimed") ?? [], missing: done.get("missing") ?? [] };
+}
+
+/**
+ * Releases `claimant`'s claims of blobs of `userId` (idempotent). A blob whose last claim
+ * goes is unclaimed again with its upload time set to `now`, so the orphan sweep removes it
+ * once the grace period has passed (an envelope still on its way that refers to the same
+ * file has that long to claim it again). Returns the hashes that became unclaimed.
+ *
+ * @example
+ * ```ts
+ * const { unclaimed } = await releaseBlobs(kv, userId, [hash], new Date(), "f1/r1");
+ * ```
+ */
+export async function releaseBlobs(
+  kv: Deno.Kv,
+  userId: string,
+  hashes: string[],
+  now: Date,
+  claimant: string,
+): Promise<{ unclaimed: string[] }> {
+  const done = await inBatches(kv, userId, hashes, claimant, "Releasing blobs", (op, e) => {
+    const meta = e.meta.value;
+    if (!meta || !e.claim.value) return "unchanged";
+    op.delete(e.claim.key);
+    if (meta.claims > 1) {
+      op.set(e.meta.key, { ...meta, claims: meta.claims - 1 });
+      return "still_claimed";
+    }
+    const next: BlobMetaRow = {
+      ...meta,
+      claims: 0,
+      claimedAt: null,
+      uploadedAt: now.toISOString(),
+    };
+    op.set(e.meta.key, next).set(unclaimedKey(next), true);
+    return "unclaimed";
+  });
+  return { unclaimed: done.get("unclaimed") ?? [] };
 }
 
 /**

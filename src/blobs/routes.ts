@@ -21,6 +21,8 @@ import {
   BlobUserIdSchema,
   ClaimRequestSchema,
   ClaimResultSchema,
+  ReleaseRequestSchema,
+  ReleaseResultSchema,
   SignedQuerySchema,
   UploadReceiptSchema,
   UploadSlotRequestSchema,
@@ -133,6 +135,23 @@ const postClaim = createRoute({
   request: { body: { ...json(ClaimRequestSchema, "Hashes of the user's files"), required: true } },
   responses: {
     200: json(ClaimResultSchema, "Which hashes are claimed and which are not stored"),
+    400: error("Malformed"),
+    401: error("No owner token"),
+    429: error("Rate limited"),
+  },
+});
+
+const postRelease = createRoute({
+  method: "post",
+  path: "/owner/blobs/release",
+  tags: ["owner"],
+  summary: "Release a claimant's claims; files no one claims go to the orphan sweep",
+  security: [{ ownerToken: [] }],
+  request: {
+    body: { ...json(ReleaseRequestSchema, "Hashes of the user's files"), required: true },
+  },
+  responses: {
+    200: json(ReleaseResultSchema, "Which hashes are unclaimed now"),
     400: error("Malformed"),
     401: error("No owner token"),
     429: error("Rate limited"),
@@ -254,7 +273,12 @@ export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
     message: "Request body exceeds 128 KiB",
   });
   app.openapi({ ...postClaim, middleware: [ownerLimit, ownerAuth, claimJson] }, async (c) => {
-    return c.json(await blobs.claim(c.var.token.userId!, c.req.valid("json").hashes), 200);
+    const { hashes, claimant } = c.req.valid("json");
+    return c.json(await blobs.claim(c.var.token.userId!, hashes, claimant), 200);
+  });
+  app.openapi({ ...postRelease, middleware: [ownerLimit, ownerAuth, claimJson] }, async (c) => {
+    const { hashes, claimant } = c.req.valid("json");
+    return c.json(await blobs.release(c.var.token.userId!, hashes, claimant), 200);
   });
 
   return app;

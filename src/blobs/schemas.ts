@@ -84,10 +84,30 @@ export const SignedQuerySchema = z.object({
   sig: z.string().optional().openapi({ description: "HMAC-SHA256 signature, base64url" }),
 });
 
-/** Body of POST /owner/blobs/claim. */
-export const ClaimRequestSchema = z.object({
+/** Who holds a claim: the vault names the record, `{formId}/{recordId}`. */
+const ClaimantSchema = z.string().min(1).max(300).regex(
+  /^[\x21-\x7e]+$/,
+  "Printable ASCII, no spaces",
+)
+  .openapi({ description: "Who holds the claim, e.g. the record `{formId}/{recordId}`" });
+
+const claimFields = {
   hashes: z.array(BlobHashSchema).min(1).max(1000),
-}).openapi("BlobClaimRequest");
+  claimant: ClaimantSchema.default("owner"),
+};
+
+/** Body of POST /owner/blobs/claim. */
+export const ClaimRequestSchema = z.object(claimFields).openapi("BlobClaimRequest");
+
+/** Body of POST /owner/blobs/release. */
+export const ReleaseRequestSchema = z.object(claimFields).openapi("BlobReleaseRequest");
+
+/** What POST /owner/blobs/release answers. */
+export const ReleaseResultSchema = z.object({
+  unclaimed: z.array(z.string()).openapi({
+    description: "Hashes no claimant holds any more (removed by the orphan sweep after the grace)",
+  }),
+}).openapi("BlobReleaseResult");
 
 /** What POST /owner/blobs/claim answers. */
 export const ClaimResultSchema = z.object({

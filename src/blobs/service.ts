@@ -19,6 +19,7 @@ import {
   getBlobMeta,
   QuotaExceededError,
   recordUpload,
+  releaseBlobs,
 } from "./meta.ts";
 import { PeriodicTask, sweepOrphans, type SweepResult } from "./orphans.ts";
 import { type SignedRequest, UrlSigner } from "./signing.ts";
@@ -358,9 +359,18 @@ export class Blobs {
     return stream;
   }
 
-  /** Claims blobs of `userId` so the orphan sweep keeps them (idempotent). */
-  claim(userId: string, hashes: string[]): Promise<{ claimed: string[]; missing: string[] }> {
-    return claimBlobs(this.options.kv, userId, hashes, new Date(this.#now()));
+  /** Claims blobs of `userId` for `claimant` so the orphan sweep keeps them (idempotent). */
+  claim(
+    userId: string,
+    hashes: string[],
+    claimant: string,
+  ): Promise<{ claimed: string[]; missing: string[] }> {
+    return claimBlobs(this.options.kv, userId, hashes, new Date(this.#now()), claimant);
+  }
+
+  /** Releases `claimant`'s claims; blobs left unclaimed go to the orphan sweep (idempotent). */
+  release(userId: string, hashes: string[], claimant: string): Promise<{ unclaimed: string[] }> {
+    return releaseBlobs(this.options.kv, userId, hashes, new Date(this.#now()), claimant);
   }
 
   /** Deletes the blobs no one claimed within `orphan_grace_seconds`. */

@@ -31,6 +31,9 @@ Commands:
   deliveries list|show|retry ...
                         Webhook deliveries, their attempts, retries
                         (see "sealpost deliveries --help")
+  backup --out FILE     Archive the data dir (store snapshot, blobs, secrets), live
+  restore FILE --data DIR
+                        Unpack a backup into a new, empty data dir
 
 Common options:
   --config FILE   TOML config (also SEALPOST_CONFIG)
@@ -238,6 +241,10 @@ export async function main(args: string[]): Promise<number> {
   if (args[0] === "submit") {
     const { submitCommand } = await import("./submit.ts");
     return await submitCommand(args.slice(1));
+  }
+  if (args[0] === "backup" || args[0] === "restore") {
+    const { backupCommand } = await import("./backup.ts");
+    return await backupCommand(args);
   }
   if (args[0] === "blob") {
     const { blobCommand } = await import("./blob.ts");

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
+import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
 import type { SealpostClient } from "./client.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 
@@ -20,6 +20,9 @@ const HELP: Record<string, string> = {
                           Create a form (schema version 1) from a JSON array of fields
   form update FORMID --fields FILE [--title TITLE] [--publish]
                           Archive a new schema version (schemaVersion + 1)
+  form update FORMID --retention-days N|off
+                          Delete records older than N days (1 to 36500), or keep them
+                          all ("off", the default); no new schema version
   form publish FORMID     Sign the current version's manifest and publish it
   form show FORMID        The form at its current version, and every archived version
   form list               The forms of this vault
@@ -55,6 +58,7 @@ const OPTIONS = {
     "limit",
     "format",
     "form",
+    "retention-days",
   ]),
   publish: { type: "boolean" },
 } as const;
@@ -77,6 +81,7 @@ type Form = {
   databaseId: string;
   schemaVersion: number;
   publishedVersion: number | null;
+  retentionDays: number | null;
   fields: { id: string; kind: string }[];
 };
 type Row = { _recordId: string; _savedAt: string; values: Record<string, unknown> };
@@ -84,7 +89,7 @@ type Row = { _recordId: string; _savedAt: string; values: Record<string, unknown
 const formLine = (f: Form) =>
   `${f.formId}  v${f.schemaVersion}  ${
     f.publishedVersion ? `published v${f.publishedVersion}` : "unpublished"
-  }  ${f.title}`;
+  }${f.retentionDays ? `  retention ${f.retentionDays}d` : ""}  ${f.title}`;
 
 /** One CSV cell of a value: lists joined by ", ", geo as "lat,lng", files by URL. */
 export function csvValue(value: unknown): string {
@@ -197,12 +202,23 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       return 0;
     }
     case "form update": {
-      const form = await client.call<Form>("PUT", f(args[0]), {
-        fields: await readFields(flags.fields),
-        ...(flags.title ? { title: flags.title } : {}),
-        publish: flags.publish ?? false,
-      });
-      print(flags, form, () => formLine(form));
+      const retention = flags["retention-days"];
+      let form: Form | null = null;
+      if (flags.fields !== undefined || retention === undefined) {
+        form = await client.call<Form>("PUT", f(args[0]), {
+          fields: await readFields(flags.fields),
+          ...(flags.title ? { title: flags.title } : {}),
+          publish: flags.publish ?? false,
+        });
+      }
+      if (retention !== undefined) {
+        form = await client.call<Form>("PATCH", f(args[0]), {
+          retentionDays: retention === "off"
+            ? null
+            : countFlag("retention-days", retention, 36_500),
+        });
+      }
+      print(flags, form, () => formLine(form!));
       return 0;
     }
     case "form publish": {

@@ -103,6 +103,18 @@ export const ConfigSchema = z.strictObject({
     /** Seconds between queue polls when nothing announces new envelopes (role vault). */
     poll_interval_seconds: z.number().gt(0).max(3600).default(2),
   }).prefault({}),
+  // metrics (src/metrics): GET /metrics in the Prometheus text format.
+  metrics: z.strictObject({
+    /** Serve GET /metrics. */
+    enabled: z.boolean().default(true),
+    /** Bearer token GET /metrics requires; empty: open to whoever reaches the listener. */
+    token: z.string().default(""),
+  }).prefault({}),
+  // retention (src/vault/retention.ts): the sweep deleting records past a form's retention.
+  retention: z.strictObject({
+    /** Seconds between two retention sweeps. */
+    sweep_interval_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
+  }).prefault({}),
 });
 
 /** The validated configuration. */

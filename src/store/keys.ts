@@ -97,6 +97,7 @@ export const keys = {
   databasesOf: (userId: string) => ["databases", userId] as const,
   /** fingerprint → {userId, dbId}: the identity registry's routing index. */
   recipient: (fingerprint: string) => ["recipients", fingerprint] as const,
+  recipientsAll: () => ["recipients"] as const,
   challenge: (id: string) => ["challenges", id] as const,
   form: (formId: string) => ["forms", formId] as const,
   submission: (id: string) => ["submissions", id] as const,
@@ -244,6 +245,7 @@ export const webhookKeys = {
   failed: (webhookId: string, deliveryId: string) =>
     ["webhooks", "failed", webhookId, deliveryId] as const,
   failedOf: (webhookId: string) => ["webhooks", "failed", webhookId] as const,
+  failedAll: () => ["webhooks", "failed"] as const,
   /** Pending deliveries and when their next attempt is due, for recovery sweeps. */
   pending: (deliveryId: string) => ["webhooks", "pending", deliveryId] as const,
   pendingAll: () => ["webhooks", "pending"] as const,
@@ -303,6 +305,8 @@ export interface VaultFormRow {
   publishedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Records older than this many days (by creation) are deleted; null or absent: kept. */
+  retentionDays?: number | null;
 }
 
 /** One archived schema version of a form; kept forever. */
@@ -332,11 +336,20 @@ export interface VaultRecordRow {
   values?: Record<string, unknown>;
   /** Parts of larger values under `vaultKeys.recordValues` (0 when inline). */
   parts: number;
+  /** Hashes of the owned files its values refer to (claimed for it at the relay). */
+  files?: string[];
   /**
    * When a submission's record was deleted: the head stays as a tombstone (no values) so a late
    * re-delivery of the same envelope cannot bring the record back. Absent on live records.
    */
   deletedAt?: string;
+}
+
+/** Owned files of a record to release at the relay (written with the change that dropped them). */
+export interface VaultFileReleaseRow {
+  formId: string;
+  recordId: string;
+  hashes: string[];
 }
 
 /** An envelope version the vault could not turn into a record; kept until retried. */
@@ -380,6 +393,13 @@ export const vaultKeys = {
   /** Raw sealed-box parts of a quarantined envelope (written before its row). */
   quarantineData: (id: string, index: number) => ["vault", "quarantine_data", id, index] as const,
   quarantineDataOf: (id: string) => ["vault", "quarantine_data", id] as const,
+  /** A form's records by creation time (`createdAt`), for the retention sweep. */
+  recordTime: (formId: string, createdAt: string, recordId: string) =>
+    ["vault", "record_times", formId, createdAt, recordId] as const,
+  recordTimes: (formId: string) => ["vault", "record_times", formId] as const,
+  /** Files a changed or deleted record no longer refers to, to release at the relay. */
+  fileRelease: (id: string) => ["vault", "file_releases", id] as const,
+  fileReleasesAll: () => ["vault", "file_releases"] as const,
   /** Vault-wide facts, e.g. the first-run demo form id. */
   meta: (name: string) => ["vault", "meta", name] as const,
 };
@@ -401,6 +421,11 @@ export interface BlobMetaRow {
   uploadedAt: string;
   /** When the owner claimed it; unclaimed blobs are deleted after the orphan grace. */
   claimedAt: string | null;
+  /**
+   * Claims held (one `blobKeys.claim` row per claimant, e.g. per record); the blob is
+   * unclaimed again, and the orphan sweep's after the grace, once the last one is released.
+   */
+  claims: number;
 }
 
 /** What a user's blobs take up, kept in step with the metadata rows. */
@@ -413,9 +438,14 @@ export interface BlobUsageRow {
 export const blobKeys = {
   meta: (userId: string, hash: string) => ["blobs", "meta", userId, hash] as const,
   metaOf: (userId: string) => ["blobs", "meta", userId] as const,
+  metaAll: () => ["blobs", "meta"] as const,
   usage: (userId: string) => ["blobs", "usage", userId] as const,
+  usageAll: () => ["blobs", "usage"] as const,
   /** Unclaimed blobs ordered by upload time (epoch ms), for the orphan sweep. */
   unclaimed: (uploadedAtMs: number, userId: string, hash: string) =>
     ["blobs", "unclaimed", uploadedAtMs, userId, hash] as const,
   unclaimedAll: () => ["blobs", "unclaimed"] as const,
+  /** One claimant's claim (value `true`) of a blob: a record id such as `{formId}/{recordId}`. */
+  claim: (userId: string, hash: string, claimant: string) =>
+    ["blobs", "claims", userId, hash, claimant] as const,
 };

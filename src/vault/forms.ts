@@ -19,6 +19,7 @@ import {
 export interface VaultForm extends VaultFormRow {
   title: string;
   fields: FieldDef[];
+  retentionDays: number | null;
 }
 
 /** Checks a field schema; a 400 naming the first bad field otherwise. */
@@ -66,6 +67,7 @@ export class VaultForms {
       publishedAt: null,
       createdAt: now,
       updatedAt: now,
+      retentionDays: null,
     };
     const version: VaultFormVersionRow = {
       formId,
@@ -80,7 +82,7 @@ export class VaultForms {
       .set(vaultKeys.formVersion(formId, 1), version)
       .commit();
     if (!result.ok) throw new ApiError(409, "form_exists", `Form "${formId}" already exists`);
-    return { ...row, title: version.title, fields };
+    return { ...row, retentionDays: null, title: version.title, fields };
   }
 
   /** Archives a new schema version (schemaVersion + 1); earlier versions stay readable. */
@@ -94,7 +96,7 @@ export class VaultForms {
       const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
       const row = this.#owned(entry.value, userId, formId);
       const previous = await this.version(formId, row.schemaVersion);
-      const next: VaultFormRow = {
+      const next = {
         ...row,
         schemaVersion: row.schemaVersion + 1,
         updatedAt: new Date().toISOString(),
@@ -117,11 +119,28 @@ export class VaultForms {
     throw new ApiError(409, "conflict", `Form "${formId}" kept changing; update again`);
   }
 
-  #owned(row: VaultFormRow | null, userId: string, formId: string): VaultFormRow {
+  /** Sets (or, with null, turns off) a form's retention; no new schema version. */
+  async setRetention(userId: string, formId: string, days: number | null): Promise<VaultForm> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
+      const row = this.#owned(entry.value, userId, formId);
+      const next = { ...row, retentionDays: days, updatedAt: new Date().toISOString() };
+      if ((await this.kv.atomic().check(entry).set(entry.key, next).commit()).ok) {
+        return await this.get(userId, formId);
+      }
+    }
+    throw new ApiError(409, "conflict", `Form "${formId}" kept changing; try again`);
+  }
+
+  #owned(
+    row: VaultFormRow | null,
+    userId: string,
+    formId: string,
+  ): VaultFormRow & { retentionDays: number | null } {
     if (!row || row.userId !== userId) {
       throw new ApiError(404, "form_not_found", `No form "${formId}" in this vault`, "formId");
     }
-    return row;
+    return { ...row, retentionDays: row.retentionDays ?? null };
   }
 
   /** The form row, whoever owns it, or null. */
@@ -141,8 +160,9 @@ export class VaultForms {
     const out: VaultForm[] = [];
     for await (const entry of this.kv.list<VaultFormRow>({ prefix: vaultKeys.forms() })) {
       if (entry.value.userId !== userId) continue;
-      const version = (await this.version(entry.value.formId, entry.value.schemaVersion))!;
-      out.push({ ...entry.value, title: version.title, fields: version.fields as FieldDef[] });
+      const row = this.#owned(entry.value, userId, entry.value.formId);
+      const version = (await this.version(row.formId, row.schemaVersion))!;
+      out.push({ ...row, title: version.title, fields: version.fields as FieldDef[] });
     }
     return out;
   }

@@ -5,7 +5,9 @@
  *
  * @module
  */
-export { DEMO_FIELDS, type DemoInfo, Vault } from "./service.ts";
+export { DEMO_FIELDS, type DemoInfo, Vault, type VaultOptions } from "./service.ts";
+export { MAX_RETENTION_DAYS, sweepRetention } from "./retention.ts";
+export { releaseFiles, type ReleaseResult } from "./file_release.ts";
 export { VaultKeyError, VaultKeys, vaultPaths } from "./keys.ts";
 export { HttpRelayLink, LocalRelayLink, type RelayLink } from "./relay_link.ts";
 export { type DrainResult, type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";

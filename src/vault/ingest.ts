@@ -31,6 +31,8 @@ import { SealedBoxOpener } from "./opener.ts";
 import {
   addRecordWrite,
   checkRecordSize,
+  ownedHashes,
+  recordClaimant,
   RecordTooLargeError,
   type RecordWrite,
 } from "./records.ts";
@@ -38,6 +40,8 @@ import type { QueueItem, RelayLink } from "./relay_link.ts";
 
 /** Bytes of one stored part of a quarantined ciphertext. */
 const PART_BYTES = 60 * 1024;
+/** Bytes one file hash takes in a record head's file list or a release row, with encoding. */
+const FILE_ENTRY_BYTES = 80;
 /** Pages processed at once while draining. */
 const PAGES_IN_FLIGHT = 2;
 /** Pages at least this long are opened on a worker thread (its start costs a few ms). */
@@ -61,6 +65,8 @@ export interface IngestOptions {
   pollIntervalMs: number;
   /** Where operational errors go (never payloads or keys). */
   log?: (message: string) => void;
+  /** Told of each envelope settled (metrics). */
+  observe?: (outcome: IngestOutcome, item: QueueItem) => void;
 }
 
 /** Counts of one drain. */
@@ -208,6 +214,7 @@ export class Ingestor {
                 ok = false;
                 continue;
               }
+              this.options.observe?.(outcome, items[i]);
               if (outcome === "record") result.records += 1;
               else if (outcome === "quarantined") result.quarantined += 1;
               else result.duplicates += 1;
@@ -292,7 +299,13 @@ export class Ingestor {
       // retry; so neither a crash nor a long wait leaves its files to the orphan sweep.
       // Claims are idempotent: an envelope delivered again claims again.
       const owned = ownedHashes(read.values);
-      if (owned.length > 0) await this.link.claim(db.relayUserId, owned);
+      if (owned.length > 0) {
+        await this.link.claim(
+          db.relayUserId,
+          owned,
+          recordClaimant(item.formId, item.submissionId),
+        );
+      }
       return await this.#apply(item, await this.#validate(db, item.formId, read), ack);
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
@@ -445,9 +458,13 @@ export class Ingestor {
     const result = await this.#committer.commit({
       lock: item.submissionId,
       checks,
-      mutations: 2 * parts + 2 + (current?.parts ?? 0) +
+      // The head, its event, its creation-time index entry or a release of dropped files.
+      mutations: 2 * parts + 3 + (current?.parts ?? 0) +
         (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
-      bytes: 2 * bytes + 2048,
+      // Values and event snapshot, then the head's file list and a release of dropped files.
+      bytes: 2 * bytes + 2048 +
+        FILE_ENTRY_BYTES *
+          ((write ? ownedHashes(write.values).length : 0) + (current?.files?.length ?? 0)),
       apply: (op) => {
         if (staleParts !== null) {
           op.delete(vaultKeys.quarantine(qid));
@@ -562,16 +579,4 @@ function quarantineParts(bytes: number): number {
 
 function quarantineId(item: { submissionId: string; version: number }): string {
   return `${item.submissionId}.${item.version}`;
-}
-
-/** The hashes of owned file references (uploaded through the slot flow) among `values`. */
-function ownedHashes(values: Record<string, unknown>): string[] {
-  const out = new Set<string>();
-  for (const value of Object.values(values)) {
-    const ref = value as { owned?: unknown; hash?: unknown } | null;
-    if (ref && typeof ref === "object" && ref.owned === true && typeof ref.hash === "string") {
-      out.add(ref.hash);
-    }
-  }
-  return [...out];
 }

@@ -16,7 +16,7 @@ import {
 } from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
 import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
-import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+import { type VaultFileReleaseRow, vaultKeys, type VaultRecordRow } from "../store/keys.ts";
 
 /**
  * Largest record values, as JSON bytes. The record and its event snapshot are written in one
@@ -52,6 +52,52 @@ export class RecordTooLargeError extends Error {
  */
 export function savedAtOf(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$10000+00:00");
+}
+
+/**
+ * The hashes of owned file references (uploaded through the slot flow) among `values`.
+ *
+ * @example
+ * ```ts
+ * ownedHashes({ photo: { owned: true, hash: "ab…" }, name: "Ada" }); // ["ab…"]
+ * ```
+ */
+export function ownedHashes(values: Record<string, unknown>): string[] {
+  const out = new Set<string>();
+  for (const value of Object.values(values)) {
+    const ref = value as { owned?: unknown; hash?: unknown } | null;
+    if (ref && typeof ref === "object" && ref.owned === true && typeof ref.hash === "string") {
+      out.add(ref.hash);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The name a record's claims on its files carry at the relay.
+ *
+ * @example
+ * ```ts
+ * recordClaimant("f12", "a1b2"); // "f12/a1b2"
+ * ```
+ */
+export function recordClaimant(formId: string, recordId: string): string {
+  return `${formId}/${recordId}`;
+}
+
+/**
+ * Adds a release of `hashes` (files `recordId` no longer refers to) to `op`, when any; see
+ * `file_release.ts`.
+ */
+export function addFileRelease(
+  op: Deno.AtomicOperation,
+  formId: string,
+  recordId: string,
+  hashes: string[],
+): void {
+  if (hashes.length === 0) return;
+  const row: VaultFileReleaseRow = { formId, recordId, hashes };
+  op.set(vaultKeys.fileRelease(newEventId()), row);
 }
 
 /** Values up to this many JSON bytes live in the record's head row (one write less). */
@@ -95,6 +141,7 @@ export function addRecordWrite(
   const inline = bytes <= INLINE_VALUES_BYTES;
   const parts = inline ? 0 : setLargeValue(op, valuesKey, write.values);
   for (let i = parts; i < (current?.parts ?? 0); i++) op.delete([...valuesKey, i]);
+  const files = ownedHashes(write.values);
   const row: VaultRecordRow = {
     recordId: write.recordId,
     formId: write.formId,
@@ -105,8 +152,13 @@ export function addRecordWrite(
     appliedVersion: write.appliedVersion,
     ...(inline ? { values: write.values } : {}),
     parts,
+    ...(files.length > 0 ? { files } : {}),
   };
   op.set(vaultKeys.record(write.formId, write.recordId), row);
+  if (current) {
+    const dropped = (current.files ?? []).filter((hash) => !files.includes(hash));
+    addFileRelease(op, write.formId, write.recordId, dropped);
+  } else op.set(vaultKeys.recordTime(write.formId, row.createdAt, write.recordId), true);
   return emit(op, current ? "update" : "insert", row, write.values);
 }
 
@@ -219,17 +271,20 @@ export async function commitRecordChange(
 }
 
 /**
- * Deletes a record with its `delete` event. A submission's record leaves its head as a
- * tombstone (no values), so a late re-delivery of the same envelope does not bring it back.
+ * Deletes a record with its `delete` event, and queues the release of its files (see
+ * `file_release.ts`). A submission's record leaves its head as a tombstone (no values, no
+ * files), so a late re-delivery of the same envelope does not bring it back.
  */
 export async function deleteRecord(kv: Deno.Kv, formId: string, recordId: string): Promise<void> {
   await commitRecordChange(kv, formId, recordId, async (op, current) => {
     if (!current) throw notFound(formId, recordId);
     const { values } = await recordOf(kv, current);
     deleteLargeValue(op, vaultKeys.recordValues(formId, recordId), current.parts);
+    op.delete(vaultKeys.recordTime(formId, current.createdAt, recordId));
+    addFileRelease(op, formId, recordId, current.files ?? []);
     const key = vaultKeys.record(formId, recordId);
     if (current.submissionId) {
-      const { values: _values, ...head } = current;
+      const { values: _values, files: _files, ...head } = current;
       op.set(key, { ...head, parts: 0, deletedAt: new Date().toISOString() });
     } else op.delete(key);
     return emit(op, "delete", { ...current, savedAt: savedAtOf(new Date()) }, values);

@@ -46,8 +46,13 @@ export interface RelayLink {
    * ack commit together. Null over HTTP, where the vault calls {@link ack} after its commit.
    */
   readonly addAck: ((op: Deno.AtomicOperation, fp: string, item: AckEntry) => void) | null;
-  /** Claims uploaded files (by hash) of relay user `relayUserId` so the orphan sweep keeps them. */
-  claim(relayUserId: string, hashes: string[]): Promise<void>;
+  /**
+   * Claims uploaded files (by hash) of relay user `relayUserId` for `claimant` (the record
+   * `{formId}/{recordId}`) so the orphan sweep keeps them.
+   */
+  claim(relayUserId: string, hashes: string[], claimant: string): Promise<void>;
+  /** Releases `claimant`'s claims: files nobody claims any more go to the orphan sweep. */
+  release(relayUserId: string, hashes: string[], claimant: string): Promise<void>;
   /**
    * A fresh pre-signed GET URL, valid `lifetimeSeconds`, of the uploaded file `hash` of relay
    * user `relayUserId`; null when the relay does not store it.
@@ -61,7 +66,8 @@ export interface RelayLink {
 
 /** The relay's uploaded files, in-process (src/blobs `Blobs`): claims and read URLs. */
 export interface LocalBlobs {
-  claim(userId: string, hashes: string[]): Promise<unknown>;
+  claim(userId: string, hashes: string[], claimant: string): Promise<unknown>;
+  release(userId: string, hashes: string[], claimant: string): Promise<unknown>;
   readUrl(
     key: { userId: string; hash: string },
     options: { lifetimeSeconds: number },
@@ -119,8 +125,12 @@ export class LocalRelayLink implements RelayLink {
 
   readonly addAck: RelayLink["addAck"] = addAck;
 
-  async claim(relayUserId: string, hashes: string[]): Promise<void> {
-    await this.blobs?.claim(relayUserId, hashes);
+  async claim(relayUserId: string, hashes: string[], claimant: string): Promise<void> {
+    await this.blobs?.claim(relayUserId, hashes, claimant);
+  }
+
+  async release(relayUserId: string, hashes: string[], claimant: string): Promise<void> {
+    await this.blobs?.release(relayUserId, hashes, claimant);
   }
 
   async blobReadUrl(relayUserId: string, hash: string, lifetimeSeconds: number) {
@@ -226,9 +236,17 @@ export class HttpRelayLink implements RelayLink {
 
   readonly addAck = null;
 
-  async claim(_relayUserId: string, hashes: string[]): Promise<void> {
+  async claim(_relayUserId: string, hashes: string[], claimant: string): Promise<void> {
+    await this.#inPages("/owner/blobs/claim", hashes, claimant);
+  }
+
+  async release(_relayUserId: string, hashes: string[], claimant: string): Promise<void> {
+    await this.#inPages("/owner/blobs/release", hashes, claimant);
+  }
+
+  async #inPages(path: string, hashes: string[], claimant: string): Promise<void> {
     for (let i = 0; i < hashes.length; i += 1000) {
-      await this.#call("POST", "/owner/blobs/claim", { hashes: hashes.slice(i, i + 1000) });
+      await this.#call("POST", path, { hashes: hashes.slice(i, i + 1000), claimant });
     }
   }
 

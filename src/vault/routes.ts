@@ -14,7 +14,8 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { jsonBody } from "../http/body.ts";
 import type { AuthEnv } from "../relay/auth.ts";
 import { requireToken } from "../relay/auth.ts";
-import { deleteRecord, getRecord, listRecords } from "./records.ts";
+import { getRecord, listRecords } from "./records.ts";
+import { MAX_RETENTION_DAYS } from "./retention.ts";
 import type { Vault } from "./service.ts";
 
 const security = [{ ownerToken: [] }];
@@ -47,6 +48,9 @@ const FormSchema = z.object({
   updatedAt: z.string(),
   title: z.string(),
   fields: Fields,
+  retentionDays: z.number().int().nullable().openapi({
+    description: "Records older than this many days are deleted; null: kept",
+  }),
 }).openapi("VaultForm");
 
 const VersionSchema = z.object({
@@ -188,6 +192,34 @@ const r = {
     responses: {
       200: json(FormSchema, "The new version"),
       400: error("Malformed fields"),
+      404: error("Unknown form"),
+    },
+  }),
+  formSettings: createRoute({
+    method: "patch",
+    path: "/vault/forms/{formId}",
+    tags,
+    security,
+    summary: "Change a form's settings (no new schema version): retentionDays",
+    request: {
+      params: z.object({ formId: FormIdParam }),
+      body: {
+        ...json(
+          z.strictObject({
+            retentionDays: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable().openapi({
+              description:
+                `Delete records older than this many days (1 to ${MAX_RETENTION_DAYS}); ` +
+                "null turns retention off",
+            }),
+          }),
+          "The settings to change",
+        ),
+        required: true,
+      },
+    },
+    responses: {
+      200: json(FormSchema, "The form"),
+      400: error("Malformed settings"),
       404: error("Unknown form"),
     },
   }),
@@ -416,6 +448,11 @@ export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
     if (!publish) return c.json(form, 200);
     return c.json((await vault.publish(userId, formId)).form, 200);
   });
+  app.openapi({ ...r.formSettings, middleware: mw }, async (c) => {
+    const { formId } = c.req.valid("param");
+    const { retentionDays } = c.req.valid("json");
+    return c.json(await vault.forms.setRetention(c.var.token.userId!, formId, retentionDays), 200);
+  });
   app.openapi(r.versions, async (c) => {
     const { formId } = c.req.valid("param");
     return c.json({ items: await vault.forms.versions(c.var.token.userId!, formId) }, 200);
@@ -453,8 +490,7 @@ export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
   });
   app.openapi(r.deleteRecord, async (c) => {
     const { formId, recordId } = c.req.valid("param");
-    await vault.forms.get(c.var.token.userId!, formId);
-    await deleteRecord(kv, formId, recordId);
+    await vault.deleteRecord(c.var.token.userId!, formId, recordId);
     return c.body(null, 204);
   });
   app.openapi(r.listQuarantine, async (c) => {

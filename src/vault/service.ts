@@ -14,13 +14,17 @@ import { deleteLargeValue } from "../store/large_value.ts";
 import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
 import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 import type { VaultKeys } from "./keys.ts";
+import { PeriodicTask } from "../blobs/index.ts";
+import { addQuarantineRelease, releaseFiles, type ReleaseResult } from "./file_release.ts";
 import {
   addRecordWrite,
   commitRecordChange,
+  deleteRecord,
   getRecord,
   RecordTooLargeError,
   type VaultRecord,
 } from "./records.ts";
+import { sweepRetention } from "./retention.ts";
 import type { PresignedUrl, RelayLink } from "./relay_link.ts";
 
 /** The first-run demo form, kept so `serve` can print it on every start. */
@@ -41,6 +45,11 @@ export const DEMO_FIELDS: FieldDef[] = [
   { id: "photo", label: "Photo", kind: "image", accept: ["image/*"] },
 ];
 
+/** The vault's options: ingest's, and who hears of deleted records (metrics). */
+export interface VaultOptions extends IngestOptions {
+  onRecordsDeleted?: (reason: "owner" | "retention", count: number) => void;
+}
+
 /**
  * The owner side of Sealpost.
  *
@@ -53,15 +62,59 @@ export const DEMO_FIELDS: FieldDef[] = [
 export class Vault {
   readonly forms: VaultForms;
   readonly ingest: Ingestor;
+  #maintenance: PeriodicTask | null = null;
 
   constructor(
     readonly kv: Deno.Kv,
     readonly keys: VaultKeys,
     readonly link: RelayLink,
-    options: IngestOptions,
+    private readonly options: VaultOptions,
   ) {
     this.forms = new VaultForms(kv);
     this.ingest = new Ingestor(kv, link, keys, this.forms, options);
+  }
+
+  /** Deletes a record of `userId`'s form (its `delete` event), then releases its files. */
+  async deleteRecord(userId: string, formId: string, recordId: string): Promise<void> {
+    await this.forms.get(userId, formId);
+    await deleteRecord(this.kv, formId, recordId);
+    this.options.onRecordsDeleted?.("owner", 1);
+    await this.#releaseFiles();
+  }
+
+  /**
+   * One maintenance pass at `nowMs`: the retention sweep, then every pending file release
+   * (of deletes, of updates that dropped files, and of passes the relay missed).
+   */
+  async maintain(nowMs = Date.now()): Promise<{ deleted: number; released: ReleaseResult }> {
+    const deleted = await sweepRetention(this.kv, nowMs);
+    if (deleted > 0) this.options.onRecordsDeleted?.("retention", deleted);
+    return { deleted, released: await this.#releaseFiles() };
+  }
+
+  /** Runs {@link maintain} every `intervalMs` until {@link stopMaintenance}. */
+  startMaintenance(intervalMs: number): void {
+    this.#maintenance ??= new PeriodicTask(
+      () => this.maintain(),
+      intervalMs,
+      (err) => this.options.log?.(`Retention sweep: ${(err as Error).message}`),
+    );
+    this.#maintenance.start();
+  }
+
+  /** Stops the periodic maintenance, waiting for a pass in progress. */
+  async stopMaintenance(): Promise<void> {
+    await this.#maintenance?.stop();
+  }
+
+  async #releaseFiles(): Promise<ReleaseResult> {
+    const result = await releaseFiles(this.kv, this.link);
+    if (result.failed > 0) {
+      this.options.log?.(
+        `File release: ${result.failed} left for the next pass (${result.error})`,
+      );
+    }
+    return result;
   }
 
   /**
@@ -279,7 +332,12 @@ export class Vault {
     if (!row) throw new ApiError(404, "quarantine_not_found", `No quarantined envelope "${id}"`);
     const op = this.kv.atomic().delete(vaultKeys.quarantine(id));
     deleteLargeValue(op, vaultKeys.quarantineDataOf(id), row.parts);
-    await op.commit();
+    // The files it claimed go back to the relay's sweep, unless its record refers to them.
+    await addQuarantineRelease(this.kv, this.keys, row, op);
+    if (!(await op.commit()).ok) {
+      throw new ApiError(409, "conflict", `The record of "${id}" changed meanwhile; try again`);
+    }
+    await this.#releaseFiles();
   }
 
   /**

@@ -9,7 +9,7 @@ import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
 import { HttpRelayLink, type LocalBlobs, LocalRelayLink } from "./relay_link.ts";
-import { Vault } from "./service.ts";
+import { Vault, type VaultOptions } from "./service.ts";
 
 /** What the process gives the vault. */
 export interface VaultSetup {
@@ -20,6 +20,10 @@ export interface VaultSetup {
   /** `SEALPOST_PASSPHRASE` and `SEALPOST_RELAY_TOKEN`, usually `Deno.env.toObject()`. */
   env: Record<string, string>;
   log?: (message: string) => void;
+  /** Told of each envelope ingest settled (metrics). */
+  observe?: VaultOptions["observe"];
+  /** Told of deleted records (metrics). */
+  onRecordsDeleted?: VaultOptions["onRecordsDeleted"];
 }
 
 /**
@@ -64,5 +68,7 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
     batchSize: config.vault.ingest_batch_size,
     pollIntervalMs: config.vault.poll_interval_seconds * 1000,
     log: setup.log,
+    observe: setup.observe,
+    onRecordsDeleted: setup.onRecordsDeleted,
   });
 }

@@ -81,6 +81,8 @@ export interface WebhookEngineOptions {
   resolve?: Resolver;
   /** Where log lines go (default stderr). Lines carry ids and statuses, never secrets. */
   log?: (line: string) => void;
+  /** Told of each attempt's outcome (metrics). */
+  onAttempt?: (outcome: AttemptResult["outcome"]) => void;
   /** Randomness of the jitter (default `Math.random`). */
   random?: () => number;
   /** Record events held in memory at most; the rest wait in the outbox (default 10,000). */
@@ -225,6 +227,7 @@ export class WebhookEngine {
   #scanning = false;
   /** Configurations flagged `blocked`, with the event that waits (the flag goes with it). */
   #blocked = new Map<string, string>();
+  #onAttempt: WebhookEngineOptions["onAttempt"];
 
   constructor(options: WebhookEngineOptions) {
     this.store = options.store;
@@ -235,6 +238,7 @@ export class WebhookEngine {
     this.#resolve = options.resolve;
     this.#log = options.log ?? ((line) => console.error(line));
     this.#random = options.random ?? Math.random;
+    this.#onAttempt = options.onAttempt;
     this.#maxWaiting = options.maxWaiting ?? 10_000;
     this.#maxActive = options.maxActive ?? 512;
     this.#limiter = new KeyedLimiter();
@@ -819,6 +823,7 @@ export class WebhookEngine {
     result: AttemptResult,
     stored: boolean,
   ): { apply(op: Deno.AtomicOperation): void; after(): void } {
+    this.#onAttempt?.(result.outcome);
     const nowMs = Date.now();
     const now = new Date(nowMs).toISOString();
     const n = row.attempts + 1;

@@ -243,6 +243,24 @@ Deno.test("orphans: unclaimed uploads are swept; claimed ones stay; claim API", 
     const read = await readUrl(inst, sha256(kept));
     assert.equal(read.status, 200);
     assert.deepEqual(await (await fetch(read.body.url)).bytes(), kept);
+
+    // Release API: only the claimant's claim goes; the last one hands the file to the sweep.
+    const releaseUrl = `${inst.url}/owner/blobs/release`;
+    const release = (json: unknown) =>
+      call(releaseUrl, { method: "POST", token: inst.credentials.ownerToken, json });
+    const badClaimant = await release({ hashes: [sha256(kept)], claimant: "two words" });
+    assert.equal(badClaimant.status, 400);
+    assert.equal(badClaimant.body.error.field, "claimant");
+    assert.deepEqual((await release({ hashes: [sha256(kept)], claimant: "f1/r9" })).body, {
+      unclaimed: [],
+    });
+    assert.deepEqual((await release({ hashes: [sha256(kept)] })).body, {
+      unclaimed: [sha256(kept)],
+    });
+    while ((await readUrl(inst, sha256(kept))).status !== 404) {
+      assert.ok(Date.now() < deadline + 10_000, "the released file was not swept within 10 s");
+      await new Promise((r) => setTimeout(r, 200));
+    }
   } finally {
     await inst.close();
   }

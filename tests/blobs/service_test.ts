@@ -110,15 +110,15 @@ Deno.test("orphans: unclaimed blobs go after the grace period, claimed ones stay
     await t.put(orphan);
     await t.put(refreshed);
     assert.deepEqual(
-      await t.blobs.claim("u1", [sha256(kept), sha256(kept), "0".repeat(64)]),
+      await t.blobs.claim("u1", [sha256(kept), sha256(kept), "0".repeat(64)], "f1/r1"),
       { claimed: [sha256(kept)], missing: ["0".repeat(64)] },
     );
-    assert.deepEqual(await t.blobs.claim("u1", [sha256(kept)]), {
+    assert.deepEqual(await t.blobs.claim("u1", [sha256(kept)], "f1/r1"), {
       claimed: [sha256(kept)],
       missing: [],
     });
     // Another user cannot claim u1's blob.
-    assert.deepEqual(await t.blobs.claim("u2", [sha256(orphan)]), {
+    assert.deepEqual(await t.blobs.claim("u2", [sha256(orphan)], "f1/r1"), {
       claimed: [],
       missing: [sha256(orphan)],
     });
@@ -141,6 +141,43 @@ Deno.test("orphans: unclaimed blobs go after the grace period, claimed ones stay
     assert.deepEqual(index, []);
     // A swept blob can be uploaded again.
     assert.equal((await t.put(orphan)).created, true);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("release: a shared file stays claimed until its last claimant releases it, then is swept", async () => {
+  const t = await setup({ orphan_grace_seconds: 3600 });
+  try {
+    const shared = random(500);
+    const own = random(700);
+    const hash = sha256(shared);
+    await t.put(shared);
+    await t.put(own);
+    const meta = async () => (await t.kv.get<{ claims: number }>(blobKeys.meta("u1", hash))).value;
+    await t.blobs.claim("u1", [hash, sha256(own)], "f1/r1");
+    await t.blobs.claim("u1", [hash], "f1/r2");
+    await t.blobs.claim("u1", [hash], "f1/r2"); // idempotent: one claimant counts once
+    assert.equal((await meta())!.claims, 2);
+    t.clock.now += 2 * 3600 * 1000;
+    // The first record goes: its own file is unclaimed, the shared one still held by r2.
+    assert.deepEqual(await t.blobs.release("u1", [hash, sha256(own)], "f1/r1"), {
+      unclaimed: [sha256(own)],
+    });
+    assert.deepEqual(await t.blobs.release("u1", [hash], "f1/r1"), { unclaimed: [] }, "again");
+    assert.equal((await meta())!.claims, 1);
+    // Released files get the grace period again (an envelope on its way may still claim).
+    assert.deepEqual(await t.blobs.sweep(), { deleted: 0, bytes: 0 });
+    t.clock.now += 3600 * 1000 + 1;
+    assert.deepEqual(await t.blobs.sweep(), { deleted: 1, bytes: 700 });
+    assert.equal(await t.store.size({ userId: "u1", hash: sha256(own) }), null);
+    assert.equal(await t.store.size({ userId: "u1", hash }), 500, "still claimed by r2");
+    assert.deepEqual(await t.blobs.release("u1", [hash], "f1/r2"), { unclaimed: [hash] });
+    t.clock.now += 3600 * 1000 + 1;
+    assert.deepEqual(await t.blobs.sweep(), { deleted: 1, bytes: 500 });
+    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 0, count: 0 });
+    const left = await Array.fromAsync(t.kv.list({ prefix: ["blobs"] }));
+    assert.deepEqual(left.map((e) => e.key[1]), ["usage"], "no claim rows or index left");
   } finally {
     await t.close();
   }

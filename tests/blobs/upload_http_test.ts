@@ -76,6 +76,7 @@ Deno.test("POST /submissions/upload-slot: 200 {url, key, expiresAtUtc}; every 40
           ["/blobs/{userId}/{hash}", "get"],
           ["/submissions/blob/{recipientUserId}/{hash}", "get"],
           ["/owner/blobs/claim", "post"],
+          ["/owner/blobs/release", "post"],
         ]
       ) {
         assert.ok(doc.body.paths[path]?.[method], `${method} ${path}`);

@@ -67,9 +67,9 @@ class WatchedLink extends LocalRelayLink {
     return await super.pull(fp, after, limit);
   }
 
-  override async claim(relayUserId: string, hashes: string[]) {
+  override async claim(relayUserId: string, hashes: string[], claimant: string) {
     this.claims.push(hashes);
-    await super.claim(relayUserId, hashes);
+    await super.claim(relayUserId, hashes, claimant);
   }
 
   override async ack(fp: string, acks: number[]) {

@@ -126,3 +126,40 @@ Deno.test("Vault.blobReadUrl: through the form's database to the relay; unknown 
     await inst.close();
   }
 });
+
+Deno.test("relay links: claim and release count per claimant, over HTTP and in-process", async (t) => {
+  const inst = await startInstance();
+  try {
+    const userId = inst.credentials.userId;
+    const links: [string, RelayLink][] = [
+      ["HttpRelayLink", new HttpRelayLink(inst.url, inst.credentials.ownerToken)],
+      ["LocalRelayLink", inst.server.vault!.link],
+    ];
+    for (const [name, link] of links) {
+      await t.step(name, async () => {
+        const bytes = random(500);
+        const hash = sha256(bytes);
+        assert.equal((await upload(inst, bytes)).put.status, 201);
+        const stillClaimed = async () =>
+          (await inst.server.blobs!.claim(userId, [hash], "probe")).claimed.length === 1 &&
+          (await inst.server.blobs!.release(userId, [hash], "probe")).unclaimed.length === 0;
+        await link.claim(userId, [hash], "fA/r1");
+        await link.claim(userId, [hash], "fA/r2");
+        await link.release(userId, [hash], "fA/r1");
+        assert.ok(await stillClaimed(), "still claimed by fA/r2");
+        await link.release(userId, [hash], "fA/r2");
+        const { unclaimed } = await inst.server.blobs!.release(userId, [hash], "fA/r2");
+        assert.deepEqual(unclaimed, [], "released already");
+        const again = await inst.server.blobs!.claim(userId, [hash], "probe");
+        assert.deepEqual(again.claimed, [hash]);
+        assert.deepEqual(
+          (await inst.server.blobs!.release(userId, [hash], "probe")).unclaimed,
+          [hash],
+          "the probe was the only claim left",
+        );
+      });
+    }
+  } finally {
+    await inst.close();
+  }
+});

@@ -1,0 +1,207 @@
+/**
+ * The service's metric families (all named `sealpost_*`), what feeds the counters, and the
+ * collectors that read the store at scrape time. See docs/operations.md for every series.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import {
+  blobKeys,
+  type BlobUsageRow,
+  keys,
+  type QueueRow,
+  vaultKeys,
+  webhookKeys,
+} from "../store/keys.ts";
+import { KV_FILE } from "../store/kv.ts";
+import { VERSION } from "../version.ts";
+import { KeyCounter } from "./key_count.ts";
+import { Registry } from "./registry.ts";
+
+/** Counts stop here (per queue, per family), so a scrape does bounded work. */
+export const COUNT_CAP = 10_000;
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
+
+/** What an intake request (submit or amend) came to. */
+export type IntakeKind = "submit" | "amend";
+
+/** Where the collectors read: the store and its file, and which halves this process runs. */
+export interface MetricsSources {
+  kv: Deno.Kv;
+  dataDir: string;
+  /** The process holds the relay's queues and blobs (roles `all` and `relay`). */
+  relay: boolean;
+  /** The process holds the vault's quarantine and webhook deliveries (roles `all`, `vault`). */
+  vault: boolean;
+}
+
+/**
+ * The metrics of one running instance.
+ *
+ * @example
+ * ```ts
+ * const metrics = new ServiceMetrics({ kv, dataDir: "./data", relay: true, vault: true });
+ * metrics.request("GET", "/healthz", 200, 0.001);
+ * const text = await metrics.render();
+ * ```
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly #counter: KeyCounter;
+  readonly #requests = this.registry.counter(
+    "sealpost_http_requests_total",
+    "HTTP requests served, by method, route template and status",
+  );
+  readonly #durations = this.registry.histogram(
+    "sealpost_http_request_duration_seconds",
+    "Time to the response head, by route template",
+    SECONDS_BUCKETS,
+  );
+  readonly #accepted = this.registry.counter(
+    "sealpost_intake_accepted_total",
+    "Envelopes accepted by the intake (kind: submit or amend)",
+  );
+  readonly #rejected = this.registry.counter(
+    "sealpost_intake_rejected_total",
+    "Intake requests refused, by kind and error code",
+  );
+  readonly #depth = this.registry.gauge(
+    "sealpost_queue_depth",
+    `Envelopes waiting in a recipient's queue (counted up to ${COUNT_CAP})`,
+  );
+  readonly #oldest = this.registry.gauge(
+    "sealpost_queue_oldest_age_seconds",
+    "Age of the oldest envelope waiting in a recipient's queue (0 when empty)",
+  );
+  readonly #lag = this.registry.histogram(
+    "sealpost_ingest_lag_seconds",
+    "Time from an envelope's arrival at the relay to the vault settling it",
+    LAG_BUCKETS,
+  );
+  readonly #ingested = this.registry.counter(
+    "sealpost_ingest_envelopes_total",
+    "Envelopes the vault settled, by outcome (record, quarantined, duplicate)",
+  );
+  readonly #saved = this.registry.counter(
+    "sealpost_records_saved_total",
+    "Records inserted or updated from submissions",
+  );
+  readonly #deleted = this.registry.counter(
+    "sealpost_records_deleted_total",
+    "Records deleted, by reason (owner or retention)",
+  );
+  readonly #quarantine = this.registry.gauge(
+    "sealpost_quarantine_envelopes",
+    `Envelopes in quarantine, waiting for the owner (counted up to ${COUNT_CAP})`,
+  );
+  readonly #attempts = this.registry.counter(
+    "sealpost_webhook_attempts_total",
+    "Webhook delivery attempts, by outcome (delivered, transient, permanent)",
+  );
+  readonly #backlog = this.registry.gauge(
+    "sealpost_webhook_retry_backlog",
+    `Webhook deliveries pending an attempt (counted up to ${COUNT_CAP})`,
+  );
+  readonly #failed = this.registry.gauge(
+    "sealpost_webhook_deliveries_failed",
+    `Webhook deliveries failed for good, until retried (counted up to ${COUNT_CAP})`,
+  );
+  readonly #blobBytes = this.registry.gauge("sealpost_blob_bytes", "Bytes of stored blobs");
+  readonly #blobCount = this.registry.gauge("sealpost_blobs", "Stored blobs");
+  readonly #memory = this.registry.gauge(
+    "sealpost_process_memory_bytes",
+    "Process memory (Deno.memoryUsage), by kind: rss, heap_total, heap_used, external",
+  );
+  readonly #info = this.registry.gauge("sealpost_build_info", "The running version (always 1)");
+
+  constructor(private readonly sources: MetricsSources) {
+    this.#counter = new KeyCounter(join(sources.dataDir, KV_FILE));
+    this.#info.set({ version: VERSION }, 1);
+    this.registry.collect(() => this.#collectMemory());
+    if (sources.relay) this.registry.collect(() => this.#collectRelay());
+    if (sources.vault) this.registry.collect(() => this.#collectVault());
+  }
+
+  /** Counts one served request. */
+  request(method: string, route: string, status: number, seconds: number): void {
+    this.#requests.inc({ method, route, status: String(status) });
+    this.#durations.observe({ route }, seconds);
+  }
+
+  /** Counts one intake request: accepted (`code` null) or refused with error `code`. */
+  intake(kind: IntakeKind, code: string | null): void {
+    if (code === null) this.#accepted.inc({ kind });
+    else this.#rejected.inc({ kind, reason: code });
+  }
+
+  /** Counts one envelope the vault settled, received at `receivedAt` (ISO time). */
+  ingested(outcome: "record" | "quarantined" | "duplicate", receivedAt: string): void {
+    this.#ingested.inc({ outcome });
+    if (outcome === "record") this.#saved.inc();
+    const lag = (Date.now() - Date.parse(receivedAt)) / 1000;
+    if (Number.isFinite(lag)) this.#lag.observe({}, Math.max(0, lag));
+  }
+
+  /** Counts `count` deleted records. */
+  recordsDeleted(reason: "owner" | "retention", count = 1): void {
+    this.#deleted.inc({ reason }, count);
+  }
+
+  /** Counts one webhook attempt. */
+  webhookAttempt(outcome: "delivered" | "transient" | "permanent"): void {
+    this.#attempts.inc({ outcome });
+  }
+
+  /** Every family in the text exposition format, gauges read now. */
+  render(): Promise<string> {
+    return this.registry.render();
+  }
+
+  /** Closes the collectors' read-only connection to the store file. */
+  close(): void {
+    this.#counter.close();
+  }
+
+  #collectMemory(): void {
+    const usage = Deno.memoryUsage();
+    this.#memory.set({ kind: "rss" }, usage.rss);
+    this.#memory.set({ kind: "heap_total" }, usage.heapTotal);
+    this.#memory.set({ kind: "heap_used" }, usage.heapUsed);
+    this.#memory.set({ kind: "external" }, usage.external);
+  }
+
+  async #collectRelay(): Promise<void> {
+    const { kv } = this.sources;
+    this.#depth.clear();
+    this.#oldest.clear();
+    const now = Date.now();
+    for await (const entry of kv.list({ prefix: keys.recipientsAll() })) {
+      const fingerprint = String(entry.key[1]);
+      const labels = { fingerprint };
+      this.#depth.set(labels, this.#counter.count(keys.queueOf(fingerprint), COUNT_CAP));
+      let oldest = 0;
+      for await (
+        const head of kv.list<QueueRow>({ prefix: keys.queueOf(fingerprint) }, { limit: 1 })
+      ) {
+        oldest = Math.max(0, (now - Date.parse(head.value.receivedAt)) / 1000);
+      }
+      this.#oldest.set(labels, oldest);
+    }
+    let bytes = 0;
+    let count = 0;
+    for await (const entry of kv.list<BlobUsageRow>({ prefix: blobKeys.usageAll() })) {
+      bytes += entry.value.bytes;
+      count += entry.value.count;
+    }
+    this.#blobBytes.set({}, bytes);
+    this.#blobCount.set({}, count);
+  }
+
+  #collectVault(): void {
+    this.#quarantine.set({}, this.#counter.count(vaultKeys.quarantineAll(), COUNT_CAP));
+    this.#backlog.set({}, this.#counter.count(webhookKeys.pendingAll(), COUNT_CAP));
+    this.#failed.set({}, this.#counter.count(webhookKeys.failedAll(), COUNT_CAP));
+  }
+}
