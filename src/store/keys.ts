@@ -191,10 +191,8 @@ export interface WebhookDeliveryRow {
   /** Parts of a body too large for the ref under `webhookKeys.body` (0 otherwise). */
   bodyParts: number;
   bodyBytes: number;
-  /** Attempts made so far, over every round. */
+  /** Attempts made so far, over every round (each logged under `webhookKeys.attempt`). */
   attempts: number;
-  /** The newest attempts (at most `MAX_LOGGED_ATTEMPTS`), oldest first. */
-  log: WebhookAttemptRow[];
   /** Index in the retry schedule of the next attempt (a manual retry starts over at 0). */
   round: number;
   /** Names the one attempt message that may act on this delivery; stale messages are dropped. */
@@ -239,6 +237,9 @@ export const webhookKeys = {
   deliveriesOf: (webhookId: string) => ["webhooks", "deliveries", webhookId] as const,
   /** deliveryId → a {@linkcode WebhookDeliveryRef}. */
   deliveryWebhook: (deliveryId: string) => ["webhooks", "delivery_webhooks", deliveryId] as const,
+  /** Attempt `n` (1-based) of a delivery: a {@linkcode WebhookAttemptRow}, written once. */
+  attempt: (deliveryId: string, n: number) => ["webhooks", "attempts", deliveryId, n] as const,
+  attemptsOf: (deliveryId: string) => ["webhooks", "attempts", deliveryId] as const,
   /** Body part `index` of a delivery (raw bytes). */
   body: (deliveryId: string, index: number) => ["webhooks", "bodies", deliveryId, index] as const,
   /** A configuration's failed deliveries. */

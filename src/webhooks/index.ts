@@ -8,8 +8,11 @@
  *   (service default JSON, JSON template, XML template, form-encoded).
  * - `request.ts`, `send.ts`, `outcome.ts`, `guard.ts`: the request with its signatures, one
  *   attempt, its classification, Retry-After, and the optional private-network guard.
- * - `engine.ts` and `store.ts`: deliveries, at least once: record events from the outbox,
- *   the first attempt at once, later attempts as Deno KV queue messages.
+ * - `transition.ts`: a delivery's life as a pure transition (state, input) → (state, effects);
+ *   `engine.ts` wires its runners: `outbox.ts` (record events from the outbox), `fanout.ts`
+ *   (one delivery per configuration, each committed on its own), `dispatcher.ts` (attempts:
+ *   the first at once, later ones as Deno KV queue messages), `scheduler.ts` (a transition's
+ *   atomic write), `sweeper.ts` (lost messages re-armed); `store.ts` reads and removes.
  * - `routes.ts`: the owner API.
  *
  * The vault emits record events with `emitRecordEvent` (src/events/record_event.ts) in the
@@ -59,7 +62,13 @@ export {
 export { buildRequest, type OutboundRequest, signBody, standardSignature } from "./request.ts";
 export { type WebhookRouteDeps, webhookRoutes } from "./routes.ts";
 export { type AttemptResult, sendRequest } from "./send.ts";
-export { WebhookStore } from "./store.ts";
+export { MAX_LOGGED_ATTEMPTS, WebhookStore } from "./store.ts";
+export {
+  type DeliveryEffect,
+  type DeliveryInput,
+  transition,
+  type TransitionContext,
+} from "./transition.ts";
 export {
   type BlobUrlResolver,
   formatSavedAt,

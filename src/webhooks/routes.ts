@@ -418,7 +418,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
     const entry = await ownDelivery(c.req.valid("param").deliveryId, c.var.token.userId!);
     return c.json(
-      { delivery: deliveryView(entry.value), attempts: entry.value.log.map(attemptView) },
+      {
+        delivery: deliveryView(entry.value),
+        attempts: (await store.attempts(entry.value.id)).map(attemptView),
+      },
       200,
     );
   });

@@ -10,6 +10,7 @@
 import { concatBytes } from "../crypto/encoding.ts";
 import { ApiError } from "../http/errors.ts";
 import {
+  type WebhookAttemptRow,
   type WebhookConfigRow,
   type WebhookDeliveryRef,
   type WebhookDeliveryRow,
@@ -22,6 +23,9 @@ export interface DeliveryPage {
   items: WebhookDeliveryRow[];
   nextCursor: string | null;
 }
+
+/** Attempt rows a delivery keeps (the newest; older ones are deleted as new ones come). */
+export const MAX_LOGGED_ATTEMPTS = 50;
 
 /** Deno KV's `getMany` reads at most 10 keys. */
 const GET_MANY = 10;
@@ -151,7 +155,19 @@ export class WebhookStore {
       k.pending(row.id),
     ];
     for (let i = 0; i < row.bodyParts; i++) keys.push(k.body(row.id, i));
+    for (let n = Math.max(1, row.attempts - MAX_LOGGED_ATTEMPTS + 1); n <= row.attempts; n++) {
+      keys.push(k.attempt(row.id, n));
+    }
     return keys;
+  }
+
+  /** The logged attempts of delivery `deliveryId` (the newest 50), oldest first. */
+  async attempts(deliveryId: string): Promise<WebhookAttemptRow[]> {
+    const rows: WebhookAttemptRow[] = [];
+    for await (
+      const entry of this.kv.list<WebhookAttemptRow>({ prefix: k.attemptsOf(deliveryId) })
+    ) rows.push(entry.value);
+    return rows;
   }
 
   /** The failure flag of `webhookId`, or null. */

@@ -140,6 +140,19 @@ export function formatSavedAt(date: Date): string {
   return date.toISOString().replace("Z", "0000+00:00");
 }
 
+/**
+ * Epoch milliseconds of a `_savedAt` timestamp (0 when unreadable).
+ *
+ * @example
+ * ```ts
+ * savedAtMs("1970-01-01T00:00:01.0000000+00:00"); // 1000
+ * ```
+ */
+export function savedAtMs(savedAt: string): number {
+  const ms = Date.parse(`${savedAt.slice(0, 23)}Z`);
+  return Number.isNaN(ms) ? 0 : ms;
+}
+
 function sampleValue(field: WebhookField, now: Date): unknown {
   switch (field.kind) {
     case "email":

@@ -1,0 +1,216 @@
+/**
+ * One record event becomes one delivery per configuration of its form that fires on it.
+ * The body is rendered once per delivery; each delivery makes its first attempt and commits
+ * on its own (a slow receiver holds back no other configuration's delivery). The event
+ * leaves the outbox with the last of its deliveries to be committed, or alone when none is
+ * left to carry it; a crash before that replays it, and a delivery that exists already is
+ * not written again (its id is the same on every replay): at least once.
+ *
+ * When an event cannot be rendered (its form's fields are unavailable), its configurations
+ * are flagged `blocked` until it goes through.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { utf8Encode } from "../crypto/encoding.ts";
+import type { RecordEvent, StoredRecordEvent } from "../events/record_event.ts";
+import {
+  keys,
+  type WebhookConfigRow,
+  type WebhookDeliveryRow,
+  type WebhookEvent,
+  type WebhookFlagRow,
+  webhookKeys as k,
+} from "../store/keys.ts";
+import { deleteLargeValue, MAX_LARGE_VALUE_BYTES } from "../store/large_value.ts";
+import type { GroupCommitter } from "../store/group_commit.ts";
+import type { Dispatcher, WebhookSettings } from "./dispatcher.ts";
+import type { FormSource } from "./forms.ts";
+import { renderBody } from "./render/index.ts";
+import { bodyPartsOf } from "./scheduler.ts";
+import type { WebhookStore } from "./store.ts";
+import { type BlobUrlResolver, type RenderInput, resolveValues, savedAtMs } from "./values.ts";
+
+/** Largest body a delivery can carry, in bytes. */
+export const MAX_BODY_BYTES = MAX_LARGE_VALUE_BYTES;
+
+const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
+  insert: "create",
+  update: "update",
+  delete: "delete",
+};
+
+/**
+ * The id of the delivery of event `eventId` to configuration `webhookId`: the same on every
+ * replay of the event (idempotent creation), ordered by the record's save time.
+ */
+function deliveryIdOf(event: RecordEvent, webhookId: string): string {
+  const time = savedAtMs(event.savedAt).toString(16).padStart(12, "0");
+  const hash = createHash("sha256").update(`${event.eventId}/${webhookId}`).digest("hex");
+  return time + hash.slice(0, 20);
+}
+
+/** What the fan-out needs. */
+export interface FanoutOptions {
+  store: WebhookStore;
+  forms: FormSource;
+  dispatcher: Dispatcher;
+  committer: GroupCommitter;
+  settings: WebhookSettings;
+  blobUrl?: BlobUrlResolver;
+}
+
+/**
+ * Turns record events into deliveries.
+ *
+ * @example
+ * ```ts
+ * const fanout = new Fanout({ store, forms, dispatcher, committer, settings });
+ * await fanout.loadBlocked();
+ * await fanout.process(stored);
+ * ```
+ */
+export class Fanout {
+  /** Configurations flagged `blocked`, with the event that waits (the flag goes with it). */
+  #blocked = new Map<string, string>();
+
+  constructor(private options: FanoutOptions) {}
+
+  /** Reads which configurations are flagged `blocked` (on start). */
+  async loadBlocked(): Promise<void> {
+    const kv = this.options.store.kv;
+    for await (const entry of kv.list<WebhookFlagRow>({ prefix: k.flagsAll() })) {
+      const { reason, eventId } = entry.value;
+      if (reason === "blocked" && eventId) this.#blocked.set(String(entry.key.at(-1)), eventId);
+    }
+  }
+
+  /** Makes the deliveries of one event and removes it from the outbox. */
+  async process({ event, parts }: StoredRecordEvent): Promise<void> {
+    const { store, forms, settings } = this.options;
+    const wanted = EVENT_OF[event.reason];
+    const configs = (await store.configsOf(event.formId)).filter((c) => c.events.includes(wanted));
+    let input: RenderInput | null = null;
+    if (event.reason !== "delete" && configs.length > 0) {
+      try {
+        input = await resolveValues(event, await forms.fields(event.formId, event.schemaVersion), {
+          blobUrl: this.options.blobUrl,
+          blobUrlLifetimeSeconds: settings.blob_url_lifetime_seconds,
+        });
+      } catch (err) {
+        await this.#flagBlocked(configs, event, err);
+        throw err; // The event stays in the outbox; the sweep takes it again.
+      }
+    }
+    const removeEvent = (op: Deno.AtomicOperation) =>
+      deleteLargeValue(op, keys.recordEvent(event.eventId), parts);
+    /** Deliveries not yet committed; the last one carries the event's removal. */
+    let open = configs.length;
+    let removed = false;
+    const outcomes = await Promise.allSettled(configs.map(async (config) => {
+      const { row, body } = this.#newDelivery(event, config, input);
+      const write = await this.options.dispatcher.first(config, row, body, MAX_BODY_BYTES);
+      const carry = open === 1;
+      const { ok } = await this.options.committer.commit({
+        lock: row.id,
+        checks: [{ key: k.delivery(config.id, row.id), versionstamp: null }],
+        apply: (op) => {
+          write.apply(op);
+          if (carry) removeEvent(op);
+        },
+        mutations: write.mutations + (carry ? parts : 0),
+        bytes: write.bytes,
+      });
+      open--;
+      if (carry && ok) removed = true;
+      if (ok) write.after();
+    }));
+    const failed = outcomes.find((o) => o.status === "rejected");
+    if (failed) throw failed.reason;
+    if (!removed) {
+      await this.options.committer.commit({
+        lock: event.eventId,
+        checks: [],
+        apply: removeEvent,
+        mutations: parts,
+        bytes: 0,
+      });
+    }
+    if (this.#blocked.size > 0) await this.#unflagBlocked(event.eventId);
+  }
+
+  /** The new delivery row of `event` to `config` and its body (null: none to send). */
+  #newDelivery(
+    event: RecordEvent,
+    config: WebhookConfigRow,
+    input: RenderInput | null,
+  ): { row: WebhookDeliveryRow; body: Uint8Array | null } {
+    const now = new Date().toISOString();
+    const row: WebhookDeliveryRow = {
+      id: deliveryIdOf(event, config.id),
+      webhookId: config.id,
+      formId: event.formId,
+      eventId: event.eventId,
+      recordId: event.recordId,
+      reason: event.reason,
+      savedAt: event.savedAt,
+      status: "pending",
+      contentType: "",
+      bodyParts: 0,
+      bodyBytes: 0,
+      attempts: 0,
+      round: 0,
+      token: "",
+      nextAttemptAt: null,
+      lastAttemptAt: null,
+      lastStatus: null,
+      lastError: null,
+      lastSnippet: null,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    };
+    if (!input) return { row, body: null };
+    const { body, contentType } = renderBody(config, input);
+    const bytes = utf8Encode(body);
+    row.contentType = contentType;
+    if (bytes.length <= MAX_BODY_BYTES) {
+      row.bodyParts = bodyPartsOf(bytes.length);
+      row.bodyBytes = bytes.length;
+    }
+    return { row, body: bytes };
+  }
+
+  /** Flags `configs` as blocked by `event`, which could not become deliveries (`err`). */
+  async #flagBlocked(configs: WebhookConfigRow[], event: RecordEvent, err: unknown) {
+    const flag: WebhookFlagRow = {
+      at: new Date().toISOString(),
+      deliveryId: null,
+      reason: "blocked",
+      eventId: event.eventId,
+      status: null,
+      error: `Record ${event.recordId} (event ${event.eventId}) waits, tried again every ` +
+        `minute: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000),
+    };
+    const op = this.options.store.kv.atomic();
+    for (const config of configs) {
+      op.set(k.flag(config.id), flag);
+      this.#blocked.set(config.id, event.eventId);
+    }
+    await op.commit();
+  }
+
+  /** Clears the `blocked` flags that event `eventId` set: it went through. */
+  async #unflagBlocked(eventId: string) {
+    const kv = this.options.store.kv;
+    for (const [webhookId, blocking] of this.#blocked) {
+      if (blocking !== eventId) continue;
+      this.#blocked.delete(webhookId);
+      const flag = await kv.get<WebhookFlagRow>(k.flag(webhookId));
+      // A failure flagged since then stays.
+      if (flag.value?.reason === "blocked" && flag.value.eventId === eventId) {
+        await kv.atomic().check(flag).delete(flag.key).commit();
+      }
+    }
+  }
+}
