@@ -8,6 +8,7 @@
 import type { Migration } from "./schema.ts";
 import {
   type SubmissionRow,
+  type WebhookAttemptRow,
   type WebhookConfigRow,
   type WebhookDeliveryRef,
   type WebhookDeliveryRow,
@@ -67,5 +68,27 @@ const webhookBodiesInRefs: Migration = {
   },
 };
 
+/** A delivery row as versions 0 and 1 wrote it: its attempt log inside. */
+type DeliveryRowV1 = WebhookDeliveryRow & { log?: WebhookAttemptRow[] };
+
+/**
+ * Version 2: a webhook delivery's attempts move from the log inside its row (rewritten whole by
+ * every attempt) to one row each under `webhookKeys.attempt`.
+ */
+const webhookAttemptRows: Migration = {
+  to: 2,
+  description: "webhook attempts in their own rows",
+  async run(kv) {
+    await rewrite<DeliveryRowV1>(kv, ["webhooks", "deliveries"], (row, key) => {
+      if (!("log" in row)) return Promise.resolve(null);
+      const { log, ...rest } = row;
+      return Promise.resolve((op) => {
+        op.set(key, rest);
+        for (const attempt of log ?? []) op.set(webhookKeys.attempt(row.id, attempt.n), attempt);
+      });
+    });
+  },
+};
+
 /** Every migration, in order: `MIGRATIONS[i].to === i + 1`. */
-export const MIGRATIONS: Migration[] = [webhookBodiesInRefs];
+export const MIGRATIONS: Migration[] = [webhookBodiesInRefs, webhookAttemptRows];

@@ -2,7 +2,8 @@
  * A store as Sealpost wrote it before schema versions (version 0), for the migration tests:
  * no version key, a webhook delivery with its body inline in the row and a ref that is a bare
  * webhook id, a delivery whose body is in parts (also with a bare ref), a configuration without
- * `concurrency`, and a submission head with the old `pending` list.
+ * `concurrency`, and a submission head with the old `pending` list. Each delivery carries its
+ * attempt log inside its row, as versions 0 and 1 did.
  */
 import { keys, webhookKeys } from "../../src/store/keys.ts";
 
@@ -19,6 +20,30 @@ export const V0 = {
 
 const NOW = "2026-11-01T00:00:00.000Z";
 
+/** The attempt log every fixture delivery carries inside its row (versions 0 and 1). */
+export const ATTEMPTS = [
+  {
+    n: 1,
+    at: NOW,
+    status: 503,
+    durationMs: 12,
+    outcome: "transient",
+    error: null,
+    snippet: "busy",
+    retryAfterSeconds: 30,
+  },
+  {
+    n: 2,
+    at: NOW,
+    status: 204,
+    durationMs: 8,
+    outcome: "delivered",
+    error: null,
+    snippet: null,
+    retryAfterSeconds: null,
+  },
+];
+
 function deliveryRow(id: string, body: Uint8Array | null, bodyParts: number) {
   return {
     id,
@@ -33,8 +58,8 @@ function deliveryRow(id: string, body: Uint8Array | null, bodyParts: number) {
     body,
     bodyParts,
     bodyBytes: body?.length ?? 14,
-    attempts: 1,
-    log: [],
+    attempts: ATTEMPTS.length,
+    log: ATTEMPTS,
     round: 0,
     token: "",
     nextAttemptAt: null,

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { keys, webhookKeys } from "../../src/store/keys.ts";
 import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
 import { WebhookStore } from "../../src/webhooks/index.ts";
-import { V0, writeV0Fixture } from "./_v0_fixture.ts";
+import { ATTEMPTS, V0, writeV0Fixture } from "./_v0_fixture.ts";
 
-Deno.test("migration 1: a version-0 store is rewritten into the current layout", async () => {
+Deno.test("migrations 1 and 2: a version-0 store is rewritten into the current layout", async () => {
   using kv = await Deno.openKv(":memory:");
   await writeV0Fixture(kv);
   const result = await migrateStore(kv, "fixture");
@@ -48,9 +48,38 @@ Deno.test("migration 1: a version-0 store is rewritten into the current layout",
     V0.partBodies.map((p) => new TextDecoder().decode(p)).join(""),
   );
   assert.equal((await store.config(V0.webhookId))?.concurrency, null);
+  // Migration 2: the attempt log left the rows; each attempt is read on its own.
+  assert.equal("log" in inlineRow, false);
+  for (const id of [V0.inlineId, V0.partsId]) {
+    assert.deepEqual(await store.attempts(id), ATTEMPTS);
+    assert.equal((await store.delivery(id))?.value.attempts, ATTEMPTS.length);
+  }
 });
 
-Deno.test("migration 1: running it again changes nothing", async () => {
+Deno.test("migration 2: a version-1 store's attempt logs become attempt rows", async () => {
+  using kv = await Deno.openKv(":memory:");
+  await writeV0Fixture(kv);
+  await migrateStore(kv, "fixture");
+  // Back to version 1: the migrated layout, with the log inside the row again.
+  const key = webhookKeys.delivery(V0.webhookId, V0.inlineId);
+  const row = (await kv.get<Record<string, unknown>>(key)).value!;
+  const op = kv.atomic().set(key, { ...row, log: ATTEMPTS }).set(keys.schemaVersion(), 1);
+  for (const attempt of ATTEMPTS) op.delete(webhookKeys.attempt(V0.inlineId, attempt.n));
+  await op.commit();
+  const store = new WebhookStore(kv);
+  assert.deepEqual(await store.attempts(V0.inlineId), []);
+
+  const result = await migrateStore(kv, "fixture");
+  assert.deepEqual([result.from, result.to], [1, 2]);
+  assert.deepEqual((await kv.get(key)).value, row);
+  assert.deepEqual(await store.attempts(V0.inlineId), ATTEMPTS);
+  // A removed configuration's purge takes the attempt rows with the delivery.
+  await store.remove((await store.config(V0.webhookId))!);
+  assert.deepEqual(await store.attempts(V0.inlineId), []);
+  assert.equal(await store.delivery(V0.inlineId), null);
+});
+
+Deno.test("migrations: running them again changes nothing", async () => {
   using kv = await Deno.openKv(":memory:");
   await writeV0Fixture(kv);
   await migrateStore(kv, "fixture");
