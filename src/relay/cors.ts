@@ -32,6 +32,9 @@ interface SenderRoute {
   headers: string;
 }
 
+const isFormId = (v: unknown): v is string =>
+  typeof v === "string" && /^[A-Za-z0-9_-]{1,128}$/.test(v);
+
 /** The sender routes: path, method, and the request headers a page may send. */
 const ROUTES: SenderRoute[] = [
   { path: /^\/forms\/([^/]+)\/manifest$/, method: "GET", headers: "Content-Type" },
@@ -63,25 +66,29 @@ export function selfOriginsOf(publicBaseUrl: string, requestUrl: string): string
 }
 
 /**
- * Refuses (403 `origin_not_allowed`) a browser request whose `Origin` the form's manifest
- * does not allow. Called by the submission and amend routes before anything is stored.
+ * Middleware of the submission and amend routes, after the body is parsed and before anything
+ * is stored: refuses (403 `origin_not_allowed`) a browser request whose `Origin` the form's
+ * manifest does not allow. A body without a form id is left to the route's validation.
  */
-export async function assertOrigin(
-  forms: FormDirectory,
-  formId: string,
-  origin: string | undefined,
-  selfOrigins: string[],
-): Promise<void> {
-  if (origin === undefined) return;
-  const form = await forms.get(formId);
-  if (!form) return; // Intake answers the unknown form with its own 404.
-  if (!originAllowed(origin, allowedOrigins(form.manifest), selfOrigins)) {
-    throw new ApiError(
-      403,
-      "origin_not_allowed",
-      `Form "${formId}" does not take submissions from pages of ${origin}`,
-    );
-  }
+export function originGuard(forms: FormDirectory, publicBaseUrl: string): MiddlewareHandler {
+  return async (c, next) => {
+    const origin = c.req.header("origin");
+    const formId = origin === undefined
+      ? undefined
+      : (await c.req.json().catch(() => null))?.formId;
+    const form = isFormId(formId) ? await forms.get(formId) : null;
+    // An unknown form is the intake's 404.
+    if (!form || origin === undefined) return await next();
+    const self = selfOriginsOf(publicBaseUrl, c.req.url);
+    if (!originAllowed(origin, allowedOrigins(form.manifest), self)) {
+      throw new ApiError(
+        403,
+        "origin_not_allowed",
+        `Form "${formId}" does not take submissions from pages of ${origin}`,
+      );
+    }
+    await next();
+  };
 }
 
 /**
@@ -97,7 +104,7 @@ export function senderCors(forms: FormDirectory, publicBaseUrl: string): Middlew
     let allow = "*";
     const formId = route.method === "GET" ? route.path.exec(c.req.path)?.[1] : undefined;
     if (formId !== undefined && origin !== undefined) {
-      const form = await forms.get(decodeURIComponent(formId)).catch(() => null);
+      const form = isFormId(formId) ? await forms.get(formId) : null;
       const allowed = form ? allowedOrigins(form.manifest) : null;
       const self = selfOriginsOf(publicBaseUrl, c.req.url);
       allow = allowed === null ? "*" : originAllowed(origin, allowed, self) ? origin : "";

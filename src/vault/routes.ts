@@ -26,6 +26,10 @@ const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
   description: "Field definitions (see docs/owner.md)",
 });
 
+const Origins = z.array(z.string()).openapi({
+  description: "Origins whose web pages may submit (https://example.com); empty: any",
+});
+
 const DatabaseSchema = z.object({
   id: z.string(),
   userId: z.string(),
@@ -47,6 +51,7 @@ const FormSchema = z.object({
   updatedAt: z.string(),
   title: z.string(),
   fields: Fields,
+  allowedOrigins: z.array(z.string()),
 }).openapi("VaultForm");
 
 const VersionSchema = z.object({
@@ -54,6 +59,7 @@ const VersionSchema = z.object({
   schemaVersion: z.number().int(),
   title: z.string(),
   fields: Fields,
+  allowedOrigins: z.array(z.string()).optional(),
   createdAt: z.string(),
 }).openapi("VaultFormVersion");
 
@@ -142,6 +148,7 @@ const r = {
             formId: FormIdParam.optional(),
             title: z.string().max(500),
             fields: Fields,
+            allowedOrigins: Origins.optional(),
             publish: z.boolean().default(false),
           }),
           "The form",
@@ -178,6 +185,7 @@ const r = {
           z.object({
             title: z.string().max(500).optional(),
             fields: Fields,
+            allowedOrigins: Origins.optional(),
             publish: z.boolean().default(false),
           }),
           "The new schema",
