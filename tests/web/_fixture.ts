@@ -4,7 +4,7 @@
  */
 import type { BrowserContext } from "playwright-core";
 import { launchChromium } from "../_support/chromium.ts";
-import { startInstance, type TestInstance } from "../_support/server.ts";
+import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
 
 /** One field of every kind (two choice fields: single and multi). */
@@ -60,4 +60,40 @@ export async function webFixture(fields: unknown[] = ALL_FIELDS): Promise<WebFix
     await Deno.remove(dir, { recursive: true });
     throw e;
   }
+}
+
+/** Waits until `probe` gives a value other than null (at most 15 s). */
+export async function waitFor<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
+  const end = Date.now() + 15_000;
+  while (Date.now() < end) {
+    const got = await probe();
+    if (got !== null) return got;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`Timed out waiting for ${what}`);
+}
+
+/** The vault's record of a submission once `ready` holds for it (default: once it exists). */
+export function recordOf(
+  fx: WebFixture,
+  submissionId: string,
+  // deno-lint-ignore no-explicit-any
+  ready: (record: any) => boolean = () => true,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  const url = `${fx.inst.url}/vault/forms/${fx.formId}/records/${submissionId}`;
+  return waitFor(async () => {
+    const res = await call(url, { token: fx.token });
+    return res.status === 200 && ready(res.body) ? res.body : null;
+  }, `record ${submissionId}`);
+}
+
+/** The stored bytes of an owned file reference, read back through the owner API. */
+export async function blobBytes(fx: WebFixture, ref: { hash: string }): Promise<Uint8Array> {
+  const userId = fx.inst.credentials.userId;
+  const read = await call(`${fx.inst.url}/submissions/blob/${userId}/${ref.hash}`, {
+    token: fx.token,
+  });
+  if (read.status !== 200) throw new Error(`Blob read: ${read.status}`);
+  return new Uint8Array(await (await fetch(read.body.url)).arrayBuffer());
 }
