@@ -107,7 +107,7 @@ const attr = (s: string) =>
  */
 export function iframeSnippet(relayUrl: string, formId: string, pin: string, title: string) {
   return `<iframe src="${attr(shareLink(relayUrl, formId, pin))}" title="${attr(title)}" ` +
-    `style="width:100%;height:640px;border:0" loading="lazy"></iframe>`;
+    `style="width:100%;height:640px;border:0" allow="geolocation" loading="lazy"></iframe>`;
 }
 
 /**

@@ -2,7 +2,7 @@
  * Browser test fixture: a real instance with a published form of every field kind, and
  * Debian's Chromium driven by playwright-core.
  */
-import type { BrowserContext } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { launchChromium } from "../_support/chromium.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
@@ -96,4 +96,21 @@ export async function blobBytes(fx: WebFixture, ref: { hash: string }): Promise<
   });
   if (read.status !== 200) throw new Error(`Blob read: ${read.status}`);
   return new Uint8Array(await (await fetch(read.body.url)).arrayBuffer());
+}
+
+/** A page or a frame of one. */
+type Target = Pick<Page, "locator" | "getByRole">;
+
+/** Waits until the form page verified its manifest and can submit. */
+export async function whenReady(target: Target): Promise<void> {
+  await target.locator("#sp-submit:not([disabled])").waitFor({ timeout: 15_000 });
+}
+
+/** Clicks Submit, waits for the receipt; the submission id and the edit link. */
+export async function submitForReceipt(target: Target): Promise<{ id: string; link: string }> {
+  await target.getByRole("button", { name: "Submit" }).click();
+  await target.locator("#sp-receipt").waitFor({ state: "visible", timeout: 30_000 });
+  const id = await target.locator("#sp-receipt-id").textContent();
+  const link = await target.locator("#sp-edit-link").getAttribute("href");
+  return { id: id!, link: link! };
 }

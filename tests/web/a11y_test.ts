@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { shareLink } from "../../src/web/links.ts";
-import { recordOf, webFixture } from "./_fixture.ts";
+import { recordOf, webFixture, whenReady } from "./_fixture.ts";
 
 interface Violation {
   id: string;
@@ -34,7 +34,7 @@ Deno.test("axe-core: no serious or critical violation on the form, its errors an
       const page = await fx.browser.newPage();
       await page.emulateMedia({ colorScheme });
       await page.goto(shareLink(fx.inst.url, fx.formId, fx.pin));
-      await page.locator("#sp-submit:not([disabled])").waitFor({ timeout: 15_000 });
+      await whenReady(page);
       assert.deepEqual(await scan(page), [], `form, ${colorScheme}`);
       const background = await page.evaluate("getComputedStyle(document.body).backgroundColor");
       const dark = /rgb\((\d+)/.exec(String(background))![1];
@@ -63,7 +63,7 @@ Deno.test("the page fits a phone-sized screen", async () => {
     const page = await fx.browser.newPage();
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(shareLink(fx.inst.url, fx.formId, fx.pin));
-    await page.locator("#sp-submit:not([disabled])").waitFor({ timeout: 15_000 });
+    await whenReady(page);
     assert.equal(
       await page.locator('meta[name="viewport"]').getAttribute("content"),
       "width=device-width, initial-scale=1",
@@ -90,7 +90,7 @@ Deno.test("a keyboard alone fills and submits the form", async () => {
   try {
     const page = await fx.browser.newPage();
     await page.goto(shareLink(fx.inst.url, fx.formId, fx.pin));
-    await page.locator("#sp-submit:not([disabled])").waitFor({ timeout: 15_000 });
+    await whenReady(page);
     const focused = () => page.evaluate("document.activeElement.id");
     await page.keyboard.press("Tab");
     assert.equal(await focused(), "sp-name");

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { blobBytes, recordOf, webFixture } from "./_fixture.ts";
+import { blobBytes, recordOf, submitForReceipt, webFixture, whenReady } from "./_fixture.ts";
 import { call } from "../_support/server.ts";
 
 const FIELDS = [
@@ -116,11 +116,9 @@ Deno.test("a form that allows other origins only is refused to this page", async
     // The relay's own hosted page still works for that form.
     const own = await fx.browser.newPage();
     await own.goto(`${fx.inst.url}/f/${fx.formId}#pin=${fx.pin}`);
-    await own.locator("#sp-submit:not([disabled])").waitFor({ timeout: 15_000 });
+    await whenReady(own);
     await own.getByLabel("Name").fill("Own page");
-    await own.getByRole("button", { name: "Submit" }).click();
-    await own.locator("#sp-receipt").waitFor({ state: "visible", timeout: 15_000 });
-    const id = await own.locator("#sp-receipt-id").textContent();
+    const { id } = await submitForReceipt(own);
     assert.equal((await recordOf(fx, id!)).values.name, "Own page");
   } finally {
     await fx.close();

@@ -11,7 +11,14 @@ import type { Page } from "playwright-core";
 import { toHex } from "../../src/crypto/encoding.ts";
 import { shareLink } from "../../src/web/links.ts";
 import { call } from "../_support/server.ts";
-import { blobBytes, recordOf, type WebFixture, webFixture } from "./_fixture.ts";
+import {
+  blobBytes,
+  recordOf,
+  submitForReceipt,
+  type WebFixture,
+  webFixture,
+  whenReady,
+} from "./_fixture.ts";
 
 /** Pseudo-random bytes (deterministic), after a given header. */
 function bytes(size: number, header: number[]): Uint8Array {
@@ -44,10 +51,6 @@ async function open(fx: WebFixture, hash?: string): Promise<Page> {
 
 const errorsOf = (page: Page) => (page as Page & { errors: string[] }).errors;
 
-async function ready(page: Page) {
-  await page.locator("#sp-submit:not([disabled])").waitFor({ timeout: 15_000 });
-}
-
 async function fillEverything(page: Page) {
   await page.getByLabel("Name").fill("Ada Lovelace");
   await page.getByLabel("Email").fill("ada@example.com");
@@ -77,23 +80,15 @@ async function fillEverything(page: Page) {
   });
 }
 
-async function submitted(page: Page) {
-  await page.getByRole("button", { name: "Submit" }).click();
-  await page.locator("#sp-receipt").waitFor({ state: "visible", timeout: 30_000 });
-  const id = await page.locator("#sp-receipt-id").textContent();
-  const link = await page.locator("#sp-edit-link").getAttribute("href");
-  return { id: id!, link: link! };
-}
-
 Deno.test("every field kind, a 5 MB image and a PDF reach the vault exactly", async () => {
   const fx = await webFixture();
   try {
     const page = await open(fx);
-    await ready(page);
+    await whenReady(page);
     await fillEverything(page);
     await page.locator("#sp-photo-preview").waitFor({ state: "visible" });
     await page.locator("#sp-photo-status", { hasText: "Ready to upload" }).waitFor();
-    const { id, link } = await submitted(page);
+    const { id, link } = await submitForReceipt(page);
     assert.match(id, /^[0-9a-f]{32}$/);
     // The edit token is in the fragment only: never in a path or query a server could log.
     const edit = new URL(link);
@@ -142,7 +137,7 @@ Deno.test("an invalid value shows its error next to its field and nothing is sen
   const fx = await webFixture();
   try {
     const page = await open(fx);
-    await ready(page);
+    await whenReady(page);
     const sent: string[] = [];
     page.on("request", (r) => r.method() !== "GET" && sent.push(`${r.method()} ${r.url()}`));
     await page.getByLabel("Email").fill("not an email");
@@ -185,7 +180,7 @@ Deno.test("the edit link amends the same record, prefilled in the same browser",
   const fx = await webFixture(fields);
   try {
     const page = await open(fx);
-    await ready(page);
+    await whenReady(page);
     await page.getByLabel("Name").fill("First");
     await page.getByLabel("S", { exact: true }).check();
     await page.getByLabel("Document", { exact: true }).setInputFiles({
@@ -193,19 +188,19 @@ Deno.test("the edit link amends the same record, prefilled in the same browser",
       mimeType: "text/plain",
       buffer: Buffer.from("hello"),
     });
-    const { id, link } = await submitted(page);
+    const { id, link } = await submitForReceipt(page);
     const first = await recordOf(fx, id);
 
     const edit = await fx.browser.newPage();
     await edit.goto(link);
-    await ready(edit);
+    await whenReady(edit);
     assert.equal(await edit.getByLabel("Name").inputValue(), "First");
     assert.equal(await edit.getByLabel("S", { exact: true }).isChecked(), true);
     assert.match(await edit.locator("#sp-doc-current").textContent() ?? "", /a\.txt/);
     assert.match(await edit.locator("#sp-notice").textContent() ?? "", /changing submission/);
     await edit.getByLabel("Name").fill("Second");
     await edit.getByLabel("M", { exact: true }).check();
-    const again = await submitted(edit);
+    const again = await submitForReceipt(edit);
     assert.equal(again.id, id);
     const updated = await recordOf(fx, id, (r) => r.values.name === "Second");
     assert.equal(updated._recordId, first._recordId);
@@ -220,7 +215,7 @@ Deno.test("the edit link amends the same record, prefilled in the same browser",
     await edit.evaluate("localStorage.clear()");
     const fresh = await fx.browser.newPage();
     await fresh.goto(link);
-    await ready(fresh);
+    await whenReady(fresh);
     assert.match(await fresh.locator("#sp-notice").textContent() ?? "", /does not hold/);
     assert.equal(await fresh.getByLabel("Name").inputValue(), "");
   } finally {

@@ -22,6 +22,8 @@ export interface FormPageProps {
   /** Pin baked into the page (static export); the hosted page reads it from `#pin=`. */
   pin?: string;
   assets: AssetMode;
+  /** A Content-Security-Policy for a `<meta>` (static export; the relay sends a header). */
+  csp?: string;
 }
 
 /** `text` as the raw content of a `<script>` or `<style>`, which must not close it early. */
@@ -71,6 +73,7 @@ export function FormPage(props: FormPageProps) {
     <html lang="en">
       <head>
         <meta charset="utf-8" />
+        {props.csp ? <meta http-equiv="Content-Security-Policy" content={props.csp} /> : null}
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <meta name="color-scheme" content="light dark" />

@@ -20,6 +20,7 @@ if (script?.dataset.form) {
   frame.src = src;
   frame.title = script.dataset.title ?? "Form";
   frame.loading = "lazy";
+  frame.allow = "geolocation"; // "Use my location" of geo fields
   frame.style.cssText = "width:100%;max-width:100%;height:640px;border:0;display:block";
   script.after(frame);
   const origin = new URL(src).origin;

@@ -49,7 +49,7 @@ function embedded() {
   if (self.parent === self) return;
   const post = () =>
     self.parent.postMessage(
-      { type: EMBED_HEIGHT_MESSAGE, height: document.documentElement.scrollHeight },
+      { type: EMBED_HEIGHT_MESSAGE, height: document.body.getBoundingClientRect().height },
       "*",
     );
   new ResizeObserver(post).observe(document.body);
