@@ -9,14 +9,15 @@ import { submitForReceipt, whenReady } from "./_fixture.ts";
 
 /** Reads `stream` until a line matches `re` (at most 30 s); the match. */
 async function lineMatching(stream: ReadableStream<Uint8Array>, re: RegExp) {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
   const end = Date.now() + 30_000;
   let text = "";
   try {
     while (Date.now() < end) {
       const { value, done } = await reader.read();
       if (done) break;
-      text += value;
+      text += decoder.decode(value, { stream: true });
       const m = re.exec(text);
       if (m) return m;
     }

@@ -50,9 +50,16 @@ Deno.test("assets are served at hashed paths with a year of cache; the embed at 
     assert.equal(ASSETS.size, 3);
     for (const asset of ASSETS.values()) {
       assert.match(asset.path, /^\/assets\/[a-z]+\.[0-9a-f]{16}\.(js|css)$/);
+      // Deno's fetch asks for gzip and decodes it; a client that does not gets it plain.
       const res = await fetch(inst.url + asset.path);
       assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-encoding"), "gzip");
       assert.equal(await res.text(), asset.body);
+      const plain = await fetch(inst.url + asset.path, {
+        headers: { "accept-encoding": "identity" },
+      });
+      assert.equal(plain.headers.get("content-encoding"), null);
+      assert.equal(await plain.text(), asset.body);
       assert.equal(res.headers.get("content-type"), asset.type);
       assert.equal(res.headers.get("cache-control"), "public, max-age=31536000, immutable");
     }
