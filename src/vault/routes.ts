@@ -30,6 +30,10 @@ const Origins = z.array(z.string()).openapi({
   description: "Origins whose web pages may submit (https://example.com); empty: any",
 });
 
+const SubmitLabel = z.string().max(100).openapi({
+  description: 'The form page\'s submit button label ("" for the default "Submit")',
+});
+
 const DatabaseSchema = z.object({
   id: z.string(),
   userId: z.string(),
@@ -52,6 +56,7 @@ const FormSchema = z.object({
   title: z.string(),
   fields: Fields,
   allowedOrigins: z.array(z.string()),
+  submitLabel: z.string(),
 }).openapi("VaultForm");
 
 const VersionSchema = z.object({
@@ -60,6 +65,7 @@ const VersionSchema = z.object({
   title: z.string(),
   fields: Fields,
   allowedOrigins: z.array(z.string()).optional(),
+  submitLabel: z.string().optional(),
   createdAt: z.string(),
 }).openapi("VaultFormVersion");
 
@@ -149,6 +155,7 @@ const r = {
             title: z.string().max(500),
             fields: Fields,
             allowedOrigins: Origins.optional(),
+            submitLabel: SubmitLabel.optional(),
             publish: z.boolean().default(false),
           }),
           "The form",
@@ -186,6 +193,7 @@ const r = {
             title: z.string().max(500).optional(),
             fields: Fields,
             allowedOrigins: Origins.optional(),
+            submitLabel: SubmitLabel.optional(),
             publish: z.boolean().default(false),
           }),
           "The new schema",
