@@ -13,6 +13,7 @@ import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import { programCommand } from "./program.ts";
 import type { DemoInfo } from "../vault/index.ts";
+import { shareLink } from "../web/links.ts";
 
 const USAGE = `sealpost ${VERSION}: end-to-end encrypted form backend
 
@@ -162,6 +163,7 @@ function demoText(demo: DemoInfo): string {
   const program = programCommand();
   return `  demo form id:     ${demo.formId}\n` +
     `  manifest key:     ${demo.manifestFingerprint} (senders pin this fingerprint)\n` +
+    `  open the form:    ${shareLink(demo.relayUrl, demo.formId, demo.manifestFingerprint)}\n` +
     `  try it:           echo '${values}' | ${program} submit ${demo.formId} ` +
     `--relay ${demo.relayUrl} --pin ${demo.manifestFingerprint} --values -\n` +
     `  then:             ${program} records list ${demo.formId}`;

@@ -4,7 +4,7 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
+import { routeTemplate } from "./route_template.ts";
 
 /**
  * A line writer that batches lines and writes them to stdout at most every `intervalMs`,
@@ -46,7 +46,7 @@ export function requestLog(write: (line: string) => void): MiddlewareHandler {
       time: new Date().toISOString(),
       method: c.req.method,
       // The template (`/submissions/:id`), never the concrete path: ids stay out of logs.
-      path: routePath(c, -1),
+      path: routeTemplate(c),
       status: c.res.status,
       ms: Math.round((performance.now() - start) * 100) / 100,
     }));

@@ -6,12 +6,12 @@
  * @module
  */
 import type { Handler, MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import { ApiError } from "../http/errors.ts";
 import { EXPOSITION_CONTENT_TYPE } from "./registry.ts";
 import type { IntakeKind, ServiceMetrics } from "./service.ts";
+import { routeTemplate } from "../http/route_template.ts";
 
 /** The intake routes and what they are. */
 function intakeKind(method: string, route: string): IntakeKind | null {
@@ -38,7 +38,7 @@ export function requestMetrics(metrics: ServiceMetrics): MiddlewareHandler {
   return async (c, next) => {
     const start = performance.now();
     await next();
-    const route = routePath(c, -1);
+    const route = routeTemplate(c);
     const status = c.res.status;
     metrics.request(c.req.method, route, status, (performance.now() - start) / 1000);
     const kind = intakeKind(c.req.method, route);

@@ -317,6 +317,10 @@ export interface VaultFormVersionRow {
   title: string;
   /** Field definitions (src/forms/fields.ts), as JSON data. */
   fields: Record<string, unknown>[];
+  /** Origins whose pages may submit (the manifest's `allowedOrigins`); absent: any. */
+  allowedOrigins?: string[];
+  /** The form page's submit button label (the manifest's `submitLabel`); absent: "Submit". */
+  submitLabel?: string;
   createdAt: string;
 }
 

@@ -6,7 +6,7 @@
  */
 import { signManifest } from "../crypto/signing.ts";
 import { type FieldDef, FieldsSchema } from "../forms/fields.ts";
-import { type Manifest, ManifestSchema } from "../forms/manifest.ts";
+import { AllowedOriginsSchema, type Manifest, ManifestSchema } from "../forms/manifest.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import {
   type VaultDatabaseRow,
@@ -20,6 +20,29 @@ export interface VaultForm extends VaultFormRow {
   title: string;
   fields: FieldDef[];
   retentionDays: number | null;
+  /** Origins whose web pages may submit; empty: any (see `src/relay/cors.ts`). */
+  allowedOrigins: string[];
+  /** The form page's submit button label; "" for the default "Submit". */
+  submitLabel: string;
+}
+
+/** The form view of a row at one of its versions. */
+function formOf(row: VaultFormRow, version: VaultFormVersionRow): VaultForm {
+  return {
+    ...row,
+    retentionDays: row.retentionDays ?? null,
+    title: version.title,
+    fields: version.fields as FieldDef[],
+    allowedOrigins: version.allowedOrigins ?? [],
+    submitLabel: version.submitLabel ?? "",
+  };
+}
+
+/** Checks allowed origins; a 400 naming the first bad one otherwise. */
+function parseOrigins(origins: unknown): string[] {
+  const parsed = AllowedOriginsSchema.safeParse(origins);
+  if (!parsed.success) throw validationError(parsed.error, "allowedOrigins");
+  return parsed.data;
 }
 
 /** Checks a field schema; a 400 naming the first bad field otherwise. */
@@ -54,8 +77,11 @@ export class VaultForms {
     formId?: string;
     title: string;
     fields: unknown;
+    allowedOrigins?: unknown;
+    submitLabel?: string;
   }): Promise<VaultForm> {
     const fields = parseFields(input.fields);
+    const allowedOrigins = parseOrigins(input.allowedOrigins ?? []);
     const formId = input.formId ?? newFormId();
     const now = new Date().toISOString();
     const row: VaultFormRow = {
@@ -76,22 +102,25 @@ export class VaultForms {
       fields: fields as Record<string, unknown>[],
       createdAt: now,
     };
+    if (allowedOrigins.length) version.allowedOrigins = allowedOrigins;
+    if (input.submitLabel) version.submitLabel = input.submitLabel;
     const result = await this.kv.atomic()
       .check({ key: vaultKeys.form(formId), versionstamp: null })
       .set(vaultKeys.form(formId), row)
       .set(vaultKeys.formVersion(formId, 1), version)
       .commit();
     if (!result.ok) throw new ApiError(409, "form_exists", `Form "${formId}" already exists`);
-    return { ...row, retentionDays: null, title: version.title, fields };
+    return formOf(row, version);
   }
 
   /** Archives a new schema version (schemaVersion + 1); earlier versions stay readable. */
   async update(
     userId: string,
     formId: string,
-    input: { title?: string; fields: unknown },
+    input: { title?: string; fields: unknown; allowedOrigins?: unknown; submitLabel?: string },
   ): Promise<VaultForm> {
     const fields = parseFields(input.fields);
+    const origins = input.allowedOrigins === undefined ? null : parseOrigins(input.allowedOrigins);
     for (let attempt = 0; attempt < 5; attempt++) {
       const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
       const row = this.#owned(entry.value, userId, formId);
@@ -108,13 +137,18 @@ export class VaultForms {
         fields: fields as Record<string, unknown>[],
         createdAt: next.updatedAt,
       };
+      // Left out, the allowed origins stay those of the previous version.
+      const allowed = origins ?? previous?.allowedOrigins ?? [];
+      if (allowed.length) version.allowedOrigins = allowed;
+      const label = input.submitLabel ?? previous?.submitLabel ?? "";
+      if (label) version.submitLabel = label;
       const result = await this.kv.atomic()
         .check(entry)
         .check({ key: vaultKeys.formVersion(formId, next.schemaVersion), versionstamp: null })
         .set(entry.key, next)
         .set(vaultKeys.formVersion(formId, next.schemaVersion), version)
         .commit();
-      if (result.ok) return { ...next, title: version.title, fields };
+      if (result.ok) return formOf(next, version);
     }
     throw new ApiError(409, "conflict", `Form "${formId}" kept changing; update again`);
   }
@@ -151,8 +185,7 @@ export class VaultForms {
   /** The form of `userId` with its current version, or a 404. */
   async get(userId: string, formId: string): Promise<VaultForm> {
     const row = this.#owned(await this.row(formId), userId, formId);
-    const version = (await this.version(formId, row.schemaVersion))!;
-    return { ...row, title: version.title, fields: version.fields as FieldDef[] };
+    return formOf(row, (await this.version(formId, row.schemaVersion))!);
   }
 
   /** The forms of `userId`. */
@@ -161,8 +194,7 @@ export class VaultForms {
     for await (const entry of this.kv.list<VaultFormRow>({ prefix: vaultKeys.forms() })) {
       if (entry.value.userId !== userId) continue;
       const row = this.#owned(entry.value, userId, entry.value.formId);
-      const version = (await this.version(row.formId, row.schemaVersion))!;
-      out.push({ ...row, title: version.title, fields: version.fields as FieldDef[] });
+      out.push(formOf(row, (await this.version(row.formId, row.schemaVersion))!));
     }
     return out;
   }
@@ -224,6 +256,8 @@ export function buildManifest(
     recipient: { publicKey: db.publicKey, userId: db.relayUserId },
     fields: version.fields,
     relayUrl,
+    ...(version.allowedOrigins?.length ? { allowedOrigins: version.allowedOrigins } : {}),
+    ...(version.submitLabel ? { submitLabel: version.submitLabel } : {}),
   };
   const signed = signManifest(unsigned, manifestSecretKey);
   const parsed = ManifestSchema.safeParse(signed);

@@ -27,6 +27,14 @@ const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
   description: "Field definitions (see docs/owner.md)",
 });
 
+const Origins = z.array(z.string()).openapi({
+  description: "Origins whose web pages may submit (https://example.com); empty: any",
+});
+
+const SubmitLabel = z.string().max(100).openapi({
+  description: 'The form page\'s submit button label ("" for the default "Submit")',
+});
+
 const DatabaseSchema = z.object({
   id: z.string(),
   userId: z.string(),
@@ -51,6 +59,8 @@ const FormSchema = z.object({
   retentionDays: z.number().int().nullable().openapi({
     description: "Records older than this many days are deleted; null: kept",
   }),
+  allowedOrigins: z.array(z.string()),
+  submitLabel: z.string(),
 }).openapi("VaultForm");
 
 const VersionSchema = z.object({
@@ -58,6 +68,8 @@ const VersionSchema = z.object({
   schemaVersion: z.number().int(),
   title: z.string(),
   fields: Fields,
+  allowedOrigins: z.array(z.string()).optional(),
+  submitLabel: z.string().optional(),
   createdAt: z.string(),
 }).openapi("VaultFormVersion");
 
@@ -146,6 +158,8 @@ const r = {
             formId: FormIdParam.optional(),
             title: z.string().max(500),
             fields: Fields,
+            allowedOrigins: Origins.optional(),
+            submitLabel: SubmitLabel.optional(),
             publish: z.boolean().default(false),
           }),
           "The form",
@@ -182,6 +196,8 @@ const r = {
           z.object({
             title: z.string().max(500).optional(),
             fields: Fields,
+            allowedOrigins: Origins.optional(),
+            submitLabel: SubmitLabel.optional(),
             publish: z.boolean().default(false),
           }),
           "The new schema",
