@@ -111,11 +111,12 @@ function created(
   maxBodyBytes: number,
   context: TransitionContext,
 ): Transition {
-  const now = new Date(context.now).toISOString();
   if (row.reason === "delete") {
+    const now = new Date(context.now).toISOString();
     return { state: { ...row, status: "skipped", completedAt: now }, effects: [] };
   }
   if (bodyBytes > maxBodyBytes) {
+    const now = new Date(context.now).toISOString();
     const error = `The body of ${bodyBytes} bytes exceeds the ${maxBodyBytes}-byte limit`;
     const flag: FailureFlag = {
       at: now,
@@ -169,7 +170,8 @@ function attempted(
     snippet: result.snippet,
     retryAfterSeconds: result.retryAfterSeconds,
   };
-  const logged: WebhookDeliveryRow = {
+  // One copy of the row, completed below (it is new: the input state is never changed).
+  const state: WebhookDeliveryRow = {
     ...row,
     attempts: n,
     lastAttemptAt: result.at,
@@ -179,20 +181,27 @@ function attempted(
     updatedAt: now,
   };
   const effects: DeliveryEffect[] = [{ kind: "log_attempt", attempt }];
-  // A delivery with a token was scheduled once: its pending marker may exist.
-  const unschedule = row.token !== "";
   const wait = result.outcome === "transient"
     ? nextWaitSeconds(context.settings, row.round + 1, result.retryAfterSeconds, context.random)
     : null;
   if (wait !== null) {
-    const next = pendingAt(logged, row.round + 1, context.now + Math.round(wait * 1000), context);
-    return { state: next.state, effects: [...effects, ...next.effects] };
+    const dueAt = context.now + Math.round(wait * 1000);
+    state.status = "pending";
+    state.round = row.round + 1;
+    state.token = context.token();
+    state.nextAttemptAt = new Date(dueAt).toISOString();
+    effects.push({ kind: "schedule", dueAt });
+    return { state, effects };
   }
-  const closed: WebhookDeliveryRow = { ...logged, nextAttemptAt: null, completedAt: now };
-  if (unschedule) effects.push({ kind: "unschedule" });
+  state.nextAttemptAt = null;
+  state.completedAt = now;
+  // A delivery with a token was scheduled once: its pending marker may exist.
+  if (row.token !== "") effects.push({ kind: "unschedule" });
   if (result.outcome === "delivered") {
-    return { state: { ...closed, status: "delivered" }, effects };
+    state.status = "delivered";
+    return { state, effects };
   }
+  state.status = "failed";
   const flag: FailureFlag = {
     at: now,
     deliveryId: row.id,
@@ -201,5 +210,5 @@ function attempted(
     error: result.error,
   };
   effects.push({ kind: "fail", flag }, { kind: "report_failure", flag, attempts: n });
-  return { state: { ...closed, status: "failed" }, effects };
+  return { state, effects };
 }
