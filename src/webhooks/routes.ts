@@ -5,18 +5,13 @@
  *
  * @module
  */
-import {
-  errorContent as error,
-  intQuery,
-  jsonContent as json,
-  newRouter,
-} from "../http/openapi.ts";
+import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { type AuthEnv, requireToken } from "../relay/auth.ts";
-import type { WebhookAttemptRow, WebhookConfigRow, WebhookDeliveryRow } from "../store/keys.ts";
+import type { WebhookConfigRow } from "../store/keys.ts";
 import {
   newConfig,
   patchConfig,
@@ -25,6 +20,15 @@ import {
   webhookView,
   WebhookViewSchema,
 } from "./config.ts";
+import {
+  attemptView,
+  deliveryView,
+  getDelivery,
+  listDeliveries,
+  retryDelivery,
+  retryFailed,
+  WebhookIdParam,
+} from "./delivery_routes.ts";
 import type { WebhookEngine } from "./engine.ts";
 
 /** What the webhook routes need. */
@@ -39,49 +43,12 @@ const security = [{ ownerToken: [] }];
 const tags = ["webhooks"];
 
 const FormIdParam = z.object({ formId: z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/) });
-const WebhookIdParam = z.object({ webhookId: z.string().regex(/^[0-9a-f]{24}$/) });
-const DeliveryIdParam = z.object({ deliveryId: z.string().regex(/^[0-9a-f]{32}$/) });
 
 const CreatedSchema = WebhookViewSchema.extend({
   generatedSigningSecret: z.string().optional().openapi({
     description: "The generated signing secret, shown this once",
   }),
 }).openapi("WebhookWithSecret");
-
-const DeliverySchema = z.object({
-  id: z.string(),
-  webhookId: z.string(),
-  formId: z.string(),
-  eventId: z.string(),
-  recordId: z.string(),
-  reason: z.enum(["insert", "update", "delete"]),
-  savedAt: z.string(),
-  status: z.enum(["pending", "delivered", "failed", "skipped"]),
-  contentType: z.string(),
-  bodyBytes: z.number().int(),
-  attempts: z.number().int(),
-  nextAttemptAt: z.string().nullable(),
-  lastAttemptAt: z.string().nullable(),
-  lastStatus: z.number().int().nullable(),
-  lastError: z.string().nullable(),
-  lastSnippet: z.string().nullable().openapi({
-    description: "At most 200 characters of the last response body, newlines collapsed",
-  }),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  completedAt: z.string().nullable(),
-}).openapi("WebhookDelivery");
-
-const AttemptSchema = z.object({
-  n: z.number().int(),
-  at: z.string(),
-  status: z.number().int().nullable(),
-  durationMs: z.number(),
-  outcome: z.enum(["delivered", "transient", "permanent"]),
-  error: z.string().nullable(),
-  snippet: z.string().nullable(),
-  retryAfterSeconds: z.number().nullable(),
-}).openapi("WebhookAttempt");
 
 const TestResultSchema = z.object({
   contentType: z.string(),
@@ -199,109 +166,6 @@ const testWebhook = createRoute({
     404: error("Unknown webhook"),
   },
 });
-
-const listDeliveries = createRoute({
-  method: "get",
-  path: "/owner/webhooks/{webhookId}/deliveries",
-  tags,
-  summary: "Deliveries of a webhook, newest first",
-  security,
-  request: {
-    params: WebhookIdParam,
-    query: z.object({
-      failed: z.enum(["true", "false"]).optional().openapi({
-        description: "Only the failed deliveries",
-      }),
-      cursor: z.string().max(512).optional().openapi({
-        description: "The nextCursor of the previous page",
-      }),
-      limit: intQuery(1, 500).default(50),
-    }),
-  },
-  responses: {
-    200: json(
-      z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }),
-      "A page of deliveries",
-    ),
-    400: error("Bad cursor"),
-    401: error("No owner token"),
-    404: error("Unknown webhook"),
-  },
-});
-
-const retryFailed = createRoute({
-  method: "post",
-  path: "/owner/webhooks/{webhookId}/deliveries/retry",
-  tags,
-  summary: "Retry every failed delivery of a webhook now; clears its failure flag",
-  security,
-  request: { params: WebhookIdParam },
-  responses: {
-    200: json(z.object({ retried: z.number().int() }), "How many deliveries were re-queued"),
-    401: error("No owner token"),
-    404: error("Unknown webhook"),
-  },
-});
-
-const getDelivery = createRoute({
-  method: "get",
-  path: "/owner/deliveries/{deliveryId}",
-  tags,
-  summary: "A delivery and its attempts",
-  security,
-  request: { params: DeliveryIdParam },
-  responses: {
-    200: json(
-      z.object({ delivery: DeliverySchema, attempts: z.array(AttemptSchema) }),
-      "The delivery, attempts first to last",
-    ),
-    401: error("No owner token"),
-    404: error("Unknown delivery"),
-  },
-});
-
-const retryDelivery = createRoute({
-  method: "post",
-  path: "/owner/deliveries/{deliveryId}/retry",
-  tags,
-  summary: "Retry one delivery now (a delivered one is sent again); clears the failure flag",
-  security,
-  request: { params: DeliveryIdParam },
-  responses: {
-    202: json(DeliverySchema, "Re-queued"),
-    401: error("No owner token"),
-    404: error("Unknown delivery"),
-    409: error("A delete event (never sent), or being sent right now"),
-  },
-});
-
-function deliveryView(row: WebhookDeliveryRow): z.infer<typeof DeliverySchema> {
-  return {
-    id: row.id,
-    webhookId: row.webhookId,
-    formId: row.formId,
-    eventId: row.eventId,
-    recordId: row.recordId,
-    reason: row.reason,
-    savedAt: row.savedAt,
-    status: row.status,
-    contentType: row.contentType,
-    bodyBytes: row.bodyBytes,
-    attempts: row.attempts,
-    nextAttemptAt: row.nextAttemptAt,
-    lastAttemptAt: row.lastAttemptAt,
-    lastStatus: row.lastStatus,
-    lastError: row.lastError,
-    lastSnippet: row.lastSnippet,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    completedAt: row.completedAt,
-  };
-}
-
-function attemptView(row: WebhookAttemptRow): z.infer<typeof AttemptSchema> {
-  return { ...row };
-}
 
 /** Mounts the webhook owner API on a new router. */
 export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
