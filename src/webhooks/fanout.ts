@@ -107,7 +107,7 @@ export class Fanout {
     /** Deliveries not yet committed; the last one carries the event's removal. */
     let open = configs.length;
     let removed = false;
-    const outcomes = await Promise.allSettled(configs.map(async (config) => {
+    const deliver = async (config: WebhookConfigRow) => {
       const { row, body } = this.#newDelivery(event, config, input);
       const write = await this.options.dispatcher.first(config, row, body, MAX_BODY_BYTES);
       const carry = open === 1;
@@ -124,9 +124,13 @@ export class Fanout {
       open--;
       if (carry && ok) removed = true;
       if (ok) write.after();
-    }));
-    const failed = outcomes.find((o) => o.status === "rejected");
-    if (failed) throw failed.reason;
+    };
+    if (configs.length === 1) await deliver(configs[0]);
+    else {
+      const outcomes = await Promise.allSettled(configs.map(deliver));
+      const failed = outcomes.find((o) => o.status === "rejected");
+      if (failed) throw failed.reason;
+    }
     if (!removed) {
       await this.options.committer.commit({
         lock: event.eventId,

@@ -48,8 +48,10 @@ export class Lifecycle {
       return Promise.reject(new Error("The webhook engine is stopping; redeliver later"));
     }
     const promise = work();
-    this.#running.add(promise);
-    promise.finally(() => this.#running.delete(promise)).catch(() => {});
+    const running = this.#running;
+    running.add(promise);
+    const done = () => running.delete(promise);
+    promise.then(done, done);
     return promise;
   }
 

@@ -104,15 +104,18 @@ export class OutboxConsumer {
       const stored = this.#waiting.shift()!;
       const id = stored.event.eventId;
       this.#active++;
-      life.track(() => this.options.process(stored)).then(
-        () => this.#remember(id),
-        // Left in the outbox: a later scan takes it again.
-        (err) =>
-          life.log("error", "Webhook event processing failed", { eventId: id, error: String(err) }),
-      ).finally(() => {
+      const settle = () => {
         this.#active--;
         this.#known.delete(id);
         this.#pump();
+      };
+      life.track(() => this.options.process(stored)).then(() => {
+        this.#remember(id);
+        settle();
+      }, (err) => {
+        // Left in the outbox: a later scan takes it again.
+        life.log("error", "Webhook event processing failed", { eventId: id, error: String(err) });
+        settle();
       });
     }
     if (!life.stopping && !this.#scanning && this.#scanAge !== null && this.#waiting.length === 0) {
