@@ -9,6 +9,7 @@ import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import type { Config } from "./config/index.ts";
 import { errorResponse, notFoundResponse } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
+import { AddressRanges } from "./net/ip.ts";
 import { rateLimit, TokenBuckets } from "./http/rate_limit.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
@@ -37,7 +38,10 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): OpenAPIHono {
   const { config } = deps;
   const limiter = (rule: Config["rate_limits"]["submissions"]) =>
-    config.rate_limits.enabled ? new TokenBuckets(rule) : null;
+    config.rate_limits.enabled
+      ? new TokenBuckets(rule, Date.now, config.rate_limits.max_tracked_addresses)
+      : null;
+  const proxies = new AddressRanges(config.server.trusted_proxies);
   const relayDeps: RelayDeps = {
     ...deps,
     limiters: {
@@ -48,6 +52,15 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono();
   if (config.server.request_log) app.use(requestLog(deps.log));
   app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION }));
+  // Rate limits of the route families whose routers set none: manifest reads, pre-signed
+  // blob reads and the vault's owner API (before its authentication).
+  app.use("/forms/*", rateLimit(limiter(config.rate_limits.manifests), proxies));
+  const blobReads = rateLimit(limiter(config.rate_limits.blob_reads), proxies);
+  app.use(
+    "/blobs/*",
+    (c, next) => c.req.method === "GET" || c.req.method === "HEAD" ? blobReads(c, next) : next(),
+  );
+  app.use("/vault/*", rateLimit(limiter(config.rate_limits.vault), proxies));
   // A vault-role process is no relay: it pulls from one (src/vault).
   if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));
   // Blobs (src/blobs): upload slots, pre-signed PUT and GET, owner read URLs and claims.
@@ -74,7 +87,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
       webhookRoutes({
         kv: deps.kv,
         engine: deps.webhooks,
-        rateLimit: rateLimit(relayDeps.limiters.owner, config.server.trust_proxy),
+        rateLimit: rateLimit(relayDeps.limiters.owner, proxies),
       }),
     );
   }

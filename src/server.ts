@@ -7,6 +7,8 @@ import { buildApp } from "./app.ts";
 import { Blobs } from "./blobs/index.ts";
 import { BufferedLines } from "./http/logger.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
+import { connectionLimits } from "./net/config.ts";
+import { type HttpServer, serveHttp } from "./net/listener.ts";
 import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./relay/edit_tokens.ts";
 import { FormDirectory } from "./relay/manifests.ts";
@@ -111,14 +113,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const queueStopped = queue.start();
   const log = new BufferedLines();
   const app = buildApp({ kv, config, intake, forms, log: log.write, webhooks, vault, blobs });
-  const { promise: listening, resolve: onListen } = Promise.withResolvers<Deno.NetAddr>();
-  let server: Deno.HttpServer;
+  let server: HttpServer;
   try {
-    server = Deno.serve({
-      hostname: config.server.host,
-      port: config.server.port,
-      onListen: (addr) => onListen(addr as Deno.NetAddr),
-    }, (request, info) => app.fetch(request, info));
+    // src/net: HTTP/1.1 on Deno.listen, with timeouts and connection caps (not Deno.serve).
+    server = serveHttp(
+      { hostname: config.server.host, port: config.server.port },
+      connectionLimits(config),
+      (request, info) => app.fetch(request, info),
+    );
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
@@ -133,7 +135,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     }
     throw err;
   }
-  const addr = await listening;
+  const addr = server.addr;
   // Vault: with port 0 the relay URL is known only now.
   if (vault?.link instanceof LocalRelayLink) vault.link.relayUrl = publicBaseUrl(config, addr.port);
   vault?.ingest.start();

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { parseIpv4, parseIpv6 } from "../net/ip.ts";
 
 /** [first address, prefix length] of each refused IPv4 range. */
 const IPV4_BLOCKED: [number, number][] = [
@@ -24,41 +25,6 @@ const IPV4_BLOCKED: [number, number][] = [
   [0xe0000000, 4], // 224.0.0.0/4 multicast
   [0xf0000000, 4], // 240.0.0.0/4 reserved, broadcast
 ];
-
-function parseIpv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4) return null;
-  let n = 0;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return null;
-    n = n * 256 + Number(part);
-  }
-  return n;
-}
-
-/** The 8 groups of an IPv6 address (an embedded dotted IPv4 tail allowed), or null. */
-function parseIpv6(text: string): number[] | null {
-  let head = text;
-  const tail: number[] = [];
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const v4 = parseIpv4(dotted[2]);
-    if (v4 === null) return null;
-    head = dotted[1].endsWith("::") ? dotted[1] : dotted[1].slice(0, -1);
-    tail.push(v4 >>> 16, v4 & 0xffff);
-  }
-  const halves = head.split("::");
-  if (halves.length > 2) return null;
-  const groups = (s: string) => (s === "" ? [] : s.split(":"));
-  const left = groups(halves[0]);
-  const right = halves.length === 2 ? groups(halves[1]) : [];
-  if ([...left, ...right].some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) return null;
-  const given = left.length + right.length + tail.length;
-  if (halves.length === 1 ? given !== 8 : given > 7) return null;
-  const zeros = new Array(8 - given).fill(0);
-  return [...left, ...zeros, ...right].map((g) => (typeof g === "number" ? g : parseInt(g, 16)))
-    .concat(tail);
-}
 
 function ipv4Blocked(n: number): boolean {
   return IPV4_BLOCKED.some(([base, bits]) => (n >>> (32 - bits)) === (base >>> (32 - bits)));

@@ -1,0 +1,106 @@
+/**
+ * HTTP/1.1 request heads: parsed strictly (RFC 9112), so that no two readers of the same
+ * bytes can disagree about where a message ends (request smuggling).
+ *
+ * @module
+ */
+
+/** A malformed request; answered with `status` and the connection closed. */
+export class BadRequest extends Error {
+  override name = "BadRequest";
+  constructor(readonly status: 400 | 501 | 505, message: string) {
+    super(message);
+  }
+}
+
+/** How the body of a request is framed. */
+export type BodyFraming = { kind: "none" } | { kind: "length"; length: number } | {
+  kind: "chunked";
+};
+
+/** A parsed request head. */
+export interface RequestHead {
+  method: string;
+  /** The request target as sent (origin form `/path?query`, or `*`). */
+  target: string;
+  /** Minor version: 1 for HTTP/1.1, 0 for HTTP/1.0. */
+  minor: number;
+  headers: Headers;
+  framing: BodyFraming;
+  /** Whether the client allows the connection to stay open after this exchange. */
+  keepAlive: boolean;
+  /** Whether the client waits for `100 Continue` before sending the body. */
+  expectContinue: boolean;
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const LATIN1 = new TextDecoder("latin1");
+
+/**
+ * Parses `head` (the bytes through the blank line).
+ *
+ * @example
+ * ```ts
+ * const head = parseRequestHead(new TextEncoder().encode("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
+ * head.method; // "GET"
+ * ```
+ */
+export function parseRequestHead(head: Uint8Array): RequestHead {
+  const lines = LATIN1.decode(head.subarray(0, head.length - 4)).split("\r\n");
+  const parts = lines[0].split(" ");
+  if (parts.length !== 3) throw new BadRequest(400, "Malformed request line");
+  const [method, target, version] = parts;
+  if (!TOKEN.test(method)) throw new BadRequest(400, "Malformed method");
+  const versionMatch = /^HTTP\/1\.([01])$/.exec(version);
+  if (!versionMatch) {
+    throw new BadRequest(/^HTTP\/\d/.test(version) ? 505 : 400, "Unsupported HTTP version");
+  }
+  if (!(target.startsWith("/") || (target === "*" && method === "OPTIONS"))) {
+    throw new BadRequest(400, "Malformed request target");
+  }
+  if (/[\x00-\x20\x7f-\xff]/.test(target)) throw new BadRequest(400, "Malformed request target");
+  const headers = new Headers();
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i];
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new BadRequest(400, "Malformed header line");
+    const name = line.slice(0, colon);
+    if (!TOKEN.test(name)) throw new BadRequest(400, "Malformed header name");
+    const value = line.slice(colon + 1).trim();
+    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) throw new BadRequest(400, "Malformed header value");
+    headers.append(name, value);
+  }
+  const minor = Number(versionMatch[1]);
+  if (minor === 1 && !headers.has("host")) throw new BadRequest(400, "Missing Host header");
+  const connection = (headers.get("connection") ?? "").toLowerCase().split(/\s*,\s*/);
+  return {
+    method,
+    target,
+    minor,
+    headers,
+    framing: framingOf(headers),
+    keepAlive: minor === 1 ? !connection.includes("close") : connection.includes("keep-alive"),
+    expectContinue: minor === 1 && headers.get("expect")?.toLowerCase() === "100-continue",
+  };
+}
+
+function framingOf(headers: Headers): BodyFraming {
+  const encoding = headers.get("transfer-encoding");
+  const length = headers.get("content-length");
+  if (encoding !== null) {
+    if (length !== null) throw new BadRequest(400, "Both Transfer-Encoding and Content-Length");
+    if (encoding.toLowerCase() !== "chunked") {
+      throw new BadRequest(501, "Unsupported Transfer-Encoding");
+    }
+    return { kind: "chunked" };
+  }
+  if (length === null) return { kind: "none" };
+  // Repeated headers arrive joined by ", "; all copies must agree.
+  const values = new Set(length.split(/\s*,\s*/));
+  const [only] = values;
+  if (values.size !== 1 || !/^\d{1,15}$/.test(only)) {
+    throw new BadRequest(400, "Malformed Content-Length");
+  }
+  const n = Number(only);
+  return n === 0 ? { kind: "none" } : { kind: "length", length: n };
+}

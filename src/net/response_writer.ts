@@ -1,0 +1,162 @@
+/**
+ * Writes a fetch `Response` as HTTP/1.1: a known length when the body is small or declares
+ * one, chunked otherwise; the head and a small body leave in one write.
+ *
+ * @module
+ */
+
+/** Where the bytes go: a `Deno.Conn`, or anything with its `write`. */
+export interface ByteSink {
+  write(bytes: Uint8Array): Promise<number>;
+}
+
+/** Bodies up to this size are buffered to send a Content-Length. */
+const SMALL_BODY = 64 * 1024;
+
+const REASONS: Record<number, string> = {
+  100: "Continue",
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  204: "No Content",
+  206: "Partial Content",
+  304: "Not Modified",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  408: "Request Timeout",
+  409: "Conflict",
+  413: "Content Too Large",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+  505: "HTTP Version Not Supported",
+};
+
+/** Headers this layer sets itself (framing and connection management). */
+const HOP_BY_HOP = new Set(["connection", "transfer-encoding", "keep-alive", "content-length"]);
+
+const encoder = new TextEncoder();
+
+/** Writes all of `bytes`. */
+export async function writeAll(sink: ByteSink, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.byteLength) offset += await sink.write(bytes.subarray(offset));
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+function headText(status: number, headers: Headers, framing: string, keepAlive: boolean): string {
+  let text = `HTTP/1.1 ${status} ${REASONS[status] ?? ""}\r\n`;
+  for (const [name, value] of headers) {
+    if (HOP_BY_HOP.has(name) || name === "set-cookie") continue;
+    text += `${name}: ${value}\r\n`;
+  }
+  for (const cookie of headers.getSetCookie()) text += `set-cookie: ${cookie}\r\n`;
+  if (!headers.has("date")) text += `date: ${new Date().toUTCString()}\r\n`;
+  return `${text}${framing}connection: ${keepAlive ? "keep-alive" : "close"}\r\n\r\n`;
+}
+
+/**
+ * Sends `response` to `sink`. `headOnly` (a HEAD request) sends the head alone. Returns
+ * whether the message ended cleanly with a framing the client can follow (else the
+ * connection must close).
+ *
+ * @example
+ * ```ts
+ * await writeResponse(conn, new Response("hi"), { headOnly: false, keepAlive: true });
+ * ```
+ */
+export async function writeResponse(
+  sink: ByteSink,
+  response: Response,
+  options: { headOnly: boolean; keepAlive: boolean },
+): Promise<void> {
+  const { status, headers } = response;
+  const noBody = options.headOnly || status === 204 || status === 304 || status < 200;
+  const declared = headers.get("content-length");
+  if (noBody || !response.body) {
+    await response.body?.cancel().catch(() => {});
+    const length = status === 204 || status === 304
+      ? ""
+      : `content-length: ${options.headOnly && declared !== null ? declared : 0}\r\n`;
+    await writeAll(sink, encoder.encode(headText(status, headers, length, options.keepAlive)));
+    return;
+  }
+  const reader = response.body.getReader();
+  try {
+    if (declared !== null && /^\d+$/.test(declared)) {
+      await writeAll(
+        sink,
+        encoder.encode(
+          headText(status, headers, `content-length: ${declared}\r\n`, options.keepAlive),
+        ),
+      );
+      let left = Number(declared);
+      for (;;) {
+        const step = await reader.read();
+        if (step.done) break;
+        left -= step.value.byteLength;
+        if (left < 0) throw new Error("Response body longer than its Content-Length");
+        await writeAll(sink, step.value);
+      }
+      if (left !== 0) throw new Error("Response body shorter than its Content-Length");
+      return;
+    }
+    // Unknown length: buffer a small body to send its length, else go chunked.
+    const first: Uint8Array[] = [];
+    let size = 0;
+    let ended = false;
+    while (size <= SMALL_BODY) {
+      const step = await reader.read();
+      if (step.done) {
+        ended = true;
+        break;
+      }
+      first.push(step.value);
+      size += step.value.byteLength;
+    }
+    if (ended) {
+      const head = encoder.encode(
+        headText(status, headers, `content-length: ${size}\r\n`, options.keepAlive),
+      );
+      await writeAll(sink, concat([head, ...first], head.byteLength + size));
+      return;
+    }
+    const head = encoder.encode(
+      headText(status, headers, "transfer-encoding: chunked\r\n", options.keepAlive),
+    );
+    await writeAll(sink, head);
+    await writeChunk(sink, concat(first, size));
+    for (;;) {
+      const step = await reader.read();
+      if (step.done) break;
+      if (step.value.byteLength > 0) await writeChunk(sink, step.value);
+    }
+    await writeAll(sink, encoder.encode("0\r\n\r\n"));
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+async function writeChunk(sink: ByteSink, chunk: Uint8Array): Promise<void> {
+  await writeAll(sink, encoder.encode(`${chunk.byteLength.toString(16)}\r\n`));
+  await writeAll(sink, chunk);
+  await writeAll(sink, encoder.encode("\r\n"));
+}
+
+/** A minimal JSON error response in the service's error shape, for errors below the app. */
+export function plainError(status: number, code: string, message: string): Response {
+  return Response.json({ error: { code, message } }, { status });
+}
