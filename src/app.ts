@@ -7,13 +7,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import type { Config } from "./config/index.ts";
-import { errorResponse, notFoundResponse } from "./http/errors.ts";
+import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
 import { AddressRanges } from "./net/ip.ts";
 import { rateLimit, TokenBuckets } from "./http/rate_limit.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
 import type { Intake } from "./relay/submissions.ts";
+import { storageFailure, StorageHealth } from "./store/storage_health.ts";
 import { VERSION } from "./version.ts";
 import { type Vault, vaultRoutes } from "./vault/index.ts";
 import { type WebhookEngine, webhookRoutes } from "./webhooks/index.ts";
@@ -51,7 +52,17 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   };
   const app = new OpenAPIHono();
   if (config.server.request_log) app.use(requestLog(deps.log));
-  app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION }));
+  // Storage health (src/store/storage_health.ts): degraded after a failed write until a probe
+  // write succeeds again.
+  const storage = new StorageHealth(config.data_dir);
+  app.get("/healthz", async (c) => {
+    const state = await storage.check();
+    return state.ok
+      ? c.json({ status: "ok", version: VERSION })
+      : c.json({ status: "degraded", version: VERSION, reason: state.reason }, 503, {
+        "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS),
+      });
+  });
   // Rate limits of the route families whose routers set none: manifest reads, pre-signed
   // blob reads and the vault's owner API (before its authentication).
   app.use("/forms/*", rateLimit(limiter(config.rate_limits.manifests), proxies));
@@ -100,7 +111,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         '`{"error": {"code", "message", "field"?}}`.',
     },
   });
-  app.onError(errorResponse);
+  app.onError((err, c) => {
+    const failure = storageFailure(err);
+    if (failure) storage.failed(failure);
+    return errorResponse(err, c);
+  });
   app.notFound(notFoundResponse);
   return app;
 }

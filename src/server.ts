@@ -14,6 +14,7 @@ import { EditTokens } from "./relay/edit_tokens.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake, sweepStaging } from "./relay/submissions.ts";
 import { GroupCommitter } from "./store/group_commit.ts";
+import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
 import { openStore } from "./store/kv.ts";
 import { QueueDispatcher } from "./store/queue.ts";
 import {
@@ -52,7 +53,8 @@ export interface RunningServer {
 }
 
 /**
- * Starts serving `config` (the data dir must be initialised).
+ * Starts serving `config` (the data dir must be initialised). Takes the data dir's lock unless
+ * `options.lock` is one already held; throws `DataDirError` when another process holds it.
  *
  * @example
  * ```ts
@@ -61,7 +63,21 @@ export interface RunningServer {
  * await server.shutdown();
  * ```
  */
-export async function startServer(config: Config): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: { lock?: DataDirLock } = {},
+): Promise<RunningServer> {
+  // One process per data dir: the lock is held until shutdown (src/store/data_lock.ts).
+  const lock = options.lock ?? await claimDataDir(config.data_dir);
+  try {
+    return await start(config, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
   const secret = await readRelaySecret(config.data_dir);
   const kv = await openStore(config.data_dir);
   await sweepStaging(kv);
@@ -153,6 +169,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       log.flush();
       kv.close();
       await queueStopped;
+      lock.release();
     })();
   return {
     url: `http://${

@@ -58,6 +58,7 @@ export function parseRequestHead(head: Uint8Array): RequestHead {
   if (!(target.startsWith("/") || (target === "*" && method === "OPTIONS"))) {
     throw new BadRequest(400, "Malformed request target");
   }
+  // deno-lint-ignore no-control-regex -- control characters are what is refused
   if (/[\x00-\x20\x7f-\xff]/.test(target)) throw new BadRequest(400, "Malformed request target");
   const headers = new Headers();
   for (let i = 1; i < lines.length; i++) {
@@ -67,6 +68,7 @@ export function parseRequestHead(head: Uint8Array): RequestHead {
     const name = line.slice(0, colon);
     if (!TOKEN.test(name)) throw new BadRequest(400, "Malformed header name");
     const value = line.slice(colon + 1).trim();
+    // deno-lint-ignore no-control-regex -- control characters are what is refused
     if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) throw new BadRequest(400, "Malformed header value");
     headers.append(name, value);
   }
