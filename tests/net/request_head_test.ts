@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { connectionCap, openFileLimit } from "../../src/net/limits.ts";
+import { BadRequest, parseRequestHead } from "../../src/net/request_head.ts";
+
+const head = (text: string) => parseRequestHead(new TextEncoder().encode(text + "\r\n\r\n"));
+
+Deno.test("parseRequestHead: method, target, headers, framing and keep-alive", () => {
+  const get = head("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nX-A: 1\r\nX-A: 2");
+  assert.equal(get.method, "GET");
+  assert.equal(get.target, "/a?b=1");
+  assert.equal(get.headers.get("x-a"), "1, 2");
+  assert.deepEqual(get.framing, { kind: "none" });
+  assert.ok(get.keepAlive);
+  assert.ok(!head("GET / HTTP/1.1\r\nHost: x\r\nConnection: close").keepAlive);
+  assert.ok(!head("GET / HTTP/1.0").keepAlive, "HTTP/1.0 closes by default");
+  assert.ok(head("GET / HTTP/1.0\r\nConnection: keep-alive").keepAlive);
+  assert.deepEqual(head("PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 12").framing, {
+    kind: "length",
+    length: 12,
+  });
+  assert.deepEqual(head("PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 5").framing, {
+    kind: "length",
+    length: 5,
+  });
+  assert.deepEqual(head("PUT / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked").framing, {
+    kind: "chunked",
+  });
+  assert.ok(head("PUT / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue").expectContinue);
+});
+
+Deno.test("parseRequestHead: ambiguous or malformed heads are refused with their status", () => {
+  const cases: [string, number][] = [
+    ["GET / HTTP/1.1", 400], // no Host
+    ["GET  / HTTP/1.1\r\nHost: x", 400],
+    ["GET http://x/ HTTP/1.1\r\nHost: x", 400],
+    ["G(T / HTTP/1.1\r\nHost: x", 400],
+    ["GET / HTTP/2.0\r\nHost: x", 505],
+    ["GET / HTTP/1.1\r\nHost: x\r\n folded", 400],
+    ["GET / HTTP/1.1\r\nHost: x\r\nBad Name: 1", 400],
+    ["PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 6", 400],
+    ["PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: -1", 400],
+    ["PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked", 400],
+    ["PUT / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked", 501],
+    ["GET /\x01 HTTP/1.1\r\nHost: x", 400],
+  ];
+  for (const [text, status] of cases) {
+    assert.throws(
+      () => head(text),
+      (err: unknown) => err instanceof BadRequest && err.status === status,
+      JSON.stringify(text),
+    );
+  }
+});
+
+Deno.test("openFileLimit and connectionCap: below the descriptor limit", () => {
+  const limits =
+    "Limit  Soft Limit  Hard Limit  Units\nMax open files            1024                 4096                 files\n";
+  assert.equal(openFileLimit(() => limits), 1024);
+  assert.equal(openFileLimit(() => "garbage", 256), 256);
+  assert.equal(
+    openFileLimit(() => {
+      throw new Error("no /proc");
+    }, 256),
+    256,
+  );
+  assert.ok(openFileLimit() > 0);
+  assert.equal(connectionCap(0, 1024), 448);
+  assert.equal(connectionCap(100, 1024), 100);
+  assert.equal(connectionCap(100_000, 1024), 448, "clamped");
+  assert.equal(connectionCap(0, 64), 16, "a floor for tiny limits");
+});
