@@ -8,7 +8,7 @@ import type { ConnectionLimits } from "./limits.ts";
 import { ConnReader, HeadTooLarge } from "./reader.ts";
 import { RequestBody } from "./request_body.ts";
 import { BadRequest, parseRequestHead, type RequestHead } from "./request_head.ts";
-import { plainError, writeAll, writeResponse } from "./response_writer.ts";
+import { plainError, writeResponse } from "./response_writer.ts";
 
 /** The application: a fetch handler, as `Deno.serve` calls it. */
 export type FetchHandler = (
@@ -18,6 +18,8 @@ export type FetchHandler = (
 
 /** A body left unread by the handler is read and dropped up to this size, else closed. */
 const MAX_DISCARD = 64 * 1024;
+/** Request bodies up to this size (by Content-Length) are read before the handler runs. */
+const SMALL_BODY = 64 * 1024;
 const CONTINUE = new TextEncoder().encode("HTTP/1.1 100 Continue\r\n\r\n");
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
@@ -36,6 +38,11 @@ export class HttpConnection {
   #idle = true;
   #bytes = 0;
   #pendingIo = 0;
+  // Deadlines (epoch ms; Infinity = none), enforced by the listener's sweep (expire()).
+  #readDeadline = Infinity;
+  #writeDeadline = Infinity;
+  #requestDeadline = Infinity;
+  #meter: { windowEnd: number; mark: number } | null = null;
   readonly address: string;
 
   constructor(
@@ -72,15 +79,53 @@ export class HttpConnection {
     this.onIdle(this, idle);
   }
 
-  /** Runs `io`, closing the connection when it takes longer than `ms`. */
-  async #timed<T>(ms: number, io: Promise<T>): Promise<T> {
-    const timer = setTimeout(() => this.close(), ms);
+  /**
+   * Closes the connection when one of its deadlines has passed at `now`, or when a streaming
+   * exchange moved too few bytes in the window that just ended while waiting on the client.
+   * The listener calls it for every open connection a few times a second (one timer for all,
+   * none per read or write).
+   */
+  expire(now: number): void {
+    if (now >= this.#readDeadline || now >= this.#writeDeadline || now >= this.#requestDeadline) {
+      this.close();
+      return;
+    }
+    const meter = this.#meter;
+    if (meter && now >= meter.windowEnd) {
+      const windowMs = this.limits.throughputWindowMs;
+      const least = this.limits.minBytesPerSecond * windowMs / 1000;
+      if (this.#pendingIo > 0 && this.#bytes - meter.mark < least) this.close();
+      meter.mark = this.#bytes;
+      meter.windowEnd = now + windowMs;
+    }
+  }
+
+  /** Awaits a read, closing the connection (at the next sweep) past `ms`. */
+  async #read<T>(ms: number, io: Promise<T>): Promise<T> {
+    this.#readDeadline = Date.now() + ms;
     this.#pendingIo++;
     try {
       return await io;
     } finally {
       this.#pendingIo--;
-      clearTimeout(timer);
+      this.#readDeadline = Infinity;
+    }
+  }
+
+  /** Writes all of `bytes`, each write closing the connection past the body idle timeout. */
+  async #write(bytes: Uint8Array): Promise<void> {
+    this.#pendingIo++;
+    try {
+      let offset = 0;
+      while (offset < bytes.byteLength) {
+        this.#writeDeadline = Date.now() + this.limits.bodyIdleTimeoutMs;
+        const n = await this.conn.write(bytes.subarray(offset));
+        offset += n;
+        this.#bytes += n;
+      }
+    } finally {
+      this.#pendingIo--;
+      this.#writeDeadline = Infinity;
     }
   }
 
@@ -92,13 +137,13 @@ export class HttpConnection {
       while (!this.#closed && !this.#draining) {
         this.#setIdle(true);
         if (!first) {
-          const more = await this.#timed(this.limits.keepAliveTimeoutMs, reader.waitForData());
+          const more = await this.#read(this.limits.keepAliveTimeoutMs, reader.waitForData());
           if (!more) break;
         }
         first = false;
         let head: RequestHead | null;
         try {
-          const bytes = await this.#timed(
+          const bytes = await this.#read(
             this.limits.headerTimeoutMs,
             reader.readHead(this.limits.maxHeadBytes),
           );
@@ -124,95 +169,98 @@ export class HttpConnection {
   }
 
   async #reject(status: number, code: string, message: string) {
-    await this.#timed(
-      this.limits.bodyIdleTimeoutMs,
-      writeResponse(this.conn, plainError(status, code, message), {
-        headOnly: false,
-        keepAlive: false,
-      }),
-    );
+    await writeResponse(this.#sink, plainError(status, code, message), {
+      headOnly: false,
+      keepAlive: false,
+    });
   }
+
+  /** Where responses are written: through {@link #write} (timed, metered). */
+  #sink = {
+    write: async (bytes: Uint8Array) => {
+      await this.#write(bytes);
+      return bytes.byteLength;
+    },
+  };
 
   /** One request and its response; returns whether the connection may serve another. */
   async #exchange(reader: ConnReader, head: RequestHead): Promise<boolean> {
-    const host = head.headers.get("host");
     const path = head.target.split("?")[0];
-    let url: URL;
-    try {
-      url = new URL(
-        head.target === "*" ? "/" : head.target,
-        `http://${host && HOST.test(host) ? host : "localhost"}`,
-      );
-    } catch {
-      await this.#reject(400, "bad_request", "Malformed request target");
-      return false;
-    }
+    const host = head.host && HOST.test(head.host) ? head.host : "localhost";
+    const url = `http://${host}${head.target === "*" ? "/" : head.target}`;
     const body = new RequestBody(reader, head.framing);
     let continued = !head.expectContinue;
     const idleMs = this.limits.bodyIdleTimeoutMs;
-    const stream = body.stream((read) => {
+    const next = async () => {
       if (!continued) {
         continued = true;
-        return this.#timed(idleMs, writeAll(this.conn, CONTINUE)).then(() =>
-          this.#timed(idleMs, read)
-        );
+        await this.#write(CONTINUE);
       }
-      return this.#timed(idleMs, read);
-    });
-    const bodyless = head.method === "GET" || head.method === "HEAD" || body.done;
+      return await this.#read(idleMs, body.next());
+    };
     const { promise: completed, resolve: complete } = Promise.withResolvers<void>();
-    const stop = this.limits.isStreamingRoute(head.method, path) ? this.#meter() : this.#deadline();
+    if (this.limits.isStreamingRoute(head.method, path)) {
+      const windowEnd = Date.now() + this.limits.throughputWindowMs;
+      this.#meter = { windowEnd, mark: this.#bytes };
+    } else this.#requestDeadline = Date.now() + this.limits.requestTimeoutMs;
     try {
-      const request = new Request(url, {
-        method: head.method,
-        headers: head.headers,
-        body: bodyless ? null : stream,
-      });
+      let requestBody: BodyInit | null = null;
+      if (head.method !== "GET" && head.method !== "HEAD" && !body.done) {
+        const { framing } = head;
+        // A small body is read before the handler runs (one buffer, no stream); a large or
+        // chunked one streams as the handler reads it.
+        requestBody = framing.kind === "length" && framing.length <= SMALL_BODY
+          ? await readAll(framing.length, next)
+          : new ReadableStream<Uint8Array>({
+            pull: async (controller) => {
+              const chunk = await next();
+              if (chunk) controller.enqueue(chunk);
+              else controller.close();
+            },
+          }, { highWaterMark: 0 });
+      }
+      let request: Request;
+      try {
+        request = new Request(url, {
+          method: head.method,
+          headers: head.headers,
+          body: requestBody,
+        });
+      } catch {
+        await this.#reject(400, "bad_request", "Malformed request");
+        return false;
+      }
       const response = await this.handler(request, {
         remoteAddr: this.conn.remoteAddr,
         completed,
       });
       const keepAlive = head.keepAlive && !this.#draining;
-      await writeResponse(
-        {
-          write: async (bytes) => {
-            const n = await this.#timed(idleMs, this.conn.write(bytes));
-            this.#bytes += n;
-            return n;
-          },
-        },
-        response,
-        { headOnly: head.method === "HEAD", keepAlive },
-      );
+      await writeResponse(this.#sink, response, { headOnly: head.method === "HEAD", keepAlive });
       if (!keepAlive) return false;
       if (body.done) return true;
       // An unread body: the client that waits for 100 Continue never sends it.
       if (!continued) return false;
-      return await this.#timed(idleMs, body.discard(MAX_DISCARD));
+      return await this.#read(idleMs, body.discard(MAX_DISCARD));
     } finally {
-      stop();
+      this.#requestDeadline = Infinity;
+      this.#meter = null;
       complete();
     }
   }
+}
 
-  /** The whole-request deadline of API routes: closes the connection when it passes. */
-  #deadline(): () => void {
-    const timer = setTimeout(() => this.close(), this.limits.requestTimeoutMs);
-    return () => clearTimeout(timer);
+/** Reads a body of `length` bytes through `next` into one buffer. */
+async function readAll(
+  length: number,
+  next: () => Promise<Uint8Array | null>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const out = new Uint8Array(length);
+  let offset = 0;
+  while (offset < length) {
+    const chunk = await next();
+    if (!chunk) break;
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
   }
-
-  /**
-   * The throughput rule of streaming routes: at each window's end, while the connection waits
-   * on the client, fewer than the minimum bytes in that window closes it.
-   */
-  #meter(): () => void {
-    const windowMs = this.limits.throughputWindowMs;
-    const least = this.limits.minBytesPerSecond * windowMs / 1000;
-    let mark = this.#bytes;
-    const timer = setInterval(() => {
-      if (this.#pendingIo > 0 && this.#bytes - mark < least) this.close();
-      mark = this.#bytes;
-    }, windowMs);
-    return () => clearInterval(timer);
-  }
+  return out;
 }

@@ -26,6 +26,9 @@ export interface HttpServer {
 /** Longest pause of the accept loop after a failed accept. */
 const MAX_BACKOFF_MS = 1000;
 
+/** How often every connection's deadlines are checked (the timeouts' granularity). */
+const SWEEP_MS = 250;
+
 /**
  * Listens on `hostname:port` and serves `handler` under `limits`. Throws as `Deno.listen`
  * does (address in use, permission denied).
@@ -120,6 +123,11 @@ export function serveHttp(
     }
   };
   const accepting = acceptLoop();
+  // One timer for every connection's deadlines, instead of one per read and write.
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const connection of open) connection.expire(now);
+  }, SWEEP_MS);
 
   let closing: Promise<void> | null = null;
   const shutdown = () =>
@@ -131,6 +139,7 @@ export function serveHttp(
       await accepting;
       for (const connection of open) connection.drain();
       while (running.size > 0) await Promise.allSettled([...running]);
+      clearInterval(sweeper);
     })();
   return {
     addr: listener.addr,

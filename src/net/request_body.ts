@@ -15,7 +15,7 @@ const MAX_LINE = 4096;
  * @example
  * ```ts
  * const body = new RequestBody(reader, { kind: "length", length: 5 });
- * const request = new Request(url, { method: "PUT", body: body.stream() });
+ * const chunk = await body.next(); // up to 5 bytes, then null
  * ```
  */
 export class RequestBody {
@@ -81,16 +81,11 @@ export class RequestBody {
     }
   }
 
-  /**
-   * The body as a stream for `new Request`, pulled only when read; `around` wraps each read
-   * (timeouts, metering).
-   */
-  stream(
-    around: (read: Promise<Uint8Array | null>) => Promise<Uint8Array | null> = (read) => read,
-  ): ReadableStream<Uint8Array> {
+  /** The body as a stream, pulled only when read. */
+  stream(): ReadableStream<Uint8Array> {
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
-        const chunk = await around(this.next());
+        const chunk = await this.next();
         if (chunk) controller.enqueue(chunk);
         else controller.close();
       },

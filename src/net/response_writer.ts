@@ -41,6 +41,20 @@ const HOP_BY_HOP = new Set(["connection", "transfer-encoding", "keep-alive", "co
 
 const encoder = new TextEncoder();
 
+let dateSecond = 0;
+let dateText = "";
+
+/** The current time as an HTTP date, formatted once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
+
 /** Writes all of `bytes`. */
 export async function writeAll(sink: ByteSink, bytes: Uint8Array): Promise<void> {
   let offset = 0;
@@ -64,7 +78,7 @@ function headText(status: number, headers: Headers, framing: string, keepAlive: 
     text += `${name}: ${value}\r\n`;
   }
   for (const cookie of headers.getSetCookie()) text += `set-cookie: ${cookie}\r\n`;
-  if (!headers.has("date")) text += `date: ${new Date().toUTCString()}\r\n`;
+  if (!headers.has("date")) text += `date: ${httpDate()}\r\n`;
   return `${text}${framing}connection: ${keepAlive ? "keep-alive" : "close"}\r\n\r\n`;
 }
 
@@ -86,12 +100,26 @@ export async function writeResponse(
   const { status, headers } = response;
   const noBody = options.headOnly || status === 204 || status === 304 || status < 200;
   const declared = headers.get("content-length");
-  if (noBody || !response.body) {
-    await response.body?.cancel().catch(() => {});
+  // (`response.body` is not touched unless needed: reading it makes a stream.)
+  if (noBody) {
     const length = status === 204 || status === 304
       ? ""
       : `content-length: ${options.headOnly && declared !== null ? declared : 0}\r\n`;
     await writeAll(sink, encoder.encode(headText(status, headers, length, options.keepAlive)));
+    return;
+  }
+  // JSON answers are finite: read at once and sent with their length in one write.
+  if (declared === null && /^application\/json\b/i.test(headers.get("content-type") ?? "")) {
+    const body = new Uint8Array(await response.arrayBuffer());
+    const head = encoder.encode(
+      headText(status, headers, `content-length: ${body.byteLength}\r\n`, options.keepAlive),
+    );
+    await writeAll(sink, concat([head, body], head.byteLength + body.byteLength));
+    return;
+  }
+  if (!response.body) {
+    const head = headText(status, headers, "content-length: 0\r\n", options.keepAlive);
+    await writeAll(sink, encoder.encode(head));
     return;
   }
   const reader = response.body.getReader();

@@ -8,7 +8,8 @@ Deno.test("parseRequestHead: method, target, headers, framing and keep-alive", (
   const get = head("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nX-A: 1\r\nX-A: 2");
   assert.equal(get.method, "GET");
   assert.equal(get.target, "/a?b=1");
-  assert.equal(get.headers.get("x-a"), "1, 2");
+  assert.deepEqual(get.headers, [["Host", "x"], ["X-A", "1"], ["X-A", "2"]]);
+  assert.equal(get.host, "x");
   assert.deepEqual(get.framing, { kind: "none" });
   assert.ok(get.keepAlive);
   assert.ok(!head("GET / HTTP/1.1\r\nHost: x\r\nConnection: close").keepAlive);
@@ -36,6 +37,8 @@ Deno.test("parseRequestHead: ambiguous or malformed heads are refused with their
     ["G(T / HTTP/1.1\r\nHost: x", 400],
     ["GET / HTTP/2.0\r\nHost: x", 505],
     ["GET / HTTP/1.1\r\nHost: x\r\n folded", 400],
+    ["GET / HTTP/1.1\r\nHost: x\r\nHost: y", 400],
+    ["PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6", 400],
     ["GET / HTTP/1.1\r\nHost: x\r\nBad Name: 1", 400],
     ["PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 6", 400],
     ["PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: -1", 400],
