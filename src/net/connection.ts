@@ -191,12 +191,12 @@ export class HttpConnection {
     const body = new RequestBody(reader, head.framing);
     let continued = !head.expectContinue;
     const idleMs = this.limits.bodyIdleTimeoutMs;
-    const next = async () => {
+    const timedRead = async <T>(read: Promise<T>): Promise<T> => {
       if (!continued) {
         continued = true;
         await this.#write(CONTINUE);
       }
-      return await this.#read(idleMs, body.next());
+      return await this.#read(idleMs, read);
     };
     const { promise: completed, resolve: complete } = Promise.withResolvers<void>();
     if (this.limits.isStreamingRoute(head.method, path)) {
@@ -210,14 +210,8 @@ export class HttpConnection {
         // A small body is read before the handler runs (one buffer, no stream); a large or
         // chunked one streams as the handler reads it.
         requestBody = framing.kind === "length" && framing.length <= SMALL_BODY
-          ? await readAll(framing.length, next)
-          : new ReadableStream<Uint8Array>({
-            pull: async (controller) => {
-              const chunk = await next();
-              if (chunk) controller.enqueue(chunk);
-              else controller.close();
-            },
-          }, { highWaterMark: 0 });
+          ? await readAll(framing.length, (into) => timedRead(body.readInto(into)))
+          : body.stream(timedRead);
       }
       let request: Request;
       try {
@@ -249,18 +243,17 @@ export class HttpConnection {
   }
 }
 
-/** Reads a body of `length` bytes through `next` into one buffer. */
+/** Reads a body of `length` bytes through `readInto` into one buffer. */
 async function readAll(
   length: number,
-  next: () => Promise<Uint8Array | null>,
+  readInto: (into: Uint8Array) => Promise<number | null>,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const out = new Uint8Array(length);
   let offset = 0;
   while (offset < length) {
-    const chunk = await next();
-    if (!chunk) break;
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
+    const n = await readInto(out.subarray(offset));
+    if (n === null) break;
+    offset += n;
   }
   return out;
 }

@@ -113,18 +113,26 @@ export class ConnReader {
 
   /** Up to `max` bytes (a fresh copy); throws {@link UnexpectedEof} at end of stream. */
   async readSome(max: number): Promise<Uint8Array> {
-    if (this.buffered === 0) {
-      // Nothing buffered: read straight into a chunk of its own (no copy).
-      const chunk = new Uint8Array(Math.min(max, 64 * 1024));
-      const n = await this.conn.read(chunk);
-      if (n === null) throw new UnexpectedEof("Connection closed inside the body");
-      this.onBytes(n);
-      return chunk.subarray(0, n);
+    const chunk = new Uint8Array(Math.min(max, this.buffered || 64 * 1024));
+    const n = await this.readInto(chunk);
+    return n === chunk.length ? chunk : chunk.slice(0, n);
+  }
+
+  /**
+   * Reads up to `into.length` bytes into `into` (buffered bytes first, else straight from the
+   * connection: no copy, no allocation); throws {@link UnexpectedEof} at end of stream.
+   */
+  async readInto(into: Uint8Array): Promise<number> {
+    if (this.buffered > 0) {
+      const take = Math.min(into.length, this.buffered);
+      into.set(this.#buf.subarray(this.#start, this.#start + take));
+      this.#start += take;
+      return take;
     }
-    const take = Math.min(max, this.buffered);
-    const out = this.#buf.slice(this.#start, this.#start + take);
-    this.#start += take;
-    return out;
+    const n = await this.conn.read(into);
+    if (n === null) throw new UnexpectedEof("Connection closed inside the body");
+    this.onBytes(n);
+    return n;
   }
 
   #indexOf(pattern: number[], from: number): number {

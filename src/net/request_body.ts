@@ -9,13 +9,13 @@ import { BadRequest, type BodyFraming } from "./request_head.ts";
 const MAX_LINE = 4096;
 
 /**
- * One request's body: `next()` yields chunks until the framing says the body ended. Nothing
+ * One request's body: `readInto()` fills buffers until the framing says the body ended. Nothing
  * is read before the handler asks, so an upload streams straight through with flat memory.
  *
  * @example
  * ```ts
  * const body = new RequestBody(reader, { kind: "length", length: 5 });
- * const chunk = await body.next(); // up to 5 bytes, then null
+ * const n = await body.readInto(new Uint8Array(1024)); // up to 5, then null
  * ```
  */
 export class RequestBody {
@@ -34,8 +34,8 @@ export class RequestBody {
     return this.#done;
   }
 
-  /** The next chunk of the body, or null at its end. */
-  async next(): Promise<Uint8Array | null> {
+  /** Reads the next bytes of the body into `into`; null at its end. */
+  async readInto(into: Uint8Array): Promise<number | null> {
     if (this.#done) return null;
     if (this.#chunked && this.#remaining === 0) {
       const size = await this.#chunkSize();
@@ -47,8 +47,8 @@ export class RequestBody {
       }
       this.#remaining = size;
     }
-    const chunk = await this.reader.readSome(this.#remaining);
-    this.#remaining -= chunk.byteLength;
+    const n = await this.reader.readInto(into.subarray(0, Math.min(into.length, this.#remaining)));
+    this.#remaining -= n;
     if (this.#remaining === 0) {
       if (this.#chunked) {
         if ((await this.reader.readLine(MAX_LINE)) !== "") {
@@ -56,7 +56,7 @@ export class RequestBody {
         }
       } else this.#done = true;
     }
-    return chunk;
+    return n;
   }
 
   async #chunkSize(): Promise<number> {
@@ -70,9 +70,9 @@ export class RequestBody {
   async discard(maxBytes: number): Promise<boolean> {
     let dropped = 0;
     try {
+      const scratch = new Uint8Array(16 * 1024);
       while (!this.#done) {
-        const chunk = await this.next();
-        dropped += chunk?.byteLength ?? 0;
+        dropped += (await this.readInto(scratch)) ?? 0;
         if (dropped > maxBytes) return false;
       }
       return true;
@@ -81,14 +81,27 @@ export class RequestBody {
     }
   }
 
-  /** The body as a stream, pulled only when read. */
-  stream(): ReadableStream<Uint8Array> {
-    return new ReadableStream<Uint8Array>({
+  /**
+   * The body as a byte stream, pulled only when read; BYOB readers get the bytes read straight
+   * into their buffers. `around` wraps each read (timeouts).
+   */
+  stream(
+    around: (read: Promise<number | null>) => Promise<number | null> = (read) => read,
+  ): ReadableStream<Uint8Array> {
+    return new ReadableStream({
+      type: "bytes",
+      autoAllocateChunkSize: 64 * 1024,
       pull: async (controller) => {
-        const chunk = await this.next();
-        if (chunk) controller.enqueue(chunk);
-        else controller.close();
+        const request = controller.byobRequest!;
+        const view = request.view!;
+        const n = await around(
+          this.readInto(new Uint8Array(view.buffer, view.byteOffset, view.byteLength)),
+        );
+        if (n === null) {
+          controller.close();
+          request.respond(0);
+        } else request.respond(n);
       },
-    }, { highWaterMark: 0 });
+    });
   }
 }
