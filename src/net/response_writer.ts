@@ -102,6 +102,8 @@ export async function writeResponse(
   const declared = headers.get("content-length");
   // (`response.body` is not touched unless needed: reading it makes a stream.)
   if (noBody) {
+    // A HEAD answer may still carry the GET body (a file stream): release it.
+    await response.body?.cancel().catch(() => {});
     const length = status === 204 || status === 304
       ? ""
       : `content-length: ${options.headOnly && declared !== null ? declared : 0}\r\n`;
