@@ -46,7 +46,7 @@ const PROBE_EVERY_MS = 2000;
  */
 export class StorageHealth {
   #reason: string | null = null;
-  #probedAt = 0;
+  #probedAt = -Infinity;
   #probing: Promise<void> | null = null;
 
   constructor(private dataDir: string, private now: () => number = Date.now) {}
@@ -54,7 +54,7 @@ export class StorageHealth {
   /** Records a storage failure seen while serving. */
   failed(reason: string): void {
     this.#reason = reason;
-    this.#probedAt = 0;
+    this.#probedAt = -Infinity;
   }
 
   /** The current state, after a probe write when the last one is not fresh. */
