@@ -63,7 +63,8 @@ export function validationError(error: ZodError, prefix = ""): ApiError {
 
 /**
  * Builds the JSON error response for an error: storage failures (disk full, read-only) become
- * a 503 `storage_unavailable` with `Retry-After`, unknown errors a logged 500.
+ * a 503 `storage_unavailable` with `Retry-After`, running out of file descriptors a 503
+ * `server_busy`, unknown errors a logged 500.
  */
 export function errorResponse(err: unknown, c: Context): Response {
   if (err instanceof ApiError) {
@@ -89,6 +90,14 @@ export function errorResponse(err: unknown, c: Context): Response {
       },
       503,
       { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) },
+    );
+  }
+  // Out of file descriptors (EMFILE/ENFILE): the process is at its limit, not broken.
+  if (/too many open files|os error 2[34]\b/i.test((err as Error)?.message ?? "")) {
+    return c.json(
+      { error: { code: "server_busy", message: "The server is at its open-file limit; retry" } },
+      503,
+      { "Retry-After": "5" },
     );
   }
   console.error(JSON.stringify({
