@@ -247,6 +247,16 @@ Deno.test("serveHttp: per-address cap refuses extra connections; total cap sheds
       held.forEach((c) => c.close());
     },
   );
+  // A trusted proxy carries many clients: exempt from the per-address cap.
+  await withServer(
+    { maxConnectionsPerAddress: 2, headerTimeoutMs: 10_000, isExempt: (a) => a === "127.0.0.1" },
+    async (server, port) => {
+      const held = await Promise.all([1, 2, 3, 4].map(() => connect(port)));
+      await sleep(100);
+      assert.equal(server.connections, 4);
+      held.forEach((c) => c.close());
+    },
+  );
   await withServer({ maxConnections: 4, headerTimeoutMs: 10_000 }, async (server, port) => {
     const idle = await Promise.all([1, 2, 3, 4].map(() => connect(port)));
     await sleep(100);
