@@ -127,20 +127,27 @@ export async function writeResponse(
   const reader = response.body.getReader();
   try {
     if (declared !== null && /^\d+$/.test(declared)) {
-      await writeAll(
-        sink,
-        encoder.encode(
-          headText(status, headers, `content-length: ${declared}\r\n`, options.keepAlive),
-        ),
+      const head = encoder.encode(
+        headText(status, headers, `content-length: ${declared}\r\n`, options.keepAlive),
       );
+      // The head leaves with the first chunk when that is small.
+      let pending: Uint8Array | null = head;
       let left = Number(declared);
       for (;;) {
         const step = await reader.read();
         if (step.done) break;
         left -= step.value.byteLength;
         if (left < 0) throw new Error("Response body longer than its Content-Length");
-        await writeAll(sink, step.value);
+        if (pending && step.value.byteLength <= SMALL_BODY) {
+          const size = pending.byteLength + step.value.byteLength;
+          await writeAll(sink, concat([pending, step.value], size));
+        } else {
+          if (pending) await writeAll(sink, pending);
+          await writeAll(sink, step.value);
+        }
+        pending = null;
       }
+      if (pending) await writeAll(sink, pending);
       if (left !== 0) throw new Error("Response body shorter than its Content-Length");
       return;
     }
