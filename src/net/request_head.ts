@@ -21,7 +21,7 @@ export type BodyFraming = { kind: "none" } | { kind: "length"; length: number } 
 /** A parsed request head. */
 export interface RequestHead {
   method: string;
-  /** The request target as sent (origin form `/path?query`, or `*`). */
+  /** The request target in origin form (`/path?query`; an absolute-form target reduced to it), or `*`. */
   target: string;
   /** Minor version: 1 for HTTP/1.1, 0 for HTTP/1.0. */
   minor: number;
@@ -52,7 +52,12 @@ export function parseRequestHead(head: Uint8Array): RequestHead {
   const lines = LATIN1.decode(head.subarray(0, head.length - 4)).split("\r\n");
   const parts = lines[0].split(" ");
   if (parts.length !== 3) throw new BadRequest(400, "Malformed request line");
-  const [method, target, version] = parts;
+  const [method, sent, version] = parts;
+  // Absolute form (RFC 9112 section 3.2.2): the path and query are the target.
+  const absolute = /^https?:\/\/[^/?#]+([/?][^#]*)?$/i.exec(sent);
+  const target = absolute
+    ? (absolute[1]?.startsWith("/") ? absolute[1] : `/${absolute[1] ?? ""}`)
+    : sent;
   if (!TOKEN.test(method)) throw new BadRequest(400, "Malformed method");
   const versionMatch = /^HTTP\/1\.([01])$/.exec(version);
   if (!versionMatch) {

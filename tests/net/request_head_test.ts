@@ -27,13 +27,16 @@ Deno.test("parseRequestHead: method, target, headers, framing and keep-alive", (
     kind: "chunked",
   });
   assert.ok(head("PUT / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue").expectContinue);
+  assert.equal(head("GET http://x:1/a/b?c=d HTTP/1.1\r\nHost: x").target, "/a/b?c=d");
+  assert.equal(head("GET http://x HTTP/1.1\r\nHost: x").target, "/");
+  assert.equal(head("GET http://x?q HTTP/1.1\r\nHost: x").target, "/?q");
 });
 
 Deno.test("parseRequestHead: ambiguous or malformed heads are refused with their status", () => {
   const cases: [string, number][] = [
     ["GET / HTTP/1.1", 400], // no Host
     ["GET  / HTTP/1.1\r\nHost: x", 400],
-    ["GET http://x/ HTTP/1.1\r\nHost: x", 400],
+    ["GET ftp://x/ HTTP/1.1\r\nHost: x", 400],
     ["G(T / HTTP/1.1\r\nHost: x", 400],
     ["GET / HTTP/2.0\r\nHost: x", 505],
     ["GET / HTTP/1.1\r\nHost: x\r\n folded", 400],
