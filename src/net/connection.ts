@@ -143,13 +143,15 @@ export class HttpConnection {
         first = false;
         let head: RequestHead | null;
         try {
-          const bytes = await this.#read(
-            this.limits.headerTimeoutMs,
-            reader.readHead(this.limits.maxHeadBytes),
-          );
-          if (!bytes) break;
+          // A pipelined or already-arrived head needs no read (and no promise).
+          const text = reader.takeHead(this.limits.maxHeadBytes) ??
+            await this.#read(
+              this.limits.headerTimeoutMs,
+              reader.readHead(this.limits.maxHeadBytes),
+            );
+          if (text === null) break;
           this.#setIdle(false);
-          head = parseRequestHead(bytes);
+          head = parseRequestHead(text);
         } catch (err) {
           if (err instanceof HeadTooLarge) {
             await this.#reject(431, "headers_too_large", "The request head is too large");

@@ -15,6 +15,7 @@ export class UnexpectedEof extends Error {
 }
 
 const CRLFCRLF = [13, 10, 13, 10];
+const LATIN1 = new TextDecoder("latin1");
 
 /** What the reader reads from: a `Deno.Conn`, or anything with its `read`. */
 export interface ByteSource {
@@ -28,13 +29,15 @@ export interface ByteSource {
  * @example
  * ```ts
  * const reader = new ConnReader(conn, (n) => meter.add(n));
- * const head = await reader.readHead(64 * 1024); // bytes up to and including CRLFCRLF
+ * const head = await reader.readHead(64 * 1024); // "GET / HTTP/1.1\r\nHost: a"
  * ```
  */
 export class ConnReader {
   #buf = new Uint8Array(8 * 1024);
   #start = 0;
   #end = 0;
+  /** Bytes of the head being read that were searched for its end already. */
+  #scanned = 0;
 
   constructor(private conn: ByteSource, private onBytes: (n: number) => void = () => {}) {}
 
@@ -70,27 +73,40 @@ export class ConnReader {
   }
 
   /**
-   * The next request head (through its blank line), consumed from the buffer. Null when the
-   * peer closed cleanly before sending anything; throws {@link HeadTooLarge} past `maxBytes`.
+   * The next message head if it is wholly buffered (its text without the blank line, consumed
+   * from the buffer), else null; throws {@link HeadTooLarge} past `maxBytes`.
    */
-  async readHead(maxBytes: number): Promise<Uint8Array | null> {
+  takeHead(maxBytes: number): string | null {
     // Blank lines before a request are ignored (RFC 9112 section 2.2).
-    let searched = 0;
-    for (;;) {
+    if (this.#scanned === 0) {
       while (
         this.buffered > 0 && (this.#buf[this.#start] === 13 || this.#buf[this.#start] === 10)
       ) this.#start++;
-      const at = this.#indexOf(CRLFCRLF, Math.max(0, searched - 3));
-      if (at >= 0) {
-        const head = this.#buf.slice(this.#start, this.#start + at + 4);
-        this.#start += at + 4;
-        return head;
-      }
-      searched = this.buffered;
-      if (this.buffered > maxBytes) throw new HeadTooLarge("Request head too large");
+    }
+    // Bytes already searched are not searched again (a dribbled head costs linear time).
+    const at = this.#indexOf(CRLFCRLF, Math.max(0, this.#scanned - 3));
+    if (at >= 0) {
+      const head = LATIN1.decode(this.#buf.subarray(this.#start, this.#start + at));
+      this.#start += at + 4;
+      this.#scanned = 0;
+      return head;
+    }
+    this.#scanned = this.buffered;
+    if (this.buffered > maxBytes) throw new HeadTooLarge("Request head too large");
+    return null;
+  }
+
+  /**
+   * The next message head (see {@link takeHead}), reading as needed. Null when the peer
+   * closed cleanly before sending anything.
+   */
+  async readHead(maxBytes: number): Promise<string | null> {
+    for (;;) {
+      const head = this.takeHead(maxBytes);
+      if (head !== null) return head;
       if (!await this.#fill(maxBytes)) {
         if (this.buffered === 0) return null;
-        throw new UnexpectedEof("Connection closed inside the request head");
+        throw new UnexpectedEof("Connection closed inside the message head");
       }
     }
   }
@@ -100,9 +116,7 @@ export class ConnReader {
     for (;;) {
       const at = this.#indexOf([13, 10], 0);
       if (at >= 0) {
-        const line = new TextDecoder("latin1").decode(
-          this.#buf.subarray(this.#start, this.#start + at),
-        );
+        const line = LATIN1.decode(this.#buf.subarray(this.#start, this.#start + at));
         this.#start += at + 2;
         return line;
       }

@@ -37,19 +37,18 @@ export interface RequestHead {
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const LATIN1 = new TextDecoder("latin1");
 
 /**
- * Parses `head` (the bytes through the blank line).
+ * Parses `head` (its text, read as Latin-1, without the blank line).
  *
  * @example
  * ```ts
- * const head = parseRequestHead(new TextEncoder().encode("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
+ * const head = parseRequestHead("GET / HTTP/1.1\r\nHost: a");
  * head.method; // "GET"
  * ```
  */
-export function parseRequestHead(head: Uint8Array): RequestHead {
-  const lines = LATIN1.decode(head.subarray(0, head.length - 4)).split("\r\n");
+export function parseRequestHead(head: string): RequestHead {
+  const lines = head.split("\r\n");
   const parts = lines[0].split(" ");
   if (parts.length !== 3) throw new BadRequest(400, "Malformed request line");
   const [method, sent, version] = parts;

@@ -40,6 +40,8 @@ const REASONS: Record<number, string> = {
 const HOP_BY_HOP = new Set(["connection", "transfer-encoding", "keep-alive", "content-length"]);
 
 const encoder = new TextEncoder();
+// deno-lint-ignore no-control-regex -- the complement of ASCII
+const NON_ASCII = /[^\x00-\x7f]/;
 
 let dateSecond = 0;
 let dateText = "";
@@ -53,6 +55,14 @@ function httpDate(): string {
     dateText = new Date(now).toUTCString();
   }
   return dateText;
+}
+
+/** A head's bytes: its text is Latin-1 (header values are byte strings), ASCII as a rule. */
+function headBytes(text: string): Uint8Array {
+  if (!NON_ASCII.test(text)) return encoder.encode(text);
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
 }
 
 /** Writes all of `bytes`. */
@@ -107,27 +117,35 @@ export async function writeResponse(
     const length = status === 204 || status === 304
       ? ""
       : `content-length: ${options.headOnly && declared !== null ? declared : 0}\r\n`;
-    await writeAll(sink, encoder.encode(headText(status, headers, length, options.keepAlive)));
+    await writeAll(sink, headBytes(headText(status, headers, length, options.keepAlive)));
     return;
   }
   // JSON answers are finite: read at once and sent with their length in one write.
   if (declared === null && /^application\/json\b/i.test(headers.get("content-type") ?? "")) {
-    const body = new Uint8Array(await response.arrayBuffer());
-    const head = encoder.encode(
-      headText(status, headers, `content-length: ${body.byteLength}\r\n`, options.keepAlive),
-    );
-    await writeAll(sink, concat([head, body], head.byteLength + body.byteLength));
+    const text = await response.text();
+    // ASCII (as JSON from JSON.stringify mostly is): characters are bytes, one encode.
+    const ascii = !NON_ASCII.test(text);
+    const body = ascii ? null : encoder.encode(text);
+    const length = body ? body.byteLength : text.length;
+    const head = headText(status, headers, `content-length: ${length}\r\n`, options.keepAlive);
+    if (!body && !NON_ASCII.test(head)) {
+      await writeAll(sink, encoder.encode(head + text));
+      return;
+    }
+    const bytes = headBytes(head);
+    const payload = body ?? encoder.encode(text);
+    await writeAll(sink, concat([bytes, payload], bytes.byteLength + length));
     return;
   }
   if (!response.body) {
     const head = headText(status, headers, "content-length: 0\r\n", options.keepAlive);
-    await writeAll(sink, encoder.encode(head));
+    await writeAll(sink, headBytes(head));
     return;
   }
   const reader = response.body.getReader();
   try {
     if (declared !== null && /^\d+$/.test(declared)) {
-      const head = encoder.encode(
+      const head = headBytes(
         headText(status, headers, `content-length: ${declared}\r\n`, options.keepAlive),
       );
       // The head leaves with the first chunk when that is small.
@@ -165,13 +183,13 @@ export async function writeResponse(
       size += step.value.byteLength;
     }
     if (ended) {
-      const head = encoder.encode(
+      const head = headBytes(
         headText(status, headers, `content-length: ${size}\r\n`, options.keepAlive),
       );
       await writeAll(sink, concat([head, ...first], head.byteLength + size));
       return;
     }
-    const head = encoder.encode(
+    const head = headBytes(
       headText(status, headers, "transfer-encoding: chunked\r\n", options.keepAlive),
     );
     await writeAll(sink, head);

@@ -27,7 +27,6 @@ export interface PinnedRequest {
 }
 
 const MAX_HEAD = 64 * 1024;
-const LATIN1 = new TextDecoder("latin1");
 
 /**
  * Sends `init` to `url`, connecting to `address` (an IP) instead of resolving the URL's name.
@@ -101,9 +100,9 @@ async function fetchPinnedTls(url: URL, address: string, init: PinnedRequest): P
     if (init.body) await writeAll(conn, init.body);
     const reader = new ConnReader(conn);
     for (;;) {
-      const bytes = await reader.readHead(MAX_HEAD);
-      if (!bytes) throw new Error("Connection closed before a response");
-      const { status, headers: got } = parseResponseHead(bytes);
+      const text = await reader.readHead(MAX_HEAD);
+      if (text === null) throw new Error("Connection closed before a response");
+      const { status, headers: got } = parseResponseHead(text);
       if (status < 200) continue; // 100 Continue and other interim answers
       const framing = framingOf(status, init.method, got);
       if (framing !== "close" && framing.kind === "none") {
@@ -149,8 +148,8 @@ function closingWith(
 }
 
 /** Status and headers of a response head. */
-function parseResponseHead(bytes: Uint8Array): { status: number; headers: Headers } {
-  const lines = LATIN1.decode(bytes.subarray(0, bytes.length - 4)).split("\r\n");
+function parseResponseHead(text: string): { status: number; headers: Headers } {
+  const lines = text.split("\r\n");
   const match = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(lines[0]);
   if (!match) throw new Error("Malformed response status line");
   const headers = new Headers();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { connectionCap, openFileLimit } from "../../src/net/limits.ts";
 import { BadRequest, parseRequestHead } from "../../src/net/request_head.ts";
 
-const head = (text: string) => parseRequestHead(new TextEncoder().encode(text + "\r\n\r\n"));
+const head = (text: string) => parseRequestHead(text);
 
 Deno.test("parseRequestHead: method, target, headers, framing and keep-alive", () => {
   const get = head("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nX-A: 1\r\nX-A: 2");
