@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from "hono";
-import { type AddressRanges, parseIpv4, parseIpv6 } from "../net/ip.ts";
+import type { AddressRanges } from "../net/ip.ts";
 
 /** Longest address text kept (an X-Forwarded-For hop is whatever the proxy wrote). */
 const MAX_ADDRESS = 64;
@@ -30,24 +30,4 @@ export function clientIp(c: Context, trusted: AddressRanges): string {
     if (!trusted.has(hops[i])) return hops[i].slice(0, MAX_ADDRESS);
   }
   return (hops[0] ?? peer).slice(0, MAX_ADDRESS);
-}
-
-/**
- * The rate-limit key of an address: IPv6 addresses by their /64 (one subscriber usually holds
- * a whole /64), everything else as is.
- *
- * @example
- * ```ts
- * rateLimitKey("2001:db8:1:2:aaaa::1"); // "2001:db8:1:2::/64"
- * rateLimitKey("203.0.113.9"); // "203.0.113.9"
- * ```
- */
-export function rateLimitKey(address: string): string {
-  if (parseIpv4(address) !== null) return address;
-  const groups = parseIpv6(address.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, ""));
-  if (!groups) return address;
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return `${groups[6] >>> 8}.${groups[6] & 0xff}.${groups[7] >>> 8}.${groups[7] & 0xff}`;
-  }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
 }

@@ -4,8 +4,8 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import type { AddressRanges } from "../net/ip.ts";
-import { clientIp, rateLimitKey } from "./client_ip.ts";
+import { type AddressRanges, clientKey } from "../net/ip.ts";
+import { clientIp } from "./client_ip.ts";
 import { ApiError } from "./errors.ts";
 
 /** Rate and burst of one bucket family. */
@@ -83,7 +83,7 @@ export function rateLimit(
 ): MiddlewareHandler {
   return async (c, next) => {
     if (buckets) {
-      const wait = buckets.take(rateLimitKey(clientIp(c, trustedProxies)));
+      const wait = buckets.take(clientKey(clientIp(c, trustedProxies)));
       if (wait > 0) {
         throw new ApiError(
           429,

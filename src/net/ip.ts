@@ -147,3 +147,24 @@ export class AddressRanges {
     return groups !== null && this.#ranges.some((range) => contains(range, groups));
   }
 }
+
+/**
+ * The key that counts one client, for rate limits and the per-address connection cap: IPv6
+ * addresses by their /64 (one subscriber usually holds a whole /64), IPv4-mapped IPv6 as the
+ * IPv4 address, everything else as is.
+ *
+ * @example
+ * ```ts
+ * clientKey("2001:db8:1:2:aaaa::1"); // "2001:db8:1:2::/64"
+ * clientKey("203.0.113.9"); // "203.0.113.9"
+ * ```
+ */
+export function clientKey(address: string): string {
+  if (parseIpv4(address) !== null) return address;
+  const groups = parseIpv6(address.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, ""));
+  if (!groups) return address;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return `${groups[6] >>> 8}.${groups[6] & 0xff}.${groups[7] >>> 8}.${groups[7] & 0xff}`;
+  }
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+}

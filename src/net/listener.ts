@@ -9,6 +9,7 @@
  * @module
  */
 import { type FetchHandler, HttpConnection } from "./connection.ts";
+import { clientKey } from "./ip.ts";
 import type { ConnectionLimits } from "./limits.ts";
 
 /** A listening server. */
@@ -66,9 +67,11 @@ export function serveHttp(
   };
 
   const admit = (conn: Deno.TcpConn) => {
-    const address = conn.remoteAddr.hostname;
+    // Counted per client: an IPv6 client by its /64.
+    const peer = conn.remoteAddr.hostname;
+    const address = clientKey(peer);
     const fromAddress = perAddress.get(address) ?? 0;
-    const refuse = (fromAddress >= limits.maxConnectionsPerAddress && !limits.isExempt(address)) ||
+    const refuse = (fromAddress >= limits.maxConnectionsPerAddress && !limits.isExempt(peer)) ||
       (open.size >= limits.maxConnections && !shedOldestIdle());
     if (refuse || stopping) {
       try {

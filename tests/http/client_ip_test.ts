@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { clientIp, rateLimitKey } from "../../src/http/client_ip.ts";
+import { clientIp } from "../../src/http/client_ip.ts";
 import { AddressRanges } from "../../src/net/ip.ts";
 
 /** The address clientIp picks for a request from `peer` carrying `forwarded`. */
@@ -36,12 +36,4 @@ Deno.test("clientIp: the right-most hop that is not a trusted proxy; spoofed lef
   assert.equal(await pick(trusted, "10.0.0.2"), "10.0.0.2");
   // IPv4-mapped spellings of a trusted peer count as trusted.
   assert.equal(await pick(trusted, "::ffff:10.0.0.2", "203.0.113.9"), "203.0.113.9");
-});
-
-Deno.test("rateLimitKey: IPv6 clients by /64, IPv4-mapped as IPv4, others as they are", () => {
-  assert.equal(rateLimitKey("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
-  assert.equal(rateLimitKey("2001:db8:1:2:bbbb::7"), "2001:db8:1:2::/64");
-  assert.equal(rateLimitKey("::ffff:203.0.113.9"), "203.0.113.9");
-  assert.equal(rateLimitKey("203.0.113.9"), "203.0.113.9");
-  assert.equal(rateLimitKey("unknown"), "unknown");
 });

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { AddressRanges, isAddressOrCidr, parseIpv4, parseIpv6 } from "../../src/net/ip.ts";
+import {
+  AddressRanges,
+  clientKey,
+  isAddressOrCidr,
+  parseIpv4,
+  parseIpv6,
+} from "../../src/net/ip.ts";
 
 Deno.test("parse: IPv4 and IPv6 (with embedded IPv4), and refusals", () => {
   assert.equal(parseIpv4("10.0.0.1"), 0x0a000001);
@@ -39,4 +45,12 @@ Deno.test("AddressRanges: membership across prefix lengths and spellings", () =>
   const odd = new AddressRanges(["172.16.0.0/12", "fe80::/10"]);
   assert.ok(odd.has("172.31.255.255") && !odd.has("172.32.0.0"));
   assert.ok(odd.has("febf::1") && !odd.has("fec0::1"));
+});
+
+Deno.test("clientKey: IPv6 clients by /64, IPv4-mapped as IPv4, others as they are", () => {
+  assert.equal(clientKey("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+  assert.equal(clientKey("2001:db8:1:2:bbbb::7"), "2001:db8:1:2::/64");
+  assert.equal(clientKey("::ffff:203.0.113.9"), "203.0.113.9");
+  assert.equal(clientKey("203.0.113.9"), "203.0.113.9");
+  assert.equal(clientKey("unknown"), "unknown");
 });
