@@ -7,6 +7,7 @@ import type { ConnReader } from "./reader.ts";
 import { BadRequest, type BodyFraming } from "./request_head.ts";
 
 const MAX_LINE = 4096;
+const MAX_TRAILERS = 16 * 1024;
 
 /**
  * One request's body: `readInto()` fills buffers until the framing says the body ended. Nothing
@@ -40,8 +41,13 @@ export class RequestBody {
     if (this.#chunked && this.#remaining === 0) {
       const size = await this.#chunkSize();
       if (size === 0) {
-        // Trailers (ignored) up to the blank line.
-        while ((await this.reader.readLine(MAX_LINE)) !== "");
+        // Trailers (ignored) up to the blank line, at most MAX_TRAILERS bytes of them.
+        let trailers = 0;
+        for (let line = await this.reader.readLine(MAX_LINE); line !== "";) {
+          trailers += line.length + 2;
+          if (trailers > MAX_TRAILERS) throw new BadRequest(400, "Trailer section too large");
+          line = await this.reader.readLine(MAX_LINE);
+        }
         this.#done = true;
         return null;
       }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { ConnReader, HeadTooLarge, UnexpectedEof } from "../../src/net/reader.ts";
+import { RequestBody } from "../../src/net/request_body.ts";
+import { BadRequest } from "../../src/net/request_head.ts";
 
 /** A source handing out `pieces` one read at a time. */
 function source(pieces: string[]) {
@@ -50,4 +52,21 @@ Deno.test("ConnReader: a head dribbled in 20,000 one-byte reads is read whole", 
   const head = await new ConnReader(src).readHead(64 * 1024);
   assert.equal(head?.length, 20_000 + 19);
   assert.equal(src.reads, pieces.length);
+});
+
+Deno.test("RequestBody: chunked with extensions and trailers; an endless trailer section is refused", async () => {
+  const read = async (text: string) => {
+    const body = new RequestBody(new ConnReader(source([text])), { kind: "chunked" });
+    const into = new Uint8Array(64);
+    let out = "";
+    for (let n = await body.readInto(into); n !== null; n = await body.readInto(into)) {
+      out += new TextDecoder().decode(into.subarray(0, n));
+    }
+    return out;
+  };
+  assert.equal(await read("3;x=y\r\nabc\r\n2\r\nde\r\n0\r\nX-T: 1\r\n\r\n"), "abcde");
+  const endless = "0\r\n" + "X-T: 1234567890\r\n".repeat(2000) + "\r\n";
+  await assert.rejects(() => read(endless), BadRequest);
+  await assert.rejects(() => read("zz\r\n"), BadRequest);
+  await assert.rejects(() => read("3\r\nabcX\r\n0\r\n\r\n"), BadRequest);
 });
