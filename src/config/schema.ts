@@ -54,9 +54,9 @@ export const ConfigSchema = z.strictObject({
     keepalive_timeout_seconds: z.number().gt(0).max(300).default(5),
     /** Seconds one read of a request body or one write of a response may stall. */
     body_idle_timeout_seconds: z.number().gt(0).max(300).default(30),
-    /** Seconds for a whole API request (uploads and downloads follow the throughput rule). */
+    /** Seconds for a whole API request (large transfers follow the throughput rule instead). */
     request_timeout_seconds: z.number().gt(0).max(3600).default(30),
-    /** Least bytes per second of a blob upload or download, over each 10 s window. */
+    /** Least bytes per second of a large transfer (blobs, queue pages), per 10 s window. */
     min_transfer_bytes_per_second: z.number().int().min(0).default(1024),
     /** Open connections at once; 0 = as many as the open-file limit allows. */
     max_connections: z.number().int().min(0).default(0),

@@ -36,8 +36,10 @@ export function connectionLimits(config: Config, fdLimit = openFileLimit()): Con
     maxHeadBytes: MAX_HEAD_BYTES,
     maxConnections: connectionCap(s.max_connections, fdLimit),
     maxConnectionsPerAddress: s.max_connections_per_address,
-    // Blob uploads and downloads may be large: held to throughput, not to a deadline.
-    isStreamingRoute: (_method, path) => path.startsWith("/blobs/"),
+    // Large transfers are held to throughput, not to a deadline: blob uploads and downloads,
+    // and queue pages (up to 16 MiB of ciphertext) that a vault pulls over a slow link.
+    isStreamingRoute: (method, path) =>
+      path.startsWith("/blobs/") || (method === "GET" && path.startsWith("/owner/queues/")),
     isExempt: (address) => proxies.has(address),
   };
 }

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { ConfigSchema } from "../../src/config/schema.ts";
+import { connectionLimits } from "../../src/net/config.ts";
 import { connectionCap, openFileLimit } from "../../src/net/limits.ts";
 import { BadRequest, parseRequestHead } from "../../src/net/request_head.ts";
 
@@ -74,4 +76,22 @@ Deno.test("openFileLimit and connectionCap: below the descriptor limit", () => {
   assert.equal(connectionCap(100, 1024), 100);
   assert.equal(connectionCap(100_000, 1024), 448, "clamped");
   assert.equal(connectionCap(0, 64), 16, "a floor for tiny limits");
+});
+
+Deno.test("connectionLimits: config keys map to limits; large transfers are streaming routes", () => {
+  const limits = connectionLimits(
+    ConfigSchema.parse({
+      server: { header_timeout_seconds: 3, max_connections: 100, trusted_proxies: ["10.0.0.0/8"] },
+    }),
+    1024,
+  );
+  assert.equal(limits.headerTimeoutMs, 3000);
+  assert.equal(limits.requestTimeoutMs, 30_000);
+  assert.equal(limits.maxConnections, 100);
+  assert.equal(limits.maxConnectionsPerAddress, 128);
+  assert.ok(limits.isExempt("10.1.2.3") && !limits.isExempt("192.0.2.1"));
+  assert.ok(limits.isStreamingRoute("PUT", "/blobs/u/h"));
+  assert.ok(limits.isStreamingRoute("GET", "/owner/queues/abc"));
+  assert.ok(!limits.isStreamingRoute("POST", "/owner/queues/abc/ack"));
+  assert.ok(!limits.isStreamingRoute("POST", "/submissions"));
 });
