@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { AddressRanges } from "../net/ip.ts";
 import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -191,7 +192,7 @@ function etagMatches(header: string | undefined, hash: string): boolean {
 export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
   const { kv, config, blobs } = deps;
   const app = newRouter();
-  const trust = config.server.trust_proxy;
+  const trust = new AddressRanges(config.server.trusted_proxies);
   const ownerLimit = rateLimit(deps.limiters.owner, trust);
   const ownerAuth = requireToken(kv, "owner");
   const smallJson = jsonBody(() => 64 * 1024, {

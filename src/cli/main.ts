@@ -7,7 +7,8 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, publicBaseUrl, unknownVariables } from "../config/index.ts";
 import { dataPaths } from "../init/data_dir.ts";
 import { initDataDir } from "../init/init.ts";
-import { ListenError, startServer } from "../server.ts";
+import { ListenError, type RunningServer, startServer } from "../server.ts";
+import { claimDataDir, DataDirError } from "../store/data_lock.ts";
 import { type MigrationResult, SchemaVersionError } from "../store/schema.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
@@ -120,9 +121,18 @@ async function serve(flags: Flags): Promise<number> {
         "(the settings and their variables: config.example.toml)",
     );
   }
-  const init = await initDataDir(config);
-  reportMigration(init.migration, config.data_dir);
-  const server = await startServer(config);
+  // The lock first: init must not touch a data dir another process serves.
+  const lock = await claimDataDir(config.data_dir);
+  let server: RunningServer;
+  let init: Awaited<ReturnType<typeof initDataDir>>;
+  try {
+    init = await initDataDir(config);
+    reportMigration(init.migration, config.data_dir);
+    server = await startServer(config, { lock });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   // Listen for signals before saying anything: whoever reads the banner may stop us at once.
   const stop = () => {
     console.log("Shutting down: finishing in-flight requests");
@@ -288,7 +298,7 @@ export async function main(args: string[]): Promise<number> {
   } catch (err) {
     if (
       err instanceof ConfigError || err instanceof ApiCallError || err instanceof ListenError ||
-      err instanceof SchemaVersionError
+      err instanceof SchemaVersionError || err instanceof DataDirError
     ) {
       console.error(err.message);
       return 1;

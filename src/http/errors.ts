@@ -8,6 +8,10 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
+import { storageFailure } from "../store/storage_health.ts";
+
+/** The `Retry-After` of a 503 `storage_unavailable`, in seconds. */
+export const STORAGE_RETRY_AFTER_SECONDS = 30;
 
 /** The JSON error body every failing response carries. */
 export interface ErrorBody {
@@ -57,7 +61,11 @@ export function validationError(error: ZodError, prefix = ""): ApiError {
   return new ApiError(400, "invalid_request", message, field);
 }
 
-/** Builds the JSON error response for an error; unknown errors become a logged 500. */
+/**
+ * Builds the JSON error response for an error: storage failures (disk full, read-only) become
+ * a 503 `storage_unavailable` with `Retry-After`, running out of file descriptors a 503
+ * `server_busy`, unknown errors a logged 500.
+ */
 export function errorResponse(err: unknown, c: Context): Response {
   if (err instanceof ApiError) {
     return c.json(err.toBody(), err.status, err.headers);
@@ -68,6 +76,28 @@ export function errorResponse(err: unknown, c: Context): Response {
     return c.json(
       { error: { code: "bad_request", message: (err as Error).message || "Bad request" } },
       status as ContentfulStatusCode,
+    );
+  }
+  // A full disk or a read-only data dir: nothing was saved, and saying so is the answer.
+  const storage = storageFailure(err);
+  if (storage) {
+    return c.json(
+      {
+        error: {
+          code: "storage_unavailable",
+          message: `Storage unavailable (${storage}): nothing was saved; retry later`,
+        },
+      },
+      503,
+      { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) },
+    );
+  }
+  // Out of file descriptors (EMFILE/ENFILE): the process is at its limit, not broken.
+  if (/too many open files|os error 2[34]\b/i.test((err as Error)?.message ?? "")) {
+    return c.json(
+      { error: { code: "server_busy", message: "The server is at its open-file limit; retry" } },
+      503,
+      { "Retry-After": "5" },
     );
   }
   console.error(JSON.stringify({

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { AddressRanges } from "../net/ip.ts";
 import {
   errorContent as error,
   intQuery,
@@ -288,7 +289,7 @@ async function assertQueueOwner(kv: Deno.Kv, fp: string, userId: string) {
 export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   const { kv, config, intake, forms } = deps;
   const app = newRouter();
-  const trust = config.server.trust_proxy;
+  const trust = new AddressRanges(config.server.trusted_proxies);
   const envelopeCap = Math.ceil(config.intake.max_ciphertext_bytes / 3) * 4 + 16 * 1024;
   const tooLarge = {
     code: "ciphertext_too_large",

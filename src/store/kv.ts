@@ -10,15 +10,27 @@ import { join } from "node:path";
 export const KV_FILE = "sealpost.kv";
 
 /**
- * Opens the store in `dataDir`.
+ * Opens the store in `dataDir`; the store file and its `-wal`/`-shm` are made 0600.
  *
  * @example
  * ```ts
  * const kv = await openStore("./data");
  * ```
  */
-export function openStore(dataDir: string): Promise<Deno.Kv> {
-  return Deno.openKv(join(dataDir, KV_FILE));
+export async function openStore(dataDir: string): Promise<Deno.Kv> {
+  const path = join(dataDir, KV_FILE);
+  // SQLite gives its -wal and -shm files the mode of the store file: create that 0600 first.
+  await Deno.writeFile(path, new Uint8Array(0), { createNew: true, mode: 0o600 }).catch((err) => {
+    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+  });
+  const kv = await Deno.openKv(path);
+  // Whatever the umask and the folder's mode: owner-only, the store file and its companions.
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    await Deno.chmod(file, 0o600).catch((err) => {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    });
+  }
+  return kv;
 }
 
 /** Maximum bytes of one ciphertext chunk (a KV value holds at most 64 KiB). */
