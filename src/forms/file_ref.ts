@@ -67,6 +67,23 @@ export function parseDataUri(value: string): { mime: string; sizeBytes: number }
   return { mime: m[1], sizeBytes: base64DecodedLength(m[2]) };
 }
 
+/** Deepest nesting of arrays and objects a file reference may hold (its unknown members). */
+export const MAX_FILE_REF_DEPTH = 8;
+
+/** Whether `value` nests arrays and objects more than `limit` levels deep (stops early). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > limit) return true;
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (v !== null && typeof v === "object") next.push(...Object.values(v));
+    }
+    level = next;
+  }
+  return false;
+}
+
 const FileRefObject = z.looseObject({
   url: z.string().max(4096).refine(isHttpUrl, "Must be an absolute http: or https: URL")
     .optional(),
@@ -91,6 +108,13 @@ const FileRefObject = z.looseObject({
 export const FileRefSchema: z.ZodType<FileRef> = FileRefObject.superRefine((ref, ctx) => {
   const issue = (message: string, path: string) =>
     ctx.addIssue({ code: "custom", message, path: [path] });
+  if (nestsDeeperThan(ref, MAX_FILE_REF_DEPTH)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `A file reference nests more than ${MAX_FILE_REF_DEPTH} levels deep`,
+    });
+    return;
+  }
   if (ref.url === undefined && ref.dataUri === undefined) {
     ctx.addIssue({ code: "custom", message: "A file reference needs a url or a dataUri" });
     return;

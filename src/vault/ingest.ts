@@ -15,7 +15,9 @@ import { base64DecodedLength, concatBytes } from "../crypto/encoding.ts";
 import { open } from "../crypto/sealed_box.ts";
 import { announceRecordEvents, type StoredRecordEvent } from "../events/record_event.ts";
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
-import { type SubmissionPayload, SubmissionPayloadSchema } from "../forms/payload.ts";
+import type { SubmissionPayload } from "../forms/payload.ts";
+import { CryptoError } from "../crypto/errors.ts";
+import { formatIssues } from "../http/errors.ts";
 import { ackMutations } from "../relay/queue.ts";
 import {
   type VaultDatabaseRow,
@@ -25,6 +27,14 @@ import {
 } from "../store/keys.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
 import { deleteLargeValue } from "../store/large_value.ts";
+import {
+  checkFilesStored,
+  checkMode,
+  MAX_REASON,
+  ownedFiles,
+  parsePayload,
+  Quarantine,
+} from "./envelope_checks.ts";
 import type { VaultForms } from "./forms.ts";
 import type { VaultKeys } from "./keys.ts";
 import { SealedBoxOpener } from "./opener.ts";
@@ -45,13 +55,6 @@ const WORKER_PAGE = 32;
 
 /** What became of one envelope version. */
 export type IngestOutcome = "record" | "quarantined" | "duplicate";
-
-/** Why an envelope could not become a record. */
-class Quarantine extends Error {
-  constructor(readonly code: string, message: string, readonly formVersion: number | null) {
-    super(message);
-  }
-}
 
 /** Options of {@link Ingestor}. */
 export interface IngestOptions {
@@ -245,9 +248,14 @@ export class Ingestor {
   ): Promise<(IngestOutcome | Error)[]> {
     return await Promise.all(items.map((item) => {
       const previous = chains.get(item.submissionId) ?? Promise.resolve();
-      const done = previous.then(() => this.ingestItem(db, item, opener)).catch((err) =>
-        err as Error
-      );
+      // A version whose predecessor failed waits for the next drain with it: applied alone it
+      // would find no record to update.
+      const done = previous.then((before) => {
+        if (before instanceof Error) {
+          throw new Error(`an earlier version failed (${before.message})`);
+        }
+        return this.ingestItem(db, item, opener);
+      }).catch((err) => err as Error);
       chains.set(item.submissionId, done);
       done.then(() => {
         if (chains.get(item.submissionId) === done) chains.delete(item.submissionId);
@@ -284,16 +292,22 @@ export class Ingestor {
     opener: SealedBoxOpener | null,
     ack: InStoreAck | null,
   ): Promise<IngestOutcome> {
-    const ciphertext = Uint8Array.fromBase64(item.ciphertext);
+    let ciphertext: Uint8Array = new Uint8Array(0);
     try {
+      ciphertext = decodeQueued(item.ciphertext);
       const read = await this.#read(db, ciphertext, opener);
       // Claimed as soon as the envelope is readable: before its record commits (and, in role
       // all, its ack with it), and also when it goes to quarantine to wait for the owner's
       // retry; so neither a crash nor a long wait leaves its files to the orphan sweep.
-      // Claims are idempotent: an envelope delivered again claims again.
-      const owned = ownedHashes(read.values);
-      if (owned.length > 0) await this.link.claim(db.relayUserId, owned);
-      return await this.#apply(item, await this.#validate(db, item.formId, read), ack);
+      // Claims are idempotent: an envelope delivered again claims again. Only well-formed
+      // hashes are claimed (a malformed one fails validation below); a relay failure here
+      // stops the drain (the envelope stays queued), it is no fault of the envelope's.
+      const owned = [...new Set(ownedFiles(read.values).map((f) => f.hash))];
+      const missing = owned.length > 0 ? await this.link.claim(db.relayUserId, owned) : [];
+      checkMode(read, item.version);
+      const payload = await this.#validate(db, item.formId, read);
+      checkFilesStored(ownedFiles(payload.values), new Set(missing), payload.formVersion);
+      return await this.#apply(item, payload, ack);
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
       return await this.#quarantine(db, item, ciphertext, err, ack);
@@ -307,15 +321,15 @@ export class Ingestor {
     opener: SealedBoxOpener | null,
   ): Promise<SubmissionPayload> {
     const pair = await this.keys.databaseKey(db.fingerprint);
+    let plain: Uint8Array;
     try {
-      const plain = await (opener ?? { open })!.open(ciphertext, pair.publicKey, pair.secretKey);
-      return SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
+      plain = await (opener ?? { open })!.open(ciphertext, pair.publicKey, pair.secretKey);
     } catch (err) {
-      const code = (err as { code?: string }).code === "decryption_failed"
-        ? "decryption_failed"
-        : "invalid_payload";
-      throw new Quarantine(code, (err as Error).message.slice(0, 500), null);
+      // A box that does not open is the envelope's fault; a failing worker is not.
+      if (!(err instanceof CryptoError)) throw err;
+      throw new Quarantine("decryption_failed", err.message.slice(0, MAX_REASON), null);
     }
+    return parsePayload(plain);
   }
 
   /** `payload` with its values checked against the archived schema of its form version. */
@@ -345,8 +359,7 @@ export class Ingestor {
     }
     const parsed = schema.safeParse(payload.values);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => issue.message).join("; ");
-      throw quarantine("invalid_values", issues.slice(0, 1000));
+      throw quarantine("invalid_values", formatIssues(parsed.error, "values", MAX_REASON));
     }
     return { ...payload, values: parsed.data };
   }
@@ -383,7 +396,11 @@ export class Ingestor {
       // queued envelope has none.
       const fresh = [{ key: recordKey, versionstamp: null }];
       const blindParts = ack ? null : quarantineParts(base64DecodedLength(item.ciphertext));
-      if (await this.#commitWrite(item, fresh, null, write, bytes, blindParts, ack)) {
+      // An amendment (version 2 and up) always takes the careful path: it needs a record.
+      if (
+        item.version === 1 &&
+        await this.#commitWrite(item, fresh, null, write, bytes, blindParts, ack)
+      ) {
         return "record";
       }
       for (let attempt = 0; attempt < 10; attempt++) {
@@ -394,6 +411,14 @@ export class Ingestor {
         ]);
         const applied = current.value?.appliedVersion ?? 0;
         const wanted = applied < item.version;
+        if (wanted && !current.value && item.version > 1) {
+          throw new Quarantine(
+            "record_missing",
+            `Amendment version ${item.version} of submission ${item.submissionId} has no ` +
+              "record to update (its first version is quarantined or was discarded)",
+            payload.formVersion,
+          );
+        }
         if (wanted && current.value?.deletedAt) {
           throw new Quarantine(
             "record_deleted",
@@ -564,14 +589,11 @@ function quarantineId(item: { submissionId: string; version: number }): string {
   return `${item.submissionId}.${item.version}`;
 }
 
-/** The hashes of owned file references (uploaded through the slot flow) among `values`. */
-function ownedHashes(values: Record<string, unknown>): string[] {
-  const out = new Set<string>();
-  for (const value of Object.values(values)) {
-    const ref = value as { owned?: unknown; hash?: unknown } | null;
-    if (ref && typeof ref === "object" && ref.owned === true && typeof ref.hash === "string") {
-      out.add(ref.hash);
-    }
+/** The bytes of a queued ciphertext; a `Quarantine` when the relay handed over no base64. */
+function decodeQueued(ciphertext: string): Uint8Array {
+  try {
+    return Uint8Array.fromBase64(ciphertext);
+  } catch {
+    throw new Quarantine("invalid_payload", "The queued ciphertext is not base64", null);
   }
-  return [...out];
 }

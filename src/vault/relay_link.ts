@@ -46,8 +46,11 @@ export interface RelayLink {
    * ack commit together. Null over HTTP, where the vault calls {@link ack} after its commit.
    */
   readonly addAck: ((op: Deno.AtomicOperation, fp: string, item: AckEntry) => void) | null;
-  /** Claims uploaded files (by hash) of relay user `relayUserId` so the orphan sweep keeps them. */
-  claim(relayUserId: string, hashes: string[]): Promise<void>;
+  /**
+   * Claims uploaded files (by hash) of relay user `relayUserId` so the orphan sweep keeps
+   * them; answers the hashes the relay does not store for that user.
+   */
+  claim(relayUserId: string, hashes: string[]): Promise<string[]>;
   /**
    * A fresh pre-signed GET URL, valid `lifetimeSeconds`, of the uploaded file `hash` of relay
    * user `relayUserId`; null when the relay does not store it.
@@ -61,7 +64,7 @@ export interface RelayLink {
 
 /** The relay's uploaded files, in-process (src/blobs `Blobs`): claims and read URLs. */
 export interface LocalBlobs {
-  claim(userId: string, hashes: string[]): Promise<unknown>;
+  claim(userId: string, hashes: string[]): Promise<{ missing: string[] }>;
   readUrl(
     key: { userId: string; hash: string },
     options: { lifetimeSeconds: number },
@@ -119,8 +122,9 @@ export class LocalRelayLink implements RelayLink {
 
   readonly addAck: RelayLink["addAck"] = addAck;
 
-  async claim(relayUserId: string, hashes: string[]): Promise<void> {
-    await this.blobs?.claim(relayUserId, hashes);
+  async claim(relayUserId: string, hashes: string[]): Promise<string[]> {
+    if (!this.blobs) return hashes;
+    return (await this.blobs.claim(relayUserId, hashes)).missing;
   }
 
   async blobReadUrl(relayUserId: string, hash: string, lifetimeSeconds: number) {
@@ -226,10 +230,15 @@ export class HttpRelayLink implements RelayLink {
 
   readonly addAck = null;
 
-  async claim(_relayUserId: string, hashes: string[]): Promise<void> {
+  async claim(_relayUserId: string, hashes: string[]): Promise<string[]> {
+    const missing: string[] = [];
     for (let i = 0; i < hashes.length; i += 1000) {
-      await this.#call("POST", "/owner/blobs/claim", { hashes: hashes.slice(i, i + 1000) });
+      const result = await this.#call<{ missing: string[] }>("POST", "/owner/blobs/claim", {
+        hashes: hashes.slice(i, i + 1000),
+      });
+      missing.push(...result.missing);
     }
+    return missing;
   }
 
   async blobReadUrl(

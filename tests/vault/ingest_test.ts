@@ -69,7 +69,7 @@ class WatchedLink extends LocalRelayLink {
 
   override async claim(relayUserId: string, hashes: string[]) {
     this.claims.push(hashes);
-    await super.claim(relayUserId, hashes);
+    return await super.claim(relayUserId, hashes);
   }
 
   override async ack(fp: string, acks: number[]) {
