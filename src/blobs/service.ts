@@ -74,13 +74,18 @@ export interface UploadRequest {
   body: ReadableStream<Uint8Array> | null;
 }
 
-/** What a successful PUT answers. */
+/**
+ * What a successful PUT stored. Everything but `created` is what the request itself carried
+ * (its key, its byte count, its signed mime), so the uploader's answer is the same whether or
+ * not the bytes were already stored.
+ */
 export interface UploadReceipt {
   key: string;
   hash: string;
   sizeBytes: number;
+  /** The mime the URL signed (null for none). */
   mime: string | null;
-  /** False when the same bytes were already stored (the PUT is idempotent). */
+  /** False when the same bytes were already stored (the PUT is idempotent); not sent out. */
   created: boolean;
 }
 
@@ -294,7 +299,7 @@ export class Blobs {
         if (!existed) await this.#assertRoom(key, sizeBytes);
         await staged.commit();
         try {
-          const { created, meta } = await recordUpload(
+          const { created } = await recordUpload(
             kv,
             key,
             { mime: signed.mime, sizeBytes },
@@ -304,8 +309,8 @@ export class Blobs {
           return {
             key: blobKeyString(key),
             hash: key.hash,
-            sizeBytes: meta.sizeBytes,
-            mime: meta.mime,
+            sizeBytes,
+            mime: signed.mime,
             created,
           };
         } catch (err) {

@@ -5,6 +5,9 @@
  */
 import { z } from "zod";
 import { base64DecodedLength, isBase64 } from "../crypto/encoding.ts";
+import { FormIdSchema, Sha256HexSchema } from "../http/ids.ts";
+
+export { FormIdSchema, Sha256HexSchema };
 
 /** Largest file the upload-slot flow accepts: 52428800 bytes (50 MB). */
 export const MAX_FILE_BYTES = 52_428_800;
@@ -23,16 +26,6 @@ export function base64OfLength(bytes: number, what: string): z.ZodString {
 
 /** A 32-byte X25519 public key in standard base64. */
 export const PublicKeyBase64Schema: z.ZodString = base64OfLength(32, "X25519 public key");
-
-/** 64 lowercase hex characters (SHA-256). */
-export const Sha256HexSchema: z.ZodString = z.string().regex(/^[0-9a-f]{64}$/, {
-  message: "Must be a SHA-256 as 64 lowercase hex characters",
-});
-
-/** A form id: 1 to 128 of `A-Z a-z 0-9 _ -`. */
-export const FormIdSchema: z.ZodString = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, {
-  message: "Must be 1 to 128 characters of A-Z, a-z, 0-9, _ and -",
-});
 
 /** Whether `value` is an absolute http: or https: URL. */
 export function isHttpUrl(value: string): boolean {

@@ -12,6 +12,13 @@ import {
 } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { jsonBody } from "../http/body.ts";
+import {
+  CursorSchema,
+  DatabaseIdSchema,
+  FormIdSchema,
+  QuarantineIdSchema,
+  RecordIdSchema,
+} from "../http/ids.ts";
 import type { AuthEnv } from "../relay/auth.ts";
 import { requireToken } from "../relay/auth.ts";
 import { deleteRecord, getRecord, listRecords } from "./records.ts";
@@ -20,8 +27,8 @@ import type { Vault } from "./service.ts";
 const security = [{ ownerToken: [] }];
 const tags = ["vault"];
 
-const FormIdParam = z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/);
-const RecordIdParam = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
+const FormIdParam = FormIdSchema;
+const RecordIdParam = RecordIdSchema;
 const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
   description: "Field definitions (see docs/owner.md)",
 });
@@ -138,7 +145,7 @@ const r = {
       body: {
         ...json(
           z.object({
-            databaseId: z.string().min(1),
+            databaseId: DatabaseIdSchema,
             formId: FormIdParam.optional(),
             title: z.string().max(500),
             fields: Fields,
@@ -236,7 +243,7 @@ const r = {
     request: {
       params: z.object({ formId: FormIdParam }),
       query: z.object({
-        cursor: z.string().max(1024).optional(),
+        cursor: CursorSchema.optional(),
         limit: intQuery(1, 1000).default(100),
       }),
     },
@@ -323,7 +330,7 @@ const r = {
     summary: "Process quarantined envelopes again (one by id, or all)",
     request: {
       body: {
-        ...json(z.object({ id: z.string().max(100).optional() }), "Which one (all if absent)"),
+        ...json(z.object({ id: QuarantineIdSchema.optional() }), "Which one (all if absent)"),
         required: true,
       },
     },
@@ -348,7 +355,7 @@ const r = {
     tags,
     security,
     summary: "Discard a quarantined envelope for good",
-    request: { params: z.object({ id: z.string().max(100) }) },
+    request: { params: z.object({ id: QuarantineIdSchema }) },
     responses: { 204: { description: "Discarded" }, 404: error("Unknown id") },
   }),
   ingest: createRoute({

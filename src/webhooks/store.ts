@@ -9,6 +9,7 @@
  */
 import { concatBytes } from "../crypto/encoding.ts";
 import { ApiError } from "../http/errors.ts";
+import { readPage } from "../http/ids.ts";
 import {
   type WebhookConfigRow,
   type WebhookDeliveryRef,
@@ -190,12 +191,7 @@ export class WebhookStore {
       { prefix: options.failed ? k.failedOf(webhookId) : k.deliveriesOf(webhookId) },
       { reverse: true, limit: options.limit, cursor: options.cursor },
     );
-    const found: Deno.KvEntry<WebhookDeliveryRow | true>[] = [];
-    try {
-      for await (const entry of list) found.push(entry);
-    } catch {
-      throw new ApiError(400, "invalid_request", `Invalid cursor "${options.cursor}"`, "cursor");
-    }
+    const found = await readPage(list);
     const nextCursor = found.length === options.limit ? list.cursor : null;
     if (!options.failed) {
       return { items: found.map((e) => e.value as WebhookDeliveryRow), nextCursor };
