@@ -91,29 +91,32 @@ Deno.test("PUT: stored, idempotent, and every rejection leaves nothing behind", 
   const tmp = join(inst.config.data_dir, "blobs", "tmp");
   const stored = async (hash: string) => (await readUrl(inst, hash)).status === 200;
   try {
-    await t.step("the same bytes again: the same 201 and body (idempotent, no oracle)", async () => {
-      const bytes = random(1000);
-      const first = await upload(inst, bytes, { mime: "image/png", sizeBytes: 1000 });
-      assert.equal(first.put.status, 201);
-      assert.deepEqual(first.put.body, {
-        key: first.slot.key,
-        hash: sha256(bytes),
-        sizeBytes: 1000,
-        mime: "image/png",
-      });
-      const again = await call(first.slot.url, {
-        method: "PUT",
-        body: bytes,
-        headers: { "content-type": "image/png" },
-      });
-      assert.equal(again.status, 201);
-      assert.deepEqual(again.body, first.put.body);
-      // Another uploader of the same bytes with another declared mime learns nothing of the
-      // first upload: its answer is built from its own request.
-      const other = await upload(inst, bytes, { mime: "image/jpeg", sizeBytes: 1000 });
-      assert.equal(other.put.status, 201);
-      assert.deepEqual(other.put.body, { ...first.put.body, mime: "image/jpeg" });
-    });
+    await t.step(
+      "the same bytes again: the same 201 and body (idempotent, no oracle)",
+      async () => {
+        const bytes = random(1000);
+        const first = await upload(inst, bytes, { mime: "image/png", sizeBytes: 1000 });
+        assert.equal(first.put.status, 201);
+        assert.deepEqual(first.put.body, {
+          key: first.slot.key,
+          hash: sha256(bytes),
+          sizeBytes: 1000,
+          mime: "image/png",
+        });
+        const again = await call(first.slot.url, {
+          method: "PUT",
+          body: bytes,
+          headers: { "content-type": "image/png" },
+        });
+        assert.equal(again.status, 201);
+        assert.deepEqual(again.body, first.put.body);
+        // Another uploader of the same bytes with another declared mime learns nothing of the
+        // first upload: its answer is built from its own request.
+        const other = await upload(inst, bytes, { mime: "image/jpeg", sizeBytes: 1000 });
+        assert.equal(other.put.status, 201);
+        assert.deepEqual(other.put.body, { ...first.put.body, mime: "image/jpeg" });
+      },
+    );
 
     await t.step("Content-Type must be the signed mime", async () => {
       const cases: [string | undefined, string | null, number][] = [

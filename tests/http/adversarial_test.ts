@@ -1,0 +1,158 @@
+/**
+ * The standing adversarial suite: for every operation of the OpenAPI document of a running
+ * server, generated hostile paths, queries, bodies, content types and tokens (fast-check).
+ * Every answer must be below 500, every 4xx must carry the JSON error shape, and the server
+ * must stay healthy and still take a good submission.
+ *
+ * Bounded: about 45 s of requests by default; `SEALPOST_FUZZ_SECONDS` sets another budget
+ * (`deno task fuzz` runs ten minutes) and `SEALPOST_FUZZ_SEED` replays a reported run.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { buildEnvelope, buildPayload, type Manifest, seal } from "../../src/sdk/mod.ts";
+import {
+  checkAnswer,
+  type HostileRequest,
+  hostileRequest,
+  operationsOf,
+  type Seeds,
+} from "../_support/adversary.ts";
+import { call, startInstance, type TestInstance } from "../_support/server.ts";
+import { vaultForm } from "../_support/vault.ts";
+
+const SECONDS = Number(Deno.env.get("SEALPOST_FUZZ_SECONDS") ?? "45");
+const SEED = Deno.env.get("SEALPOST_FUZZ_SEED");
+
+const FIELDS = [
+  { id: "name", label: "Name", kind: "text", required: true },
+  { id: "age", label: "Age", kind: "number" },
+  { id: "photo", label: "Photo", kind: "image" },
+];
+
+/** Submits a good envelope; answers its receipt. */
+async function goodSubmission(inst: TestInstance, manifest: Manifest) {
+  const payload = buildPayload(manifest, { name: "Ada", age: 36 });
+  const envelope = buildEnvelope(manifest, await seal(payload, manifest.recipient.publicKey));
+  const res = await call(`${inst.url}/submissions`, { method: "POST", json: envelope });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body as { submissionId: string; editToken: string };
+}
+
+/** Real ids of every kind, so that some hostile requests reach the handlers' own checks. */
+async function seedsOf(inst: TestInstance) {
+  const { token, db, form } = await vaultForm(inst, "Fuzzed", FIELDS);
+  const manifest = (await call(`${inst.url}/forms/${form.formId}/manifest`)).body as Manifest;
+  const receipt = await goodSubmission(inst, manifest);
+  const bytes = new TextEncoder().encode("fuzz");
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)).toHex();
+  const slot = await call(`${inst.url}/submissions/upload-slot`, {
+    method: "POST",
+    json: { recipientUserId: inst.credentials.userId, hash },
+  });
+  assert.equal(slot.status, 200, JSON.stringify(slot.body));
+  assert.equal((await call(slot.body.url, { method: "PUT", body: bytes })).status, 201);
+  const record = await call(`${inst.url}/vault/forms/${form.formId}/records`, {
+    method: "POST",
+    token,
+    json: { values: { name: "Grace" } },
+  });
+  assert.equal(record.status, 201, JSON.stringify(record.body));
+  const webhook = await call(`${inst.url}/owner/forms/${form.formId}/webhooks`, {
+    method: "POST",
+    token,
+    json: { url: "http://127.0.0.1:9/hook", events: ["create"] },
+  });
+  const seeds: Seeds = {
+    formId: form.formId,
+    databaseId: db.id,
+    fingerprint: db.fingerprint,
+    userId: inst.credentials.userId,
+    recipientUserId: inst.credentials.userId,
+    hash,
+    submissionId: receipt.submissionId,
+    recordId: record.body._recordId,
+    id: `${receipt.submissionId}.1`,
+    recipientPubkey: manifest.recipient.publicKey,
+    ...(webhook.status === 201 ? { webhookId: webhook.body.id } : {}),
+  };
+  return { seeds, manifest, tokens: [token, inst.credentials.adminToken, receipt.editToken] };
+}
+
+function describe(request: HostileRequest): string {
+  const body = request.body instanceof Uint8Array
+    ? `<${request.body.length} bytes>`
+    : request.body?.slice(0, 200);
+  return `${request.method} ${request.path.slice(0, 300)} ${
+    JSON.stringify(request.headers)
+      .slice(0, 200)
+  } ${body ?? ""}`;
+}
+
+Deno.test({
+  name: "adversarial: hostile requests to every route: no 5xx, JSON errors, still healthy",
+  // Each run's requests end with their answers; the server's own timers outlive none.
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const inst = await startInstance();
+    try {
+      const { seeds, manifest, tokens } = await seedsOf(inst);
+      const doc = (await call(`${inst.url}/openapi.json`)).body;
+      const operations = operationsOf(doc);
+      assert.ok(operations.length >= 30, `only ${operations.length} operations`);
+      const hits = new Map<string, number>();
+      const statuses = new Map<number, number>();
+      const arbitrary = fc.constantFrom(...operations).chain((op) =>
+        hostileRequest(op, seeds, tokens).map((request) => ({ op, request }))
+      );
+      const outcome = await fc.check(
+        fc.asyncProperty(arbitrary, async ({ op, request }) => {
+          const key = `${op.method} ${op.path}`;
+          hits.set(key, (hits.get(key) ?? 0) + 1);
+          const response = await fetch(`${inst.url}${request.path}`, {
+            method: request.method,
+            headers: request.headers,
+            body: request.body,
+          });
+          const text = await response.text();
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          const problem = checkAnswer(response.status, text);
+          if (problem) throw new Error(`${describe(request)}\n  ${problem}`);
+          const health = await fetch(`${inst.url}/healthz`);
+          await health.body?.cancel();
+          if (health.status !== 200) throw new Error(`unhealthy after ${describe(request)}`);
+        }),
+        {
+          numRuns: 1_000_000,
+          interruptAfterTimeLimit: SECONDS * 1000,
+          markInterruptAsFailure: false,
+          endOnFailure: true,
+          ...(SEED ? { seed: Number(SEED) } : {}),
+        },
+      );
+      if (outcome.failed) {
+        const message = outcome.errorInstance instanceof Error
+          ? outcome.errorInstance.message
+          : String(outcome.errorInstance);
+        // The counterexample can be megabytes: the first lines say enough, the seed replays it.
+        throw new Error(
+          `SEALPOST_FUZZ_SEED=${outcome.seed} (path ${outcome.counterexamplePath}): ` +
+            message.slice(0, 2000),
+        );
+      }
+      const total = [...hits.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `adversarial: ${total} requests over ${hits.size} operations; statuses ${
+          JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))
+        }`,
+      );
+      // Every operation was tried (the budget covers dozens of requests per operation).
+      assert.equal(hits.size, operations.length, "some operations were never tried");
+      // Still healthy, and still taking a good submission.
+      assert.equal((await call(`${inst.url}/healthz`)).status, 200);
+      await goodSubmission(inst, manifest);
+    } finally {
+      await inst.close();
+    }
+  },
+});
