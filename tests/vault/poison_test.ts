@@ -194,10 +194,14 @@ Deno.test("ingest over HTTP: hundreds of poison envelopes ahead of good ones; ev
     const good: string[] = [];
     for (let i = 0; i < 20; i++) {
       const p = buildPayload(manifest, { name: `good ${i}`, age: i });
-      good.push((await s.post(await sealBytes(
-        new TextEncoder().encode(JSON.stringify(p)),
-        Uint8Array.fromBase64(manifest.recipient.publicKey),
-      ))).submissionId);
+      good.push(
+        (await s.post(
+          await sealBytes(
+            new TextEncoder().encode(JSON.stringify(p)),
+            Uint8Array.fromBase64(manifest.recipient.publicKey),
+          ),
+        )).submissionId,
+      );
     }
 
     const records = await waitFor(async () => {
