@@ -42,7 +42,10 @@ export const DatabaseSchema = z.object({
 export const QueueItemSchema = z.object({
   seq: z.number().int(),
   submissionId: z.string(),
-  version: z.number().int(),
+  version: z.number().int().openapi({
+    description: "1: a new submission (POST /submissions); 2 and up: an amendment " +
+      "(PUT /submissions/{submissionId}). The vault checks the sealed payload's mode against it.",
+  }),
   formId: z.string(),
   recipientPubkey: z.string(),
   submitterId: z.string().nullable(),
