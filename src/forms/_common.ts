@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { base64DecodedLength, isBase64 } from "../crypto/encoding.ts";
-import { FormIdSchema, Sha256HexSchema } from "../http/ids.ts";
+import { FormIdSchema, Sha256HexSchema } from "./ids.ts";
 
 export { FormIdSchema, Sha256HexSchema };
 
@@ -26,6 +26,30 @@ export function base64OfLength(bytes: number, what: string): z.ZodString {
 
 /** A 32-byte X25519 public key in standard base64. */
 export const PublicKeyBase64Schema: z.ZodString = base64OfLength(32, "X25519 public key");
+
+/**
+ * Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is level 0,
+ * the members of an object or array one level more). Iterative, so no depth overflows it.
+ *
+ * @example
+ * ```ts
+ * nestsDeeperThan({ a: [1] }, 1); // true: 1 sits two levels down
+ * ```
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (v !== null && typeof v === "object") {
+        if (depth === limit) return true;
+        for (const member of Object.values(v)) next.push(member);
+      }
+    }
+    level = next;
+  }
+  return false;
+}
 
 /** Whether `value` is an absolute http: or https: URL. */
 export function isHttpUrl(value: string): boolean {

@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { base64DecodedLength, isBase64 } from "../crypto/encoding.ts";
-import { isHttpUrl, MAX_FILE_BYTES } from "./_common.ts";
+import { isHttpUrl, MAX_FILE_BYTES, nestsDeeperThan } from "./_common.ts";
 
 export { MAX_FILE_BYTES };
 
@@ -69,20 +69,6 @@ export function parseDataUri(value: string): { mime: string; sizeBytes: number }
 
 /** Deepest nesting of arrays and objects a file reference may hold (its unknown members). */
 export const MAX_FILE_REF_DEPTH = 8;
-
-/** Whether `value` nests arrays and objects more than `limit` levels deep (stops early). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  let level: unknown[] = [value];
-  for (let depth = 0; level.length > 0; depth++) {
-    if (depth > limit) return true;
-    const next: unknown[] = [];
-    for (const v of level) {
-      if (v !== null && typeof v === "object") next.push(...Object.values(v));
-    }
-    level = next;
-  }
-  return false;
-}
 
 const FileRefObject = z.looseObject({
   url: z.string().max(4096).refine(isHttpUrl, "Must be an absolute http: or https: URL")

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { FormIdSchema, SubmissionIdSchema } from "../http/ids.ts";
+import { FormIdSchema, SubmissionIdSchema } from "./ids.ts";
 import { Base64Schema, PublicKeyBase64Schema } from "./_common.ts";
 
 export { SubmissionIdSchema };

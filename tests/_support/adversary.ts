@@ -113,9 +113,22 @@ export function hostileString(seeds: string[]): fc.Arbitrary<string> {
   return fc.oneof(...arbs);
 }
 
+/** Stands for a deeply nested value in a member; {@link withDeepValues} writes it out. */
+const DEEP = "\u0000deep:";
+
+/** Replaces each {@link DEEP} marker in JSON `text` by that many nested arrays or objects. */
+function withDeepValues(text: string): string {
+  return text.replace(/"\\u0000deep:(\d+)"/g, (_, n) => {
+    const depth = Number(n);
+    return depth % 2 ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" +
+      "}".repeat(depth);
+  });
+}
+
 /** A hostile JSON value for one body member. */
 function hostileValue(seeds: string[]): fc.Arbitrary<unknown> {
   return fc.oneof(
+    fc.integer({ min: 60, max: 12_000 }).map((n) => `${DEEP}${n}`),
     hostileString(seeds),
     fc.jsonValue({ maxDepth: 3 }),
     fc.constantFrom(-1, 0, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, null, true),
@@ -140,7 +153,7 @@ function hostileBody(
     ? fc.record(
       Object.fromEntries(op.bodyProps.map((p) => [p, member(p)])),
       { requiredKeys: [] },
-    ).map((v) => JSON.stringify(v))
+    ).map((v) => withDeepValues(JSON.stringify(v)))
     : fc.constant("{}");
   return fc.oneof(
     { weight: 4, arbitrary: shaped },
