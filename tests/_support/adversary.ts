@@ -25,6 +25,33 @@ export interface HostileRequest {
 /** Real values by parameter or member name, so some requests get past validation. */
 export type Seeds = Record<string, string>;
 
+/** Bodies the server accepts, by `"METHOD /path"` of the operation, for mutation. */
+export type ValidBodies = Record<string, unknown>;
+
+/**
+ * `body` (a valid one) with one hostile change: in the `index`-th object or array (depth
+ * first, wrapping around), member `key` replaced or added (an array's element) by `value`.
+ */
+function mutate(body: unknown, index: number, key: string, value: unknown): unknown {
+  const copy = structuredClone(body);
+  const containers: (Record<string, unknown> | unknown[])[] = [];
+  const walk = (v: unknown) => {
+    if (v === null || typeof v !== "object") return;
+    containers.push(v as Record<string, unknown> | unknown[]);
+    for (const member of Object.values(v)) walk(member);
+  };
+  walk(copy);
+  if (containers.length === 0) return value;
+  const node = containers[index % containers.length];
+  if (Array.isArray(node)) {
+    node[node.length === 0 ? 0 : index % node.length] = value;
+  } else {
+    const keys = Object.keys(node);
+    node[keys.length > 0 && index % 2 ? keys[index % keys.length] : key] = value;
+  }
+  return copy;
+}
+
 interface OpenApiParam {
   name: string;
   in: string;
@@ -128,12 +155,15 @@ function withDeepValues(text: string): string {
 /** A hostile JSON value for one body member. */
 function hostileValue(seeds: string[]): fc.Arbitrary<unknown> {
   return fc.oneof(
-    fc.integer({ min: 60, max: 12_000 }).map((n) => `${DEEP}${n}`),
-    hostileString(seeds),
-    fc.jsonValue({ maxDepth: 3 }),
-    fc.constantFrom(-1, 0, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, null, true),
-    fc.array(hostileString(seeds), { maxLength: 5 }),
-    fc.constant("a".repeat(70_000)),
+    { weight: 2, arbitrary: fc.integer({ min: 60, max: 8_000 }).map((n) => `${DEEP}${n}`) },
+    { weight: 2, arbitrary: hostileString(seeds) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(-1, 0, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, null),
+    },
+    { weight: 1, arbitrary: fc.array(hostileString(seeds), { maxLength: 5 }) },
+    { weight: 1, arbitrary: fc.constant("a".repeat(70_000)) },
   );
 }
 
@@ -146,6 +176,7 @@ const deepJson = fc.integer({ min: 100, max: 20_000 }).chain((n) =>
 function hostileBody(
   op: Operation,
   seeds: Seeds,
+  valid: unknown,
 ): fc.Arbitrary<string | Uint8Array<ArrayBuffer> | undefined> {
   const all = Object.values(seeds);
   const member = (name: string) => hostileValue(seeds[name] ? [seeds[name]] : all);
@@ -155,7 +186,14 @@ function hostileBody(
       { requiredKeys: [] },
     ).map((v) => withDeepValues(JSON.stringify(v)))
     : fc.constant("{}");
+  // A valid body with one hostile change reaches past validation to the handler and the store.
+  const mutated = valid === undefined ? shaped : fc.tuple(
+    fc.nat(),
+    fc.oneof(fc.constantFrom("x", "__proto__", "id", "extra"), fc.string({ maxLength: 8 })),
+    hostileValue(Object.values(seeds)),
+  ).map(([index, key, value]) => withDeepValues(JSON.stringify(mutate(valid, index, key, value))));
   return fc.oneof(
+    { weight: 8, arbitrary: mutated },
     { weight: 4, arbitrary: shaped },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => new Uint8Array(b)) },
@@ -176,6 +214,7 @@ export function hostileRequest(
   op: Operation,
   seeds: Seeds,
   tokens: string[],
+  valid: ValidBodies = {},
 ): fc.Arbitrary<HostileRequest> {
   const all = Object.values(seeds);
   const pathParams = op.params.filter((p) => p.in === "path");
@@ -196,7 +235,7 @@ export function hostileRequest(
       ),
       { requiredKeys: [] },
     ),
-    body: hostileBody(op, seeds),
+    body: hostileBody(op, seeds, valid[`${op.method} ${op.path}`]),
     contentType: fc.oneof(
       { weight: 4, arbitrary: fc.constant("application/json") },
       {
