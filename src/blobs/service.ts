@@ -74,11 +74,7 @@ export interface UploadRequest {
   body: ReadableStream<Uint8Array> | null;
 }
 
-/**
- * What a successful PUT stored. Everything but `created` is what the request itself carried
- * (its key, its byte count, its signed mime), so the uploader's answer is the same whether or
- * not the bytes were already stored.
- */
+/** What a PUT stored: all but `created` comes from the request (no existence oracle). */
 export interface UploadReceipt {
   key: string;
   hash: string;

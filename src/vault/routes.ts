@@ -12,13 +12,7 @@ import {
 } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { jsonBody } from "../http/body.ts";
-import {
-  CursorSchema,
-  DatabaseIdSchema,
-  FormIdSchema,
-  QuarantineIdSchema,
-  RecordIdSchema,
-} from "../http/ids.ts";
+import * as ids from "../http/ids.ts";
 import type { AuthEnv } from "../relay/auth.ts";
 import { requireToken } from "../relay/auth.ts";
 import { deleteRecord, getRecord, listRecords } from "./records.ts";
@@ -27,8 +21,8 @@ import type { Vault } from "./service.ts";
 const security = [{ ownerToken: [] }];
 const tags = ["vault"];
 
-const FormIdParam = FormIdSchema;
-const RecordIdParam = RecordIdSchema;
+const FormIdParam = ids.FormIdSchema;
+const RecordIdParam = ids.RecordIdSchema;
 const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
   description: "Field definitions (see docs/owner.md)",
 });
@@ -145,7 +139,7 @@ const r = {
       body: {
         ...json(
           z.object({
-            databaseId: DatabaseIdSchema,
+            databaseId: ids.DatabaseIdSchema,
             formId: FormIdParam.optional(),
             title: z.string().max(500),
             fields: Fields,
@@ -243,7 +237,7 @@ const r = {
     request: {
       params: z.object({ formId: FormIdParam }),
       query: z.object({
-        cursor: CursorSchema.optional(),
+        cursor: ids.CursorSchema.optional(),
         limit: intQuery(1, 1000).default(100),
       }),
     },
@@ -330,7 +324,7 @@ const r = {
     summary: "Process quarantined envelopes again (one by id, or all)",
     request: {
       body: {
-        ...json(z.object({ id: QuarantineIdSchema.optional() }), "Which one (all if absent)"),
+        ...json(z.object({ id: ids.QuarantineIdSchema.optional() }), "Which one (all if absent)"),
         required: true,
       },
     },
@@ -355,7 +349,7 @@ const r = {
     tags,
     security,
     summary: "Discard a quarantined envelope for good",
-    request: { params: z.object({ id: QuarantineIdSchema }) },
+    request: { params: z.object({ id: ids.QuarantineIdSchema }) },
     responses: { 204: { description: "Discarded" }, 404: error("Unknown id") },
   }),
   ingest: createRoute({
