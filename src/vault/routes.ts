@@ -153,6 +153,7 @@ const r = {
     responses: {
       201: json(FormSchema, "Created"),
       400: error("Malformed fields"),
+      413: error("form_too_large: title and fields over 64 KiB"),
       404: error("Unknown database"),
       409: error("Form id taken"),
     },
@@ -189,6 +190,7 @@ const r = {
     responses: {
       200: json(FormSchema, "The new version"),
       400: error("Malformed fields"),
+      413: error("form_too_large: title and fields over 64 KiB"),
       404: error("Unknown form"),
     },
   }),

@@ -121,6 +121,7 @@ const createWebhook = createRoute({
   responses: {
     201: json(CreatedSchema, "Created"),
     400: error("Invalid configuration"),
+    413: error("webhook_too_large: the configuration over 64 KiB"),
     401: error("No owner token"),
     404: error("Unknown form, or another user's (the same answer)"),
   },
@@ -153,6 +154,7 @@ const patchWebhook = createRoute({
   responses: {
     200: json(CreatedSchema, "The edited configuration"),
     400: error("Invalid configuration"),
+    413: error("webhook_too_large: the configuration over 64 KiB"),
     401: error("No owner token"),
     404: error("Unknown webhook"),
     409: error("Edited meanwhile"),

@@ -17,6 +17,7 @@ import {
   type WebhookFlagRow,
   webhookKeys as k,
 } from "../store/keys.ts";
+import { commitSized } from "../store/kv.ts";
 
 /** A page of deliveries, newest first. */
 export interface DeliveryPage {
@@ -29,6 +30,10 @@ const GET_MANY = 10;
 
 /** Mutations per purge operation, under Deno KV's 1000. */
 const PURGE_MUTATIONS = 800;
+
+/** A configuration over what one store row holds (its template and headers, mostly). */
+const configTooLarge = () =>
+  new ApiError(413, "webhook_too_large", "The webhook configuration exceeds 64 KiB");
 
 /** Reads and writes webhook data. */
 export class WebhookStore {
@@ -67,11 +72,11 @@ export class WebhookStore {
 
   /** Stores a new configuration. */
   async create(row: WebhookConfigRow): Promise<void> {
-    const result = await this.kv.atomic()
+    const op = this.kv.atomic()
       .check({ key: k.configForm(row.id), versionstamp: null })
       .set(k.config(row.formId, row.id), row)
-      .set(k.configForm(row.id), row.formId)
-      .commit();
+      .set(k.configForm(row.id), row.formId);
+    const result = await commitSized(op, configTooLarge);
     this.#configs.delete(row.formId);
     if (!result.ok) throw new ApiError(409, "conflict", `Webhook id "${row.id}" is taken`);
   }
@@ -86,11 +91,11 @@ export class WebhookStore {
     if (current.value?.updatedAt !== before.updatedAt) {
       throw new ApiError(409, "conflict", `Webhook "${before.id}" changed meanwhile; try again`);
     }
-    const result = await this.kv.atomic()
+    const op = this.kv.atomic()
       .check(current)
       .set(k.config(after.formId, after.id), after)
-      .delete(k.flag(after.id))
-      .commit();
+      .delete(k.flag(after.id));
+    const result = await commitSized(op, configTooLarge);
     this.#configs.delete(after.formId);
     if (!result.ok) {
       throw new ApiError(409, "conflict", `Webhook "${before.id}" changed meanwhile; try again`);

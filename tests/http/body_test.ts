@@ -1,7 +1,20 @@
 import assert from "node:assert/strict";
 import { nestsDeeperThan } from "../../src/forms/_common.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/body.ts";
+import { manifestFor, registerDatabase } from "../_support/owner.ts";
 import { call, startInstance } from "../_support/server.ts";
+
+/** A running instance with one vault database of its owner. */
+async function withDatabase() {
+  const inst = await startInstance();
+  const token = inst.credentials.ownerToken;
+  const db = await call(`${inst.url}/vault/databases`, {
+    method: "POST",
+    token,
+    json: { name: "d" },
+  });
+  return { inst, token, db };
+}
 
 /** JSON text of `depth` nested objects around 1, built without recursion. */
 const nestedJson = (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
@@ -16,14 +29,8 @@ Deno.test("nestsDeeperThan: counts levels of arrays and objects, without recursi
 });
 
 Deno.test("JSON bodies nested deeper than MAX_JSON_DEPTH are a 400, never a store exception", async () => {
-  const inst = await startInstance();
-  const token = inst.credentials.ownerToken;
+  const { inst, token, db } = await withDatabase();
   try {
-    const db = await call(`${inst.url}/vault/databases`, {
-      method: "POST",
-      token,
-      json: { name: "d" },
-    });
     // A field definition keeps members it does not know; 6,000 levels overflowed Deno KV's
     // serializer (a 500) before the cap.
     for (const depth of [MAX_JSON_DEPTH + 1, 6000]) {
@@ -45,6 +52,68 @@ Deno.test("JSON bodies nested deeper than MAX_JSON_DEPTH are a 400, never a stor
       json: { databaseId: db.body.id, title: "t", fields: [{ id: "a", label: "A", kind: "text" }] },
     });
     assert.equal(shallow.status, 201);
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("rows whose size the client decides: over Deno KV's 64 KiB a 413, never a 500", async () => {
+  const { inst, token, db } = await withDatabase();
+  try {
+    // Found by the adversarial suite: a field definition keeps members it does not know.
+    const big = [{ id: "a", label: "A", kind: "text", note: "x".repeat(70_000) }];
+    const form = await call(`${inst.url}/vault/forms`, {
+      method: "POST",
+      token,
+      json: { databaseId: db.body.id, title: "t", fields: big },
+    });
+    assert.equal(form.status, 413, JSON.stringify(form.body));
+    assert.equal(form.body.error.code, "form_too_large");
+    const small = await call(`${inst.url}/vault/forms`, {
+      method: "POST",
+      token,
+      json: { databaseId: db.body.id, title: "t", fields: [{ id: "a", label: "A", kind: "text" }] },
+    });
+    assert.equal(small.status, 201);
+    const update = await call(`${inst.url}/vault/forms/${small.body.formId}`, {
+      method: "PUT",
+      token,
+      json: { fields: big },
+    });
+    assert.equal(update.status, 413);
+    // A webhook's template alone may be 64 Ki characters; with the rest of its row it is more.
+    const hooks = `${inst.url}/owner/forms/${small.body.formId}/webhooks`;
+    const webhook = await call(hooks, {
+      method: "POST",
+      token,
+      json: {
+        url: "http://127.0.0.1:9/hook",
+        mode: "json_template",
+        template: `{"a":"{{a}}","pad":"${"p".repeat(65_000)}"}`,
+        headers: Array.from({ length: 20 }, (_, i) => `X-H${i}: ${"v".repeat(4000)}`),
+      },
+    });
+    assert.equal(webhook.status, 413, JSON.stringify(webhook.body));
+    assert.equal(webhook.body.error.code, "webhook_too_large");
+    // A manifest within max_manifest_bytes as JSON, but stored two bytes a character: each
+    // label holds a character above U+00FF.
+    const relayDb = await registerDatabase(inst);
+    const manifest = {
+      ...manifestFor(inst, relayDb, "wide"),
+      fields: Array.from({ length: 116 }, (_, i) => ({
+        id: `f${i}`,
+        kind: "text",
+        label: "€" + "x".repeat(480),
+      })),
+    };
+    const published = await call(`${inst.url}/owner/forms/wide`, {
+      method: "PUT",
+      token,
+      json: manifest,
+    });
+    assert.equal(published.status, 413, JSON.stringify(published.body));
+    assert.equal(published.body.error.code, "manifest_too_large");
+    assert.equal((await call(`${inst.url}/healthz`)).status, 200);
   } finally {
     await inst.close();
   }
