@@ -344,7 +344,13 @@ export class Ingestor {
       schema = buildValuesSchema(version.fields as unknown as FieldDef[], { mode: "strict" });
       this.#schemas.set(version, schema);
     }
-    const parsed = schema.safeParse(payload.values);
+    let parsed;
+    try {
+      parsed = schema.safeParse(payload.values);
+    } catch (err) {
+      // Checking is pure: whatever throws here would throw on every retry of this envelope.
+      throw quarantine("invalid_values", `values: could not be checked: ${(err as Error).message}`);
+    }
     if (!parsed.success) {
       throw quarantine("invalid_values", formatIssues(parsed.error, "values", MAX_REASON));
     }

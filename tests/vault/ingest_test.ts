@@ -760,3 +760,26 @@ Deno.test("ingest: a readable envelope claims its owned files, also when it is q
     await t.close();
   }
 });
+
+Deno.test("ingest: a value check that throws quarantines the envelope instead of stopping the queue", async () => {
+  const t = await setup(10);
+  try {
+    // An archived version whose pattern no longer compiles (written straight to the store, as
+    // an older release might have left it): checking a value against it throws.
+    await t.kv.set(vaultKeys.formVersion(t.formId, 2), {
+      formId: t.formId,
+      schemaVersion: 2,
+      title: "Contact",
+      fields: [{ id: "name", label: "Name", kind: "text", pattern: "(" }],
+      createdAt: new Date().toISOString(),
+    });
+    await t.submit({ name: "a" }, 2);
+    await t.submit({ name: "b" });
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 1, quarantined: 1, duplicates: 0 });
+    const [row] = await t.quarantine();
+    assert.equal(row.code, "invalid_values");
+    assert.match(row.reason, /^values: could not be checked: /);
+  } finally {
+    await t.close();
+  }
+});
