@@ -4,8 +4,9 @@
  * Every answer must be below 500, every 4xx must carry the JSON error shape, and the server
  * must stay healthy and still take a good submission.
  *
- * Bounded: about 45 s of requests by default; `SEALPOST_FUZZ_SECONDS` sets another budget
- * (`deno task fuzz` runs ten minutes) and `SEALPOST_FUZZ_SEED` replays a reported run.
+ * Bounded: about 45 s of requests by default; `deno task fuzz` runs ten minutes,
+ * `SEALPOST_FUZZ_SECONDS=N deno test -A tests/http/adversarial_test.ts` any other budget, and
+ * `SEALPOST_FUZZ_SEED` replays a reported run.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -21,7 +22,8 @@ import {
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
 
-const SECONDS = Number(Deno.env.get("SEALPOST_FUZZ_SECONDS") ?? "45");
+const SECONDS = Number(Deno.env.get("SEALPOST_FUZZ_SECONDS") || "45");
+if (!(SECONDS > 0)) throw new Error("SEALPOST_FUZZ_SECONDS must be a number of seconds above 0");
 const SEED = Deno.env.get("SEALPOST_FUZZ_SEED");
 
 const FIELDS = [
