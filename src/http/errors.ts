@@ -50,10 +50,40 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The dotted path of a zod issue under `prefix`: `values.age`, `fields.0.id`; `prefix` alone
+ * (or "" ) for an issue about the whole value.
+ *
+ * @example
+ * ```ts
+ * issuePath({ path: ["age"] }, "values"); // "values.age"
+ * ```
+ */
+export function issuePath(issue: { path: readonly PropertyKey[] }, prefix = ""): string {
+  return [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
+}
+
+/**
+ * Every issue of a zod error as `path: message`, joined with "; " and cut to `maxChars`:
+ * the reason a quarantine row gives (`values.age: Expected a number, got "x"`).
+ *
+ * @example
+ * ```ts
+ * formatIssues(parsed.error, "values", 1000);
+ * ```
+ */
+export function formatIssues(error: ZodError, prefix: string, maxChars: number): string {
+  const text = error.issues.map((issue) => {
+    const path = issuePath(issue, prefix);
+    return path ? `${path}: ${issue.message}` : issue.message;
+  }).join("; ");
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}
+
 /** Turns the first issue of a zod error into a 400 naming the field. */
 export function validationError(error: ZodError, prefix = ""): ApiError {
   const issue = error.issues[0];
-  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
+  const path = issuePath(issue, prefix);
   const field = issue.code === "unrecognized_keys" ? issue.keys[0] : path || undefined;
   const message = issue.code === "unrecognized_keys"
     ? `Unknown field "${issue.keys[0]}"`

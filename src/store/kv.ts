@@ -35,3 +35,25 @@ export async function openStore(dataDir: string): Promise<Deno.Kv> {
 
 /** Maximum bytes of one ciphertext chunk (a KV value holds at most 64 KiB). */
 export const CHUNK_BYTES = 60 * 1024;
+
+/**
+ * Commits `op`; a value over Deno KV's 64 KiB (or a key over its 2 KiB) throws `tooLarge()`,
+ * the error the client gets (a 413), instead of an exception that would answer 500. For rows
+ * whose size the client decides (a form's fields, a webhook's template and headers).
+ *
+ * @example
+ * ```ts
+ * await commitSized(op, () => new ApiError(413, "form_too_large", "The form is too large"));
+ * ```
+ */
+export async function commitSized(
+  op: Deno.AtomicOperation,
+  tooLarge: () => Error,
+): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  try {
+    return await op.commit();
+  } catch (err) {
+    if (err instanceof TypeError && /too large/i.test(err.message)) throw tooLarge();
+    throw err;
+  }
+}

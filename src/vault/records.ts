@@ -15,6 +15,7 @@ import {
   type StoredRecordEvent,
 } from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
+import { readPage } from "../http/ids.ts";
 import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
 import { type VaultFileReleaseRow, vaultKeys, type VaultRecordRow } from "../store/keys.ts";
 
@@ -237,12 +238,9 @@ export async function listRecords(
   limit: number,
 ): Promise<{ items: VaultRecord[]; nextCursor: string | null }> {
   const iter = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, { limit, cursor });
-  const heads: VaultRecordRow[] = [];
-  let read = 0;
-  for await (const entry of iter) {
-    read++;
-    if (!entry.value.deletedAt) heads.push(entry.value);
-  }
+  const entries = await readPage(iter);
+  const read = entries.length;
+  const heads = entries.map((entry) => entry.value).filter((row) => !row.deletedAt);
   const items = await Promise.all(heads.map((row) => recordOf(kv, row)));
   return { items, nextCursor: read === limit ? iter.cursor : null };
 }

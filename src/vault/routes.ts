@@ -12,6 +12,7 @@ import {
 } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { jsonBody } from "../http/body.ts";
+import * as ids from "../http/ids.ts";
 import type { AuthEnv } from "../relay/auth.ts";
 import { requireToken } from "../relay/auth.ts";
 import { getRecord, listRecords } from "./records.ts";
@@ -21,8 +22,8 @@ import type { Vault } from "./service.ts";
 const security = [{ ownerToken: [] }];
 const tags = ["vault"];
 
-const FormIdParam = z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/);
-const RecordIdParam = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
+const FormIdParam = ids.FormIdSchema;
+const RecordIdParam = ids.RecordIdSchema;
 const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
   description: "Field definitions (see docs/owner.md)",
 });
@@ -154,7 +155,7 @@ const r = {
       body: {
         ...json(
           z.object({
-            databaseId: z.string().min(1),
+            databaseId: ids.DatabaseIdSchema,
             formId: FormIdParam.optional(),
             title: z.string().max(500),
             fields: Fields,
@@ -170,6 +171,7 @@ const r = {
     responses: {
       201: json(FormSchema, "Created"),
       400: error("Malformed fields"),
+      413: error("form_too_large: title and fields over 64 KiB"),
       404: error("Unknown database"),
       409: error("Form id taken"),
     },
@@ -208,6 +210,7 @@ const r = {
     responses: {
       200: json(FormSchema, "The new version"),
       400: error("Malformed fields"),
+      413: error("form_too_large: title and fields over 64 KiB"),
       404: error("Unknown form"),
     },
   }),
@@ -284,7 +287,7 @@ const r = {
     request: {
       params: z.object({ formId: FormIdParam }),
       query: z.object({
-        cursor: z.string().max(1024).optional(),
+        cursor: ids.CursorSchema.optional(),
         limit: intQuery(1, 1000).default(100),
       }),
     },
@@ -371,7 +374,7 @@ const r = {
     summary: "Process quarantined envelopes again (one by id, or all)",
     request: {
       body: {
-        ...json(z.object({ id: z.string().max(100).optional() }), "Which one (all if absent)"),
+        ...json(z.object({ id: ids.QuarantineIdSchema.optional() }), "Which one (all if absent)"),
         required: true,
       },
     },
@@ -396,7 +399,7 @@ const r = {
     tags,
     security,
     summary: "Discard a quarantined envelope for good",
-    request: { params: z.object({ id: z.string().max(100) }) },
+    request: { params: z.object({ id: ids.QuarantineIdSchema }) },
     responses: { 204: { description: "Discarded" }, 404: error("Unknown id") },
   }),
   ingest: createRoute({
