@@ -6,6 +6,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
+import { consoleRoutes, Sessions } from "./console/index.ts";
 import type { Config } from "./config/index.ts";
 import { errorResponse, notFoundResponse } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
@@ -77,6 +78,14 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         rateLimit: rateLimit(relayDeps.limiters.owner, config.server.trust_proxy),
       }),
     );
+  }
+  // The owner console (src/console): web pages of the vault only; a relay serves none.
+  if (deps.vault) {
+    const sessions = new Sessions(deps.kv, {
+      idleSeconds: config.console.session_idle_seconds,
+      maxSeconds: config.console.session_max_seconds,
+    });
+    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions }));
   }
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -345,6 +345,17 @@ export interface VaultRecordRow {
   deletedAt?: string;
 }
 
+/** One saved version of a record: what an insert or an update (amendment) wrote. */
+export interface VaultRecordVersionRow {
+  savedAt: string;
+  reason: "insert" | "update";
+  schemaVersion: number;
+  /** The submission version applied (1 the original, 2+ amendments; 0 owner-made). */
+  submissionVersion: number;
+  /** The values, or null when they were too large to keep a second copy of. */
+  values: Record<string, unknown> | null;
+}
+
 /** An envelope version the vault could not turn into a record; kept until retried. */
 export interface VaultQuarantineRow {
   /** `{submissionId}.{version}` */
@@ -381,6 +392,11 @@ export const vaultKeys = {
   /** Large value (src/store/large_value.ts) of a record's values. */
   recordValues: (formId: string, recordId: string) =>
     ["vault", "record_values", formId, recordId] as const,
+  /** One saved version of a record (its history, oldest first: keyed by `savedAt`). */
+  recordVersion: (formId: string, recordId: string, savedAt: string) =>
+    ["vault", "record_versions", formId, recordId, savedAt] as const,
+  recordVersions: (formId: string, recordId: string) =>
+    ["vault", "record_versions", formId, recordId] as const,
   quarantine: (id: string) => ["vault", "quarantine", id] as const,
   quarantineAll: () => ["vault", "quarantine"] as const,
   /** Raw sealed-box parts of a quarantined envelope (written before its row). */
@@ -424,4 +440,31 @@ export const blobKeys = {
   unclaimed: (uploadedAtMs: number, userId: string, hash: string) =>
     ["blobs", "unclaimed", uploadedAtMs, userId, hash] as const,
   unclaimedAll: () => ["blobs", "unclaimed"] as const,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Console (src/console): the owner console's server-side sessions. Under the "console" root.
+// ---------------------------------------------------------------------------------------------
+
+/** A signed-in console session; the cookie holds a secret whose SHA-256 names the row. */
+export interface ConsoleSessionRow {
+  /** The owner's user id (the vault user of the token). */
+  userId: string;
+  /** The owner token it was made from; the session ends when that token is revoked. */
+  tokenId: string;
+  /** The CSRF token every state-changing request of this session must carry. */
+  csrf: string;
+  /** Epoch milliseconds of sign-in (the absolute expiry counts from here). */
+  createdAt: number;
+  /** Epoch milliseconds of the latest request (the idle expiry counts from here). */
+  seenAt: number;
+}
+
+/** Key builders of the console. */
+export const consoleKeys = {
+  session: (idHash: string) => ["console", "sessions", idHash] as const,
+  /** A user's sessions (the value is null), for "sign out everywhere". */
+  userSession: (userId: string, idHash: string) =>
+    ["console", "user_sessions", userId, idHash] as const,
+  userSessions: (userId: string) => ["console", "user_sessions", userId] as const,
 };

@@ -31,6 +31,7 @@ import { SealedBoxOpener } from "./opener.ts";
 import {
   addRecordWrite,
   checkRecordSize,
+  historyBytes,
   RecordTooLargeError,
   type RecordWrite,
 } from "./records.ts";
@@ -445,9 +446,9 @@ export class Ingestor {
     const result = await this.#committer.commit({
       lock: item.submissionId,
       checks,
-      mutations: 2 * parts + 2 + (current?.parts ?? 0) +
+      mutations: 2 * parts + 3 + (current?.parts ?? 0) +
         (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
-      bytes: 2 * bytes + 2048,
+      bytes: 2 * bytes + historyBytes(bytes) + 2048,
       apply: (op) => {
         if (staleParts !== null) {
           op.delete(vaultKeys.quarantine(qid));

@@ -16,7 +16,7 @@ import {
 } from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
 import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
-import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+import { vaultKeys, type VaultRecordRow, type VaultRecordVersionRow } from "../store/keys.ts";
 
 /**
  * Largest record values, as JSON bytes. The record and its event snapshot are written in one
@@ -56,6 +56,17 @@ export function savedAtOf(date: Date): string {
 
 /** Values up to this many JSON bytes live in the record's head row (one write less). */
 const INLINE_VALUES_BYTES = 16 * 1024;
+
+/**
+ * Versions of values up to this many JSON bytes keep a copy of their values in the record's
+ * history (one KV entry each); larger ones keep their metadata only.
+ */
+export const MAX_HISTORY_VALUES_BYTES = 48 * 1024;
+
+/** Bytes the history entry of a write of `bytes` value bytes adds to its atomic operation. */
+export function historyBytes(bytes: number): number {
+  return (bytes <= MAX_HISTORY_VALUES_BYTES ? bytes : 0) + 256;
+}
 
 /** The size check every write goes through; returns the values' size in JSON bytes. */
 export function checkRecordSize(values: Record<string, unknown>): number {
@@ -107,6 +118,14 @@ export function addRecordWrite(
     parts,
   };
   op.set(vaultKeys.record(write.formId, write.recordId), row);
+  const version: VaultRecordVersionRow = {
+    savedAt,
+    reason: current ? "update" : "insert",
+    schemaVersion: write.schemaVersion,
+    submissionVersion: write.appliedVersion,
+    values: bytes <= MAX_HISTORY_VALUES_BYTES ? write.values : null,
+  };
+  op.set(vaultKeys.recordVersion(write.formId, write.recordId, savedAt), version);
   return emit(op, current ? "update" : "insert", row, write.values);
 }
 
@@ -196,6 +215,28 @@ export async function listRecords(
 }
 
 /**
+ * Every saved version of a record, oldest first (at most `limit`).
+ *
+ * @example
+ * ```ts
+ * const versions = await recordVersions(kv, "contact", recordId);
+ * ```
+ */
+export async function recordVersions(
+  kv: Deno.Kv,
+  formId: string,
+  recordId: string,
+  limit = 200,
+): Promise<VaultRecordVersionRow[]> {
+  const out: VaultRecordVersionRow[] = [];
+  const prefix = vaultKeys.recordVersions(formId, recordId);
+  for await (const entry of kv.list<VaultRecordVersionRow>({ prefix }, { limit })) {
+    out.push(entry.value);
+  }
+  return out;
+}
+
+/**
  * Writes with an optimistic check on the record head, retried on a concurrent change.
  * `build` gets the current head (null for none, or a deleted record's tombstone), adds the
  * whole change to `op` and returns its event, which is announced once committed.
@@ -227,6 +268,9 @@ export async function deleteRecord(kv: Deno.Kv, formId: string, recordId: string
     if (!current) throw notFound(formId, recordId);
     const { values } = await recordOf(kv, current);
     deleteLargeValue(op, vaultKeys.recordValues(formId, recordId), current.parts);
+    for await (const v of kv.list({ prefix: vaultKeys.recordVersions(formId, recordId) })) {
+      op.delete(v.key);
+    }
     const key = vaultKeys.record(formId, recordId);
     if (current.submissionId) {
       const { values: _values, ...head } = current;

@@ -1,0 +1,203 @@
+/**
+ * The form builder page: every field with the options of its kind, buttons to add, remove
+ * and reorder fields, a preview of the form, and publish (a new schema version).
+ *
+ * @module
+ */
+import { FIELD_KINDS } from "../forms/fields.ts";
+import { type DraftField, KIND_OPTIONS } from "./builder_form.ts";
+import { Csrf, ErrorBox } from "./layout.tsx";
+import type { Session } from "./sessions.ts";
+
+const OPTION_LABELS: Record<string, string> = {
+  minLength: "Minimum length",
+  maxLength: "Maximum length",
+  pattern: "Pattern (regular expression, whole value)",
+  min: "Minimum",
+  max: "Maximum",
+  integer: "Whole numbers only",
+  options: "Choices (one a line)",
+  multiple: "Several may be picked",
+  minItems: "Minimum items",
+  maxItems: "Maximum items",
+  maxItemLength: "Maximum item length",
+  accept: "Accepted types (comma-separated, e.g. image/*, application/pdf)",
+  maxSizeBytes: "Maximum size in bytes",
+};
+
+function text(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
+function OptionInput({ i, name, f }: { i: number; name: string; f: DraftField }) {
+  const id = `f-${i}-${name}`;
+  const key = `f.${i}.${name}`;
+  if (name === "integer" || name === "multiple") {
+    return (
+      <label class="check" for={id}>
+        <input id={id} type="checkbox" name={key} checked={f[name] === true} />{" "}
+        {OPTION_LABELS[name]}
+      </label>
+    );
+  }
+  if (name === "options") {
+    return (
+      <>
+        <label for={id}>{OPTION_LABELS[name]}</label>
+        <textarea id={id} name={key}>{((f.options as string[]) ?? []).join("\n")}</textarea>
+      </>
+    );
+  }
+  return (
+    <>
+      <label for={id}>{OPTION_LABELS[name]}</label>
+      <input id={id} type="text" name={key} value={text(f[name])} />
+    </>
+  );
+}
+
+function FieldEditor({ f, i }: { f: DraftField; i: number }) {
+  return (
+    <fieldset>
+      <legend>{`Field ${i + 1}: ${f.label || f.id} (${f.kind})`}</legend>
+      <label for={`f-${i}-id`}>Field id</label>
+      <input id={`f-${i}-id`} type="text" name={`f.${i}.id`} value={f.id} required />
+      <label for={`f-${i}-label`}>Label</label>
+      <input id={`f-${i}-label`} type="text" name={`f.${i}.label`} value={text(f.label)} />
+      <label for={`f-${i}-kind`}>Kind</label>
+      <select id={`f-${i}-kind`} name={`f.${i}.kind`}>
+        {FIELD_KINDS.map((k) => <option key={k} selected={k === f.kind}>{k}</option>)}
+      </select>
+      <label for={`f-${i}-description`}>Help text</label>
+      <input
+        id={`f-${i}-description`}
+        type="text"
+        name={`f.${i}.description`}
+        value={text(f.description)}
+      />
+      <label class="check" for={`f-${i}-required`}>
+        <input
+          id={`f-${i}-required`}
+          type="checkbox"
+          name={`f.${i}.required`}
+          checked={f.required === true}
+        />{" "}
+        Required
+      </label>
+      {KIND_OPTIONS[f.kind].map((name) => <OptionInput key={name} i={i} name={name} f={f} />)}
+      <div>
+        {i > 0 && (
+          <button type="submit" name="action" value={`up:${i}`} class="secondary">
+            {`Move “${f.label || f.id}” up`}
+          </button>
+        )}
+        <button type="submit" name="action" value={`remove:${i}`} class="secondary">
+          {`Remove “${f.label || f.id}”`}
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+/** How the form would ask for one field (the preview; nothing is submitted). */
+function PreviewField({ f, i }: { f: DraftField; i: number }) {
+  const id = `pv-${i}`;
+  const label = `${text(f.label) || f.id}${f.required ? " *" : ""}`;
+  const input = (() => {
+    switch (f.kind) {
+      case "boolean":
+        return <input id={id} type="checkbox" disabled />;
+      case "choice":
+        return (
+          <select id={id} multiple={f.multiple === true} disabled>
+            {((f.options as string[]) ?? []).map((o) => <option key={o}>{o}</option>)}
+          </select>
+        );
+      case "richText":
+        return <textarea id={id} disabled></textarea>;
+      case "image":
+      case "attachment":
+        return <input id={id} type="file" accept={text(f.accept)} disabled />;
+      default: {
+        const type: Record<string, string> = {
+          email: "email",
+          url: "url",
+          phone: "tel",
+          number: "number",
+          date: "date",
+          dateTime: "datetime-local",
+        };
+        return <input id={id} type={type[f.kind] ?? "text"} disabled />;
+      }
+    }
+  })();
+  return (
+    <div>
+      <label for={id}>{label}</label>
+      {input}
+      {f.description ? <p class="muted">{text(f.description)}</p> : null}
+    </div>
+  );
+}
+
+/** Props of {@linkcode Builder}. */
+export interface BuilderProps {
+  session: Session;
+  action: string;
+  title: string;
+  fields: DraftField[];
+  error?: string | null;
+  /** Databases to pick from (new forms only). */
+  databases?: { id: string; name: string }[];
+  formId?: string;
+}
+
+/** The builder form. */
+export function Builder(props: BuilderProps) {
+  const { fields } = props;
+  return (
+    <>
+      <ErrorBox text={props.error} />
+      <form method="post" action={props.action}>
+        <Csrf session={props.session} />
+        <label for="title">Title</label>
+        <input id="title" type="text" name="title" value={props.title} required />
+        {props.databases && (
+          <>
+            <label for="formId">Form id (optional)</label>
+            <input id="formId" type="text" name="formId" value={props.formId ?? ""} />
+            <label for="databaseId">Database</label>
+            <select id="databaseId" name="databaseId">
+              {props.databases.map((d) => (
+                <option key={d.id} value={d.id}>{`${d.name} (${d.id})`}</option>
+              ))}
+            </select>
+          </>
+        )}
+        {fields.map((f, i) => <FieldEditor key={i} f={f} i={i} />)}
+        <fieldset>
+          <legend>Add a field</legend>
+          <label for="newKind">Kind of the new field</label>
+          <select id="newKind" name="newKind">
+            {FIELD_KINDS.map((k) => <option key={k}>{k}</option>)}
+          </select>
+          <button type="submit" name="action" value="add" class="secondary">Add field</button>
+        </fieldset>
+        <div>
+          <button type="submit" name="action" value="preview" class="secondary">
+            Update preview
+          </button>
+          <button type="submit" name="action" value="publish">Publish new version</button>
+        </div>
+      </form>
+      <section class="preview" aria-labelledby="form-preview">
+        <h2 id="form-preview">Preview</h2>
+        <p>
+          <strong>{props.title}</strong>
+        </p>
+        {fields.map((f, i) => <PreviewField key={i} f={f} i={i} />)}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * The records table's query: search, a date range, a sort and a page, over a form's record
+ * heads; and the submissions-per-day counts of the chart. Pure functions over heads, plus the
+ * scan that reads the heads.
+ *
+ * @module
+ */
+import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+
+/** The sorts the table offers. */
+export const SORTS = {
+  newest: "Newest first",
+  oldest: "Oldest first",
+  updated: "Recently updated",
+} as const;
+
+/** One of {@linkcode SORTS}. */
+export type Sort = keyof typeof SORTS;
+
+/** What the table shows. */
+export interface RecordQuery {
+  /** Case-insensitive text every shown record's values contain. */
+  q: string;
+  /** `YYYY-MM-DD`: received on or after (UTC). */
+  from: string;
+  /** `YYYY-MM-DD`: received on or before (UTC). */
+  to: string;
+  sort: Sort;
+  /** 1-based page number. */
+  page: number;
+}
+
+/** Rows per page. */
+export const PAGE_SIZE = 50;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Reads a query from URL parameters; anything malformed falls back to its default.
+ *
+ * @example
+ * ```ts
+ * parseQuery({ q: "ada", sort: "oldest" }); // { q: "ada", from: "", to: "", sort: "oldest", page: 1 }
+ * ```
+ */
+export function parseQuery(params: Record<string, string | undefined>): RecordQuery {
+  const sort = params.sort && params.sort in SORTS ? params.sort as Sort : "newest";
+  const page = Number(params.page);
+  return {
+    q: (params.q ?? "").trim().slice(0, 200),
+    from: DAY.test(params.from ?? "") ? params.from! : "",
+    to: DAY.test(params.to ?? "") ? params.to! : "",
+    sort,
+    page: Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1,
+  };
+}
+
+/** The live record heads of a form (tombstones skipped). */
+export async function recordHeads(kv: Deno.Kv, formId: string): Promise<VaultRecordRow[]> {
+  const out: VaultRecordRow[] = [];
+  const iter = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, {
+    batchSize: 1000,
+  });
+  for await (const entry of iter) if (!entry.value.deletedAt) out.push(entry.value);
+  return out;
+}
+
+/**
+ * Filters and sorts heads. `valuesOf` gives a head's values (for search; heads of large
+ * records hold none inline).
+ */
+export async function selectRecords(
+  heads: VaultRecordRow[],
+  query: RecordQuery,
+  valuesOf: (head: VaultRecordRow) => Promise<Record<string, unknown>>,
+): Promise<VaultRecordRow[]> {
+  const needle = query.q.toLowerCase();
+  const out: VaultRecordRow[] = [];
+  for (const head of heads) {
+    const day = head.createdAt.slice(0, 10);
+    if (query.from && day < query.from) continue;
+    if (query.to && day > query.to) continue;
+    if (needle) {
+      const values = head.values ?? await valuesOf(head);
+      const text = `${head.recordId} ${JSON.stringify(values)}`.toLowerCase();
+      if (!text.includes(needle)) continue;
+    }
+    out.push(head);
+  }
+  const key = query.sort === "updated" ? "savedAt" : "createdAt";
+  const sign = query.sort === "oldest" ? 1 : -1;
+  out.sort((a, b) =>
+    sign * (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0) ||
+    (a.recordId < b.recordId ? -1 : 1)
+  );
+  return out;
+}
+
+/**
+ * Submissions per UTC day over the `days` days up to `today`, oldest first.
+ *
+ * @example
+ * ```ts
+ * perDay(heads, 7, "2025-06-07"); // [{ day: "2025-06-01", count: 3 }, ...]
+ * ```
+ */
+export function perDay(
+  heads: Pick<VaultRecordRow, "createdAt">[],
+  days: number,
+  today: string,
+): { day: string; count: number }[] {
+  const end = Date.parse(`${today}T00:00:00Z`);
+  const counts = new Map<string, number>();
+  for (let i = days - 1; i >= 0; i--) {
+    counts.set(new Date(end - i * 86_400_000).toISOString().slice(0, 10), 0);
+  }
+  for (const head of heads) {
+    const day = head.createdAt.slice(0, 10);
+    const count = counts.get(day);
+    if (count !== undefined) counts.set(day, count + 1);
+  }
+  return [...counts].map(([day, count]) => ({ day, count }));
+}
