@@ -67,7 +67,7 @@ function FieldEditor({ f, i }: { f: DraftField; i: number }) {
       <input id={`f-${i}-label`} type="text" name={`f.${i}.label`} value={text(f.label)} />
       <label for={`f-${i}-kind`}>Kind</label>
       <select id={`f-${i}-kind`} name={`f.${i}.kind`}>
-        {FIELD_KINDS.map((k) => <option key={k} selected={k === f.kind}>{k}</option>)}
+        {FIELD_KINDS.map((k) => <option selected={k === f.kind}>{k}</option>)}
       </select>
       <label for={`f-${i}-description`}>Help text</label>
       <input
@@ -85,7 +85,7 @@ function FieldEditor({ f, i }: { f: DraftField; i: number }) {
         />{" "}
         Required
       </label>
-      {KIND_OPTIONS[f.kind].map((name) => <OptionInput key={name} i={i} name={name} f={f} />)}
+      {KIND_OPTIONS[f.kind].map((name) => <OptionInput i={i} name={name} f={f} />)}
       <div>
         {i > 0 && (
           <button type="submit" name="action" value={`up:${i}`} class="secondary">
@@ -111,7 +111,7 @@ function PreviewField({ f, i }: { f: DraftField; i: number }) {
       case "choice":
         return (
           <select id={id} multiple={f.multiple === true} disabled>
-            {((f.options as string[]) ?? []).map((o) => <option key={o}>{o}</option>)}
+            {((f.options as string[]) ?? []).map((o) => <option>{o}</option>)}
           </select>
         );
       case "richText":
@@ -169,18 +169,16 @@ export function Builder(props: BuilderProps) {
             <input id="formId" type="text" name="formId" value={props.formId ?? ""} />
             <label for="databaseId">Database</label>
             <select id="databaseId" name="databaseId">
-              {props.databases.map((d) => (
-                <option key={d.id} value={d.id}>{`${d.name} (${d.id})`}</option>
-              ))}
+              {props.databases.map((d) => <option value={d.id}>{`${d.name} (${d.id})`}</option>)}
             </select>
           </>
         )}
-        {fields.map((f, i) => <FieldEditor key={i} f={f} i={i} />)}
+        {fields.map((f, i) => <FieldEditor f={f} i={i} />)}
         <fieldset>
           <legend>Add a field</legend>
           <label for="newKind">Kind of the new field</label>
           <select id="newKind" name="newKind">
-            {FIELD_KINDS.map((k) => <option key={k}>{k}</option>)}
+            {FIELD_KINDS.map((k) => <option>{k}</option>)}
           </select>
           <button type="submit" name="action" value="add" class="secondary">Add field</button>
         </fieldset>
@@ -196,7 +194,7 @@ export function Builder(props: BuilderProps) {
         <p>
           <strong>{props.title}</strong>
         </p>
-        {fields.map((f, i) => <PreviewField key={i} f={f} i={i} />)}
+        {fields.map((f, i) => <PreviewField f={f} i={i} />)}
       </section>
     </>
   );

@@ -207,7 +207,7 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
                 <ul>
                   {changes.length === 0
                     ? <li>No changes</li>
-                    : changes.map((ch) => <li key={ch.text}>{ch.text}</li>)}
+                    : changes.map((ch) => <li>{ch.text}</li>)}
                 </ul>
               </li>
             );

@@ -115,7 +115,7 @@ export function RecordsPage(props: RecordsPageProps) {
         <thead>
           <tr>
             <th scope="col">Received</th>
-            {shown.map((f) => <th key={f.id} scope="col">{f.label || f.id}</th>)}
+            {shown.map((f) => <th scope="col">{f.label || f.id}</th>)}
             <th scope="col">Record</th>
           </tr>
         </thead>

@@ -102,9 +102,7 @@ export function Value({ field, value, urls }: { field: FieldDef; value: unknown;
   if ((field.kind === "image" || field.kind === "attachment") && value) {
     return (
       <>
-        {refsOf(value).map((ref) => (
-          <FileValue key={ref.hash ?? ref.url} ref={ref} kind={field.kind} urls={urls} />
-        ))}
+        {refsOf(value).map((ref) => <FileValue ref={ref} kind={field.kind} urls={urls} />)}
       </>
     );
   }

@@ -66,7 +66,7 @@ export function WebhookEditor(props: EditorProps) {
       <input id="wh-url" name="url" type="url" required value={val(props, "url", row?.url ?? "")} />
       <label for="wh-method">Method</label>
       <select id="wh-method" name="method">
-        {["POST", "PUT", "PATCH"].map((m) => <option key={m} selected={m === method}>{m}</option>)}
+        {["POST", "PUT", "PATCH"].map((m) => <option selected={m === method}>{m}</option>)}
       </select>
       <label for="wh-mode">Payload mode</label>
       <select id="wh-mode" name="mode">
@@ -75,7 +75,7 @@ export function WebhookEditor(props: EditorProps) {
           ["json_template", "JSON template"],
           ["xml_template", "XML template"],
           ["form", "Form-encoded"],
-        ].map(([v, l]) => <option key={v} value={v} selected={v === mode}>{l}</option>)}
+        ].map(([v, l]) => <option value={v} selected={v === mode}>{l}</option>)}
       </select>
       <label for="wh-template">Template (template modes)</label>
       <textarea id="wh-template" name="template">

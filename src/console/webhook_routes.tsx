@@ -129,7 +129,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         <FormTabs formId={form.formId} current="Webhooks" />
         {rows.map((r) => {
           const flag = flags.get(r.id);
-          return flag ? <FlagBox key={r.id} session={session} config={r} flag={flag} /> : null;
+          return flag ? <FlagBox session={session} config={r} flag={flag} /> : null;
         })}
         {rows.length === 0 ? <p>No webhooks yet.</p> : (
           <ul>
