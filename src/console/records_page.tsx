@@ -76,7 +76,7 @@ export function RecordsPage(props: RecordsPageProps) {
   const { form, query, records, total, session } = props;
   const base = `/console/forms/${encodeURIComponent(form.formId)}`;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const shown: FieldDef[] = form.fields.slice(0, 8);
+  const shown: FieldDef[] = form.fields;
   return (
     <Page title={`Records of ${form.title}`} session={session}>
       <FormTabs formId={form.formId} current="Records" />
