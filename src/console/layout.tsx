@@ -24,6 +24,7 @@ export function Page({ title, session, children }: PageProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Sealpost console`}</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/console/assets/console.css" />
       </head>
       <body>
