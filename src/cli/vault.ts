@@ -25,6 +25,16 @@ const HELP: Record<string, string> = {
   form list               The forms of this vault
   form export FORMID [--out FILE]
                           The signed manifest (never any webhook configuration)
+
+Example: a fields file (every kind, its options and value shapes: docs/forms.md)
+  [
+    {"id": "name", "label": "Your name", "kind": "text", "required": true, "maxLength": 200},
+    {"id": "email", "label": "Email", "kind": "email", "required": true},
+    {"id": "rating", "label": "Rating", "kind": "number", "min": 1, "max": 5, "integer": true},
+    {"id": "topic", "label": "Topic", "kind": "choice", "options": ["question", "bug"]},
+    {"id": "photo", "label": "Photo", "kind": "image", "accept": ["image/*"]}
+  ]
+  sealpost form create --db <databaseId> --title "Contact" --fields fields.json --publish
 `,
   records: `Usage: sealpost records <command> [options]
 

@@ -11,11 +11,19 @@ import {
   newRouter,
 } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { toJSONSchema } from "zod";
+import { FieldDefSchema } from "../forms/fields.ts";
 import { jsonBody } from "../http/body.ts";
 import type { AuthEnv } from "../relay/auth.ts";
 import { requireToken } from "../relay/auth.ts";
 import { deleteRecord, getRecord, listRecords } from "./records.ts";
 import type { Vault } from "./service.ts";
+
+/** JSON Schema of one field definition, from the zod schema that validates it. */
+const FIELD_DEFINITION = (() => {
+  const { $schema: _, ...schema } = toJSONSchema(FieldDefSchema, { io: "input" });
+  return schema as Record<string, unknown>;
+})();
 
 const security = [{ ownerToken: [] }];
 const tags = ["vault"];
@@ -23,7 +31,8 @@ const tags = ["vault"];
 const FormIdParam = z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/);
 const RecordIdParam = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
 const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
-  description: "Field definitions (see docs/owner.md)",
+  description: "Field definitions: every kind, its options and value shapes in docs/forms.md",
+  items: { $ref: "#/components/schemas/FieldDefinition" },
 });
 
 const DatabaseSchema = z.object({
@@ -373,6 +382,8 @@ const r = {
 /** Mounts the vault's owner API on a new router. */
 export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
   const app = newRouter();
+  // The full field-definition schema, generated from the zod schemas that validate it.
+  app.openAPIRegistry.registerComponent("schemas", "FieldDefinition", FIELD_DEFINITION);
   const auth = requireToken(kv, "owner");
   const body = jsonBody(() => 1024 * 1024, {
     code: "payload_too_large",
