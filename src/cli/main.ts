@@ -139,7 +139,7 @@ async function serve(flags: Flags): Promise<number> {
   if (server.vault) {
     try {
       const demo = await server.vault.bootstrap(init.userId);
-      console.log(demoText(demo));
+      console.log(demoText(demo, server.baseUrl));
     } catch (err) {
       console.error(
         `Vault setup did not finish (retried on the next start): ${(err as Error).message}`,
@@ -151,13 +151,16 @@ async function serve(flags: Flags): Promise<number> {
   return 0;
 }
 
-function demoText(demo: DemoInfo): string {
+function demoText(demo: DemoInfo, ownUrl: string): string {
   const values = JSON.stringify({ name: "Ada", email: "ada@example.com", rating: 5 });
   return `  demo form id:     ${demo.formId}\n` +
     `  manifest key:     ${demo.manifestFingerprint} (senders pin this fingerprint)\n` +
     `  try it:           echo '${values}' | deno run -A main.ts submit ${demo.formId} ` +
     `--relay ${demo.relayUrl} --pin ${demo.manifestFingerprint} --values -\n` +
-    `  then:             deno run -A main.ts records list ${demo.formId}`;
+    `  then:             deno run -A main.ts records list ${demo.formId}\n` +
+    // The owner console (src/console), served by this vault.
+    `  console:          ${ownUrl}/console (sign in with the owner token in ` +
+    `credentials.json)`;
 }
 
 async function init(flags: Flags): Promise<number> {
