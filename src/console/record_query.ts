@@ -26,8 +26,10 @@ export interface RecordQuery {
   /** `YYYY-MM-DD`: received on or before (UTC). */
   to: string;
   sort: Sort;
-  /** 1-based page number. */
+  /** 1-based page number (search and "recently updated": the table reads every record). */
   page: number;
+  /** Where the page starts in the time index (the other views): the previous page's cursor. */
+  cursor: string;
 }
 
 /** Rows per page. */
@@ -40,7 +42,8 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  *
  * @example
  * ```ts
- * parseQuery({ q: "ada", sort: "oldest" }); // { q: "ada", from: "", to: "", sort: "oldest", page: 1 }
+ * parseQuery({ q: "ada", sort: "oldest" });
+ * // { q: "ada", from: "", to: "", sort: "oldest", page: 1, cursor: "" }
  * ```
  */
 export function parseQuery(params: Record<string, string | undefined>): RecordQuery {
@@ -52,7 +55,13 @@ export function parseQuery(params: Record<string, string | undefined>): RecordQu
     to: DAY.test(params.to ?? "") ? params.to! : "",
     sort,
     page: Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1,
+    cursor: /^[A-Za-z0-9_-]{1,2000}$/.test(params.cursor ?? "") ? params.cursor! : "",
   };
+}
+
+/** Whether a query is answered from the time index (no search, sorted by receipt). */
+export function usesIndex(query: RecordQuery): boolean {
+  return !query.q && query.sort !== "updated";
 }
 
 /** The live record heads of a form (tombstones skipped). */
@@ -97,27 +106,25 @@ export async function selectRecords(
 }
 
 /**
- * Submissions per UTC day over the `days` days up to `today`, oldest first.
+ * Submissions per UTC day over the `days` days up to `today`, oldest first, from per-day
+ * counts (days without records may be absent).
  *
  * @example
  * ```ts
- * perDay(heads, 7, "2025-06-07"); // [{ day: "2025-06-01", count: 3 }, ...]
+ * perDay(new Map([["2025-06-07", 3]]), 2, "2025-06-07");
+ * // [{ day: "2025-06-06", count: 0 }, { day: "2025-06-07", count: 3 }]
  * ```
  */
 export function perDay(
-  heads: Pick<VaultRecordRow, "createdAt">[],
+  counts: Map<string, number>,
   days: number,
   today: string,
 ): { day: string; count: number }[] {
   const end = Date.parse(`${today}T00:00:00Z`);
-  const counts = new Map<string, number>();
+  const out: { day: string; count: number }[] = [];
   for (let i = days - 1; i >= 0; i--) {
-    counts.set(new Date(end - i * 86_400_000).toISOString().slice(0, 10), 0);
+    const day = new Date(end - i * 86_400_000).toISOString().slice(0, 10);
+    out.push({ day, count: counts.get(day) ?? 0 });
   }
-  for (const head of heads) {
-    const day = head.createdAt.slice(0, 10);
-    const count = counts.get(day);
-    if (count !== undefined) counts.set(day, count + 1);
-  }
-  return [...counts].map(([day, count]) => ({ day, count }));
+  return out;
 }

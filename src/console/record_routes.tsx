@@ -7,16 +7,78 @@
 import { Hono } from "hono";
 import { getLargeValue } from "../store/large_value.ts";
 import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+import { ApiError } from "../http/errors.ts";
+import type { VaultRecord } from "../vault/index.ts";
+import {
+  ensureRecordIndex,
+  recordCount,
+  recordIdsByTime,
+  recordsPerDay,
+} from "../vault/record_index.ts";
 import { deleteRecord, getRecord, recordOf, recordVersions } from "../vault/records.ts";
 import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
 import { exportStream } from "./export.ts";
 import { html } from "./layout.tsx";
-import { PAGE_SIZE, parseQuery, perDay, recordHeads, selectRecords } from "./record_query.ts";
+import {
+  PAGE_SIZE,
+  parseQuery,
+  perDay,
+  recordHeads,
+  type RecordQuery,
+  selectRecords,
+  usesIndex,
+} from "./record_query.ts";
 import { RecordPage, RecordsPage } from "./records_page.tsx";
 import { fileUrls } from "./values.tsx";
 
 /** Days the chart shows. */
 const CHART_DAYS = 30;
+
+/** A page of the table. */
+interface TablePage {
+  records: VaultRecord[];
+  total: number;
+  /** The next page's cursor (time-index views), else null. */
+  nextCursor: string | null;
+}
+
+/** Newest (or oldest) first, maybe between dates: a page read from the time index. */
+async function indexedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Promise<TablePage> {
+  const { ids, nextCursor } = await recordIdsByTime(kv, formId, {
+    from: query.from,
+    to: query.to,
+    oldest: query.sort === "oldest",
+    cursor: query.cursor || undefined,
+    limit: PAGE_SIZE,
+  }).catch(() => {
+    throw new ApiError(400, "invalid_request", "Invalid page cursor", "cursor");
+  });
+  const heads = await kv.getMany<VaultRecordRow[]>(ids.map((id) => vaultKeys.record(formId, id)));
+  const records = await Promise.all(
+    heads.filter((h) => h.value && !h.value.deletedAt).map((h) => recordOf(kv, h.value!)),
+  );
+  const total = query.from || query.to
+    ? [...(await recordsPerDay(kv, formId, query.from || "0000-01-01", query.to || "9999-12-31"))
+      .values()].reduce((a, b) => a + b, 0)
+    : await recordCount(kv, formId);
+  return { records, total, nextCursor };
+}
+
+/** Search or "recently updated": every head read, filtered and sorted, one page shown. */
+async function scannedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Promise<TablePage> {
+  const heads = await recordHeads(kv, formId);
+  const valuesOf = async (head: VaultRecordRow) =>
+    await getLargeValue<Record<string, unknown>>(
+      kv,
+      vaultKeys.recordValues(head.formId, head.recordId),
+    ) ?? {};
+  const selected = await selectRecords(heads, query, valuesOf);
+  const start = (query.page - 1) * PAGE_SIZE;
+  const records = await Promise.all(
+    selected.slice(start, start + PAGE_SIZE).map((head) => recordOf(kv, head)),
+  );
+  return { records, total: selected.length, nextCursor: null };
+}
 
 /** Mounts the record pages. */
 export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
@@ -26,27 +88,23 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get("/console/forms/:formId/records", async (c) => {
     const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
     const query = parseQuery(c.req.query());
-    const heads = await recordHeads(kv, form.formId);
-    const valuesOf = async (head: VaultRecordRow) =>
-      await getLargeValue<Record<string, unknown>>(
-        kv,
-        vaultKeys.recordValues(head.formId, head.recordId),
-      ) ?? {};
-    const selected = await selectRecords(heads, query, valuesOf);
-    const start = (query.page - 1) * PAGE_SIZE;
-    const records = await Promise.all(
-      selected.slice(start, start + PAGE_SIZE).map((head) => recordOf(kv, head)),
-    );
+    await ensureRecordIndex(kv, form.formId);
+    const page = usesIndex(query)
+      ? await indexedPage(kv, form.formId, query)
+      : await scannedPage(kv, form.formId, query);
     const today = new Date().toISOString().slice(0, 10);
-    const urls = await fileUrls(vault, form.formId, form.fields, records.map((r) => r.values));
+    const from = new Date(Date.parse(today) - (CHART_DAYS - 1) * 86_400_000);
+    const counts = await recordsPerDay(kv, form.formId, from.toISOString().slice(0, 10), today);
+    const urls = await fileUrls(vault, form.formId, form.fields, page.records.map((r) => r.values));
     return c.html(html(
       <RecordsPage
         session={c.var.session}
         form={form}
         query={query}
-        records={records}
-        total={selected.length}
-        days={perDay(heads, CHART_DAYS, today)}
+        records={page.records}
+        total={page.total}
+        nextCursor={page.nextCursor}
+        days={perDay(counts, CHART_DAYS, today)}
         urls={urls}
         done={c.req.query("done")}
       />,

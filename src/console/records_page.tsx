@@ -8,7 +8,7 @@ import type { FieldDef } from "../forms/fields.ts";
 import type { VaultRecordVersionRow } from "../store/keys.ts";
 import type { VaultForm, VaultRecord } from "../vault/index.ts";
 import { ActionButton, FormTabs, Notice, Page } from "./layout.tsx";
-import { PAGE_SIZE, type RecordQuery, SORTS } from "./record_query.ts";
+import { PAGE_SIZE, type RecordQuery, SORTS, usesIndex } from "./record_query.ts";
 import type { Session } from "./sessions.ts";
 import { type FileUrls, Value, valueText } from "./values.tsx";
 
@@ -56,26 +56,49 @@ export interface RecordsPageProps {
   query: RecordQuery;
   records: VaultRecord[];
   total: number;
+  /** The next page's cursor (time-index views), else null. */
+  nextCursor: string | null;
   days: { day: string; count: number }[];
   urls: FileUrls;
   done?: string;
 }
 
-function pageLink(formId: string, query: RecordQuery, page: number): string {
+function pageLink(formId: string, query: RecordQuery, page: number | string): string {
   const params = new URLSearchParams();
   if (query.q) params.set("q", query.q);
   if (query.from) params.set("from", query.from);
   if (query.to) params.set("to", query.to);
   if (query.sort !== "newest") params.set("sort", query.sort);
-  params.set("page", String(page));
+  if (typeof page === "number") params.set("page", String(page));
+  else if (page) params.set("cursor", page);
   return `/console/forms/${encodeURIComponent(formId)}/records?${params}`;
+}
+
+/** Previous/next links: page numbers when searching, cursors of the time index otherwise. */
+function Pager({ props }: { props: RecordsPageProps }) {
+  const { form, query, total } = props;
+  if (usesIndex(query)) {
+    return (
+      <nav aria-label="Pages">
+        {query.cursor && <a href={pageLink(form.formId, query, "")}>First page</a>}{" "}
+        {props.nextCursor && <a href={pageLink(form.formId, query, props.nextCursor)}>Next</a>}
+      </nav>
+    );
+  }
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  return (
+    <nav aria-label="Pages">
+      {query.page > 1 && <a href={pageLink(form.formId, query, query.page - 1)}>Previous</a>}
+      {` Page ${query.page} of ${pages} `}
+      {query.page < pages && <a href={pageLink(form.formId, query, query.page + 1)}>Next</a>}
+    </nav>
+  );
 }
 
 /** The records table of a form. */
 export function RecordsPage(props: RecordsPageProps) {
   const { form, query, records, total, session } = props;
   const base = `/console/forms/${encodeURIComponent(form.formId)}`;
-  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const shown: FieldDef[] = form.fields;
   return (
     <Page title={`Records of ${form.title}`} session={session}>
@@ -141,11 +164,7 @@ export function RecordsPage(props: RecordsPageProps) {
           ))}
         </tbody>
       </table>
-      <nav aria-label="Pages">
-        {query.page > 1 && <a href={pageLink(form.formId, query, query.page - 1)}>Previous</a>}
-        {` Page ${query.page} of ${pages} `}
-        {query.page < pages && <a href={pageLink(form.formId, query, query.page + 1)}>Next</a>}
-      </nav>
+      <Pager props={props} />
     </Page>
   );
 }

@@ -397,6 +397,17 @@ export const vaultKeys = {
     ["vault", "record_versions", formId, recordId, savedAt] as const,
   recordVersions: (formId: string, recordId: string) =>
     ["vault", "record_versions", formId, recordId] as const,
+  /** A form's records by receipt time (src/vault/record_index.ts); the value is `true`. */
+  recordByTime: (formId: string, createdAt: string, recordId: string) =>
+    ["vault", "records_by_time", formId, createdAt, recordId] as const,
+  recordsByTime: (formId: string) => ["vault", "records_by_time", formId] as const,
+  /** A form's live record count (`Deno.KvU64`). */
+  recordCount: (formId: string) => ["vault", "record_counts", formId] as const,
+  /** Records received on a UTC day `YYYY-MM-DD` (`Deno.KvU64`). */
+  recordDay: (formId: string, day: string) => ["vault", "record_days", formId, day] as const,
+  recordDays: (formId: string) => ["vault", "record_days", formId] as const,
+  /** Set once a form's time index covers every record (written by the one-time backfill). */
+  recordIndexReady: (formId: string) => ["vault", "record_index_ready", formId] as const,
   quarantine: (id: string) => ["vault", "quarantine", id] as const,
   quarantineAll: () => ["vault", "quarantine"] as const,
   /** Raw sealed-box parts of a quarantined envelope (written before its row). */

@@ -78,6 +78,8 @@ export class VaultForms {
       .check({ key: vaultKeys.form(formId), versionstamp: null })
       .set(vaultKeys.form(formId), row)
       .set(vaultKeys.formVersion(formId, 1), version)
+      // A new form has no record the time index could miss (src/vault/record_index.ts).
+      .set(vaultKeys.recordIndexReady(formId), true)
       .commit();
     if (!result.ok) throw new ApiError(409, "form_exists", `Form "${formId}" already exists`);
     return { ...row, title: version.title, fields };

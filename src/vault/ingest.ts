@@ -446,7 +446,7 @@ export class Ingestor {
     const result = await this.#committer.commit({
       lock: item.submissionId,
       checks,
-      mutations: 2 * parts + 3 + (current?.parts ?? 0) +
+      mutations: 2 * parts + 6 + (current?.parts ?? 0) +
         (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
       bytes: 2 * bytes + historyBytes(bytes) + 2048,
       apply: (op) => {

@@ -16,6 +16,7 @@ import {
 } from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
 import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
+import { indexDelete, indexInsert, isIndexed } from "./record_index.ts";
 import { vaultKeys, type VaultRecordRow, type VaultRecordVersionRow } from "../store/keys.ts";
 
 /**
@@ -118,6 +119,7 @@ export function addRecordWrite(
     parts,
   };
   op.set(vaultKeys.record(write.formId, write.recordId), row);
+  if (!current) indexInsert(op, row);
   const version: VaultRecordVersionRow = {
     savedAt,
     reason: current ? "update" : "insert",
@@ -267,6 +269,7 @@ export async function deleteRecord(kv: Deno.Kv, formId: string, recordId: string
   await commitRecordChange(kv, formId, recordId, async (op, current) => {
     if (!current) throw notFound(formId, recordId);
     const { values } = await recordOf(kv, current);
+    indexDelete(op, current, await isIndexed(kv, current));
     deleteLargeValue(op, vaultKeys.recordValues(formId, recordId), current.parts);
     for await (const v of kv.list({ prefix: vaultKeys.recordVersions(formId, recordId) })) {
       op.delete(v.key);
