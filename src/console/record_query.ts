@@ -47,7 +47,7 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  * ```
  */
 export function parseQuery(params: Record<string, string | undefined>): RecordQuery {
-  const sort = params.sort && params.sort in SORTS ? params.sort as Sort : "newest";
+  const sort = params.sort && Object.hasOwn(SORTS, params.sort) ? params.sort as Sort : "newest";
   const page = Number(params.page);
   return {
     q: (params.q ?? "").trim().slice(0, 200),
