@@ -31,6 +31,9 @@ import {
 import { RecordPage, RecordsPage } from "./records_page.tsx";
 import { fileUrls } from "./values.tsx";
 
+/** Keys per `kv.getMany` (Deno KV's limit). */
+const GET_MANY = 10;
+
 /** Days the chart shows. */
 const CHART_DAYS = 30;
 
@@ -53,10 +56,14 @@ async function indexedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Pro
   }).catch(() => {
     throw new ApiError(400, "invalid_request", "Invalid page cursor", "cursor");
   });
-  const heads = await kv.getMany<VaultRecordRow[]>(ids.map((id) => vaultKeys.record(formId, id)));
-  const records = await Promise.all(
-    heads.filter((h) => h.value && !h.value.deletedAt).map((h) => recordOf(kv, h.value!)),
-  );
+  const heads: VaultRecordRow[] = [];
+  for (let i = 0; i < ids.length; i += GET_MANY) {
+    const keys = ids.slice(i, i + GET_MANY).map((id) => vaultKeys.record(formId, id));
+    for (const entry of await kv.getMany<VaultRecordRow[]>(keys)) {
+      if (entry.value && !entry.value.deletedAt) heads.push(entry.value);
+    }
+  }
+  const records = await Promise.all(heads.map((head) => recordOf(kv, head)));
   const total = query.from || query.to
     ? [...(await recordsPerDay(kv, formId, query.from || "0000-01-01", query.to || "9999-12-31"))
       .values()].reduce((a, b) => a + b, 0)

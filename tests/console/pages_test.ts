@@ -327,3 +327,50 @@ Deno.test("console webhooks: secret once, preview, failure flagged, retry, deliv
     await inst.close();
   }
 });
+
+Deno.test("console records: pages of 50 by cursor, newest first, beside the count", async () => {
+  const inst = await startInstance();
+  const token = inst.credentials.ownerToken;
+  try {
+    const db = await call(`${inst.url}/vault/databases`, {
+      method: "POST",
+      token,
+      json: { name: "main" },
+    });
+    await call(`${inst.url}/vault/forms`, {
+      method: "POST",
+      token,
+      json: {
+        databaseId: db.body.id,
+        formId: "many",
+        title: "Many",
+        fields: [{ id: "n", label: "N", kind: "number" }],
+      },
+    });
+    const vault = inst.server.vault!;
+    const userId = inst.credentials.userId;
+    for (let n = 1; n <= 62; n++) await vault.createRecord(userId, "many", { n });
+    const browser = new ConsoleClient(inst.url);
+    await browser.signIn(token);
+    const first = await browser.page("/console/forms/many/records");
+    assert.match(first, /62 records\./);
+    const cells = (page: string) =>
+      [...page.matchAll(/<td class="value">(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    assert.deepEqual(cells(first), Array.from({ length: 50 }, (_, i) => 62 - i));
+    const next = /<a href="([^"]+cursor=[^"]+)">Next<\/a>/.exec(first)![1].replaceAll("&amp;", "&");
+    const second = await browser.page(next);
+    assert.deepEqual(cells(second), Array.from({ length: 12 }, (_, i) => 12 - i));
+    assert.doesNotMatch(second, />Next</);
+    assert.match(second, />First page</);
+    const oldest = await browser.page("/console/forms/many/records?sort=oldest");
+    assert.deepEqual(cells(oldest).slice(0, 3), [1, 2, 3]);
+    // A cursor that names no page is refused or empty, never a 5xx.
+    for (const cursor of ["AAAA", "x".repeat(3000), "%00"]) {
+      const odd = await browser.request(`/console/forms/many/records?cursor=${cursor}`);
+      await odd.body?.cancel();
+      assert.ok(odd.status === 200 || odd.status === 400, `${cursor}: ${odd.status}`);
+    }
+  } finally {
+    await inst.close();
+  }
+});
