@@ -175,10 +175,12 @@ try {
   console.log(`  console GET ${page} (50 rows, chart, count): ${summary(consoleMs)}`);
   console.log(`  API     GET /vault/forms/bench/records?limit=50:     ${summary(apiMs)}`);
 
-  const csv = await withRss(pid, async () => {
-    const response = await browser.request("/console/forms/bench/export.csv");
-    return await countLines(response) - 1;
-  });
+  const exportCsv = () =>
+    withRss(pid, async () => {
+      const response = await browser.request("/console/forms/bench/export.csv");
+      return await countLines(response) - 1;
+    });
+  const csv = await exportCsv();
   const paged = await withRss(pid, async () => {
     let cursor: string | null = null;
     let rows = 0;
@@ -203,7 +205,13 @@ try {
   console.log(`\nExport of every record:`);
   show("console GET /console/forms/bench/export.csv (streamed)", csv);
   show("API     GET /vault/forms/bench/records?limit=500, every page", paged);
-  if (csv.rows !== COUNT) throw new Error(`The export has ${csv.rows} rows, not ${COUNT}`);
+  // The first export also fills the store's page cache and the heap; a second one shows what
+  // an export itself holds.
+  const again = await exportCsv();
+  show("console export.csv again                                 ", again);
+  if (csv.rows !== COUNT || again.rows !== COUNT) {
+    throw new Error(`The export has ${csv.rows} rows, not ${COUNT}`);
+  }
   await server.stop();
 } finally {
   await Deno.remove(dir, { recursive: true });
