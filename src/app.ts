@@ -7,14 +7,16 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
-import type { Config } from "./config/index.ts";
+import { type Config, publicBaseUrl } from "./config/index.ts";
 import { errorResponse, notFoundResponse } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
 import { rateLimit, TokenBuckets } from "./http/rate_limit.ts";
+import { senderCors } from "./relay/cors.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
 import type { Intake } from "./relay/submissions.ts";
 import { VERSION } from "./version.ts";
+import { webRoutes } from "./web/routes.ts";
 import { type Vault, vaultRoutes } from "./vault/index.ts";
 import { type WebhookEngine, webhookRoutes } from "./webhooks/index.ts";
 
@@ -49,8 +51,12 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono();
   if (config.server.request_log) app.use(requestLog(deps.log));
   app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION }));
+  // Browser senders (src/relay/cors.ts): CORS on the anonymous sender routes only.
+  if (config.server.role !== "vault") app.use(senderCors(deps.forms, publicBaseUrl(config)));
   // A vault-role process is no relay: it pulls from one (src/vault).
   if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));
+  // The hosted form page, its assets and the embed script (src/web).
+  if (config.server.role !== "vault") app.route("/", webRoutes({ forms: deps.forms }));
   // Blobs (src/blobs): upload slots, pre-signed PUT and GET, owner read URLs and claims.
   if (deps.blobs) {
     app.route(

@@ -7,6 +7,10 @@
 import { flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
 import type { SealpostClient } from "./client.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
+import type { Manifest } from "../forms/manifest.ts";
+import { verifyManifest } from "../sdk/manifest.ts";
+import { staticFormPage } from "../web/form/static_page.ts";
+import { iframeSnippet, scriptSnippet, shareLink } from "../web/links.ts";
 
 const HELP: Record<string, string> = {
   db: `Usage: sealpost db <create|list> [options]
@@ -20,11 +24,17 @@ const HELP: Record<string, string> = {
                           Create a form (schema version 1) from a JSON array of fields
   form update FORMID --fields FILE [--title TITLE] [--publish]
                           Archive a new schema version (schemaVersion + 1)
+      --allowed-origins URL,URL  (create, update) only pages of these origins may submit
+                          (e.g. https://example.com); "" allows any (the default)
   form publish FORMID     Sign the current version's manifest and publish it
   form show FORMID        The form at its current version, and every archived version
   form list               The forms of this vault
   form export FORMID [--out FILE]
                           The signed manifest (never any webhook configuration)
+  form page FORMID [--out FILE]
+                          A static, self-contained form page with the pin baked in, to host
+                          anywhere (it submits to the relay; see docs/forms.md)
+  form link FORMID        The share link of the hosted form page, and the embed snippets
 
 Example: a fields file (every kind, its options and value shapes: docs/forms.md)
   [
@@ -65,6 +75,7 @@ const OPTIONS = {
     "limit",
     "format",
     "form",
+    "allowed-origins",
   ]),
   publish: { type: "boolean" },
 } as const;
@@ -166,6 +177,30 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
   if (progress) Deno.stderr.writeSync(encoder.encode(`\nExported ${count} records\n`));
 }
 
+/** The form's signed manifest, checked against this vault's manifest-key fingerprint. */
+async function verifiedManifest(client: SealpostClient, form: string) {
+  const { fingerprint } = await client.call<{ fingerprint: string }>("GET", "/vault/manifest-key");
+  const manifest: Manifest = verifyManifest(
+    await client.call("GET", `${form}/manifest`),
+    fingerprint,
+  );
+  return { manifest, pin: fingerprint };
+}
+
+/** `--allowed-origins a,b` as the API's `allowedOrigins` ("" for any origin). */
+function origins(flags: Flags): { allowedOrigins?: string[] } {
+  const list = flags["allowed-origins"];
+  if (list === undefined) return {};
+  return { allowedOrigins: list.split(",").map((o) => o.trim()).filter(Boolean) };
+}
+
+/** The share link and the two embed snippets of a form. */
+function embedText(relayUrl: string, formId: string, pin: string, title: string): string {
+  return `share link: ${shareLink(relayUrl, formId, pin)}\n\n` +
+    `iframe embed:\n${iframeSnippet(relayUrl, formId, pin, title)}\n\n` +
+    `script embed:\n${scriptSnippet(relayUrl, formId, pin, title)}\n`;
+}
+
 async function run(group: string, sub: string, args: string[], flags: Flags): Promise<number> {
   const client = await ownerClient(flags);
   const f = (id: string | undefined) => `/vault/forms/${encodeURIComponent(need(id, "FORMID"))}`;
@@ -201,6 +236,7 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
         title: need(flags.title, "--title TITLE"),
         fields: await readFields(flags.fields),
         ...(flags.id ? { formId: flags.id } : {}),
+        ...origins(flags),
         publish: flags.publish ?? false,
       });
       print(flags, form, () => formLine(form));
@@ -210,6 +246,7 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       const form = await client.call<Form>("PUT", f(args[0]), {
         fields: await readFields(flags.fields),
         ...(flags.title ? { title: flags.title } : {}),
+        ...origins(flags),
         publish: flags.publish ?? false,
       });
       print(flags, form, () => formLine(form));
@@ -248,6 +285,17 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       const text = JSON.stringify(manifest, null, 2) + "\n";
       if (flags.out) await Deno.writeTextFile(flags.out, text);
       else console.log(text.trimEnd());
+      return 0;
+    }
+    case "form page":
+    case "form link": {
+      const { manifest, pin } = await verifiedManifest(client, f(args[0]));
+      const text = sub === "page"
+        ? staticFormPage(manifest, pin)
+        : embedText(manifest.relayUrl, manifest.formId, pin, manifest.title);
+      if (flags.out) await Deno.writeTextFile(flags.out, text);
+      else console.log(text.trimEnd());
+      if (flags.out) console.error(`Wrote ${flags.out}`);
       return 0;
     }
     case "records list": {

@@ -5,6 +5,11 @@
  * @module
  */
 
+export { FORM_CSS } from "../web/form/style.ts";
+
+/** Where the console serves the form page's style sheet (for the builder's preview). */
+export const FORM_STYLE_PATH = "/console/assets/form.css";
+
 /** The console's CSS, served at `/console/assets/console.css`. */
 export const CONSOLE_CSS = `
 :root { color-scheme: light; --fg: #1b1f24; --muted: #4d5661; --line: #d0d7de; --accent: #0b57d0;
@@ -63,4 +68,9 @@ img.inline { max-width: 240px; max-height: 240px; border: 1px solid var(--line);
 ins { background: #e6ffec; text-decoration: none; }
 del { background: #ffebe9; }
 .preview { border: 1px dashed var(--muted); padding: .5rem 1rem; margin: 1rem 0; }
+.builder { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1.5rem;
+  align-items: start; }
+.builder .preview { position: sticky; top: .5rem; margin: 0; }
+@media (max-width: 900px) { .builder { grid-template-columns: minmax(0, 1fr); } }
+iframe.form-preview { width: 100%; height: 80vh; border: 1px solid var(--line); }
 `;

@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { FIELD_KINDS } from "../forms/fields.ts";
+import { FIELD_KINDS, type FieldDef, FieldDefSchema } from "../forms/fields.ts";
+import { FormFields } from "../web/form/fields.tsx";
+import { FORM_STYLE_PATH } from "./assets.ts";
 import { type DraftField, KIND_OPTIONS } from "./builder_form.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
@@ -100,44 +102,52 @@ function FieldEditor({ f, i }: { f: DraftField; i: number }) {
   );
 }
 
-/** How the form would ask for one field (the preview; nothing is submitted). */
-function PreviewField({ f, i }: { f: DraftField; i: number }) {
-  const id = `pv-${i}`;
-  const label = `${text(f.label) || f.id}${f.required ? " *" : ""}`;
-  const input = (() => {
-    switch (f.kind) {
-      case "boolean":
-        return <input id={id} type="checkbox" disabled />;
-      case "choice":
-        return (
-          <select id={id} multiple={f.multiple === true} disabled>
-            {((f.options as string[]) ?? []).map((o) => <option>{o}</option>)}
-          </select>
-        );
-      case "richText":
-        return <textarea id={id} disabled></textarea>;
-      case "image":
-      case "attachment":
-        return <input id={id} type="file" accept={text(f.accept)} disabled />;
-      default: {
-        const type: Record<string, string> = {
-          email: "email",
-          url: "url",
-          phone: "tel",
-          number: "number",
-          date: "date",
-          dateTime: "datetime-local",
-        };
-        return <input id={id} type={type[f.kind] ?? "text"} disabled />;
-      }
-    }
-  })();
+/**
+ * The preview: the real form page's controls (`FormFields`, as the relay renders them) and its
+ * style sheet, in a sandboxed frame of their own (no script runs in it). Fields that are not
+ * valid yet are listed with what is wrong instead.
+ */
+function FormPreview({ title, fields }: { title: string; fields: DraftField[] }) {
+  const valid: FieldDef[] = [];
+  const problems: string[] = [];
+  for (const f of fields) {
+    const parsed = FieldDefSchema.safeParse(f);
+    if (parsed.success) valid.push(parsed.data);
+    else problems.push(`${f.id || "(no id)"}: ${parsed.error.issues[0].message}`);
+  }
+  const doc = "<!doctype html>" + String(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>{`Preview of ${title}`}</title>
+        <link rel="stylesheet" href={FORM_STYLE_PATH} />
+      </head>
+      <body>
+        <main>
+          <div class="card">
+            <h1>{title}</h1>
+            <form>
+              <FormFields fields={valid} idPrefix="pv-" />
+              <div class="actions">
+                <button type="submit" disabled>Submit</button>
+              </div>
+            </form>
+          </div>
+        </main>
+      </body>
+    </html>,
+  );
   return (
-    <div>
-      <label for={id}>{label}</label>
-      {input}
-      {f.description ? <p class="muted">{text(f.description)}</p> : null}
-    </div>
+    <section class="preview" aria-labelledby="form-preview">
+      <h2 id="form-preview">Preview</h2>
+      {problems.length > 0 && (
+        <ul class="error">
+          {problems.map((p) => <li>{`Not shown yet: ${p}`}</li>)}
+        </ul>
+      )}
+      <iframe class="form-preview" title={`Preview of ${title}`} sandbox="" srcdoc={doc}>
+      </iframe>
+    </section>
   );
 }
 
@@ -159,43 +169,39 @@ export function Builder(props: BuilderProps) {
   return (
     <>
       <ErrorBox text={props.error} />
-      <form method="post" action={props.action}>
-        <Csrf session={props.session} />
-        <label for="title">Title</label>
-        <input id="title" type="text" name="title" value={props.title} required />
-        {props.databases && (
-          <>
-            <label for="formId">Form id (optional)</label>
-            <input id="formId" type="text" name="formId" value={props.formId ?? ""} />
-            <label for="databaseId">Database</label>
-            <select id="databaseId" name="databaseId">
-              {props.databases.map((d) => <option value={d.id}>{`${d.name} (${d.id})`}</option>)}
+      <div class="builder">
+        <form method="post" action={props.action}>
+          <Csrf session={props.session} />
+          <label for="title">Title</label>
+          <input id="title" type="text" name="title" value={props.title} required />
+          {props.databases && (
+            <>
+              <label for="formId">Form id (optional)</label>
+              <input id="formId" type="text" name="formId" value={props.formId ?? ""} />
+              <label for="databaseId">Database</label>
+              <select id="databaseId" name="databaseId">
+                {props.databases.map((d) => <option value={d.id}>{`${d.name} (${d.id})`}</option>)}
+              </select>
+            </>
+          )}
+          {fields.map((f, i) => <FieldEditor f={f} i={i} />)}
+          <fieldset>
+            <legend>Add a field</legend>
+            <label for="newKind">Kind of the new field</label>
+            <select id="newKind" name="newKind">
+              {FIELD_KINDS.map((k) => <option>{k}</option>)}
             </select>
-          </>
-        )}
-        {fields.map((f, i) => <FieldEditor f={f} i={i} />)}
-        <fieldset>
-          <legend>Add a field</legend>
-          <label for="newKind">Kind of the new field</label>
-          <select id="newKind" name="newKind">
-            {FIELD_KINDS.map((k) => <option>{k}</option>)}
-          </select>
-          <button type="submit" name="action" value="add" class="secondary">Add field</button>
-        </fieldset>
-        <div>
-          <button type="submit" name="action" value="preview" class="secondary">
-            Update preview
-          </button>
-          <button type="submit" name="action" value="publish">Publish new version</button>
-        </div>
-      </form>
-      <section class="preview" aria-labelledby="form-preview">
-        <h2 id="form-preview">Preview</h2>
-        <p>
-          <strong>{props.title}</strong>
-        </p>
-        {fields.map((f, i) => <PreviewField f={f} i={i} />)}
-      </section>
+            <button type="submit" name="action" value="add" class="secondary">Add field</button>
+          </fieldset>
+          <div>
+            <button type="submit" name="action" value="preview" class="secondary">
+              Update preview
+            </button>
+            <button type="submit" name="action" value="publish">Publish new version</button>
+          </div>
+        </form>
+        <FormPreview title={props.title} fields={fields} />
+      </div>
     </>
   );
 }

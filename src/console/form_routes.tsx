@@ -16,20 +16,9 @@ import { flaggedWebhooks } from "./flags.ts";
 import { diffVersions } from "./form_diff.ts";
 import { FormTabs, html, Notice, Page } from "./layout.tsx";
 import { FlagBox } from "./webhook_pages.tsx";
+import { iframeSnippet, scriptSnippet, shareLink } from "../web/links.ts";
 
 type C = Context<ConsoleEnv>;
-
-/** The public share link of a form: the relay's form page with the manifest key's pin. */
-export function shareLink(relayUrl: string, formId: string, pin: string): string {
-  return `${relayUrl.replace(/\/+$/, "")}/f/${encodeURIComponent(formId)}#pin=${pin}`;
-}
-
-/** The snippet that embeds the form page in another site. */
-export function embedSnippet(link: string, title: string): string {
-  const attr = (s: string) => s.replaceAll("&", "&amp;").replaceAll('"', "&quot;");
-  return `<iframe src="${attr(link)}" title="${attr(title)}" width="100%" height="800" ` +
-    `loading="lazy"></iframe>`;
-}
 
 /** Mounts the form pages. */
 export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
@@ -236,8 +225,14 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           <code>{pin}</code>
         </p>
         <h2>Embed</h2>
-        <label for="embed">Embed snippet</label>
-        <textarea id="embed" readonly>{embedSnippet(url, form.title)}</textarea>
+        <label for="embed">Embed snippet (iframe)</label>
+        <textarea id="embed" readonly>
+          {iframeSnippet(vault.link.relayUrl, form.formId, pin, form.title)}
+        </textarea>
+        <label for="embed-script">Embed snippet (script; the frame grows with the form)</label>
+        <textarea id="embed-script" readonly>
+          {scriptSnippet(vault.link.relayUrl, form.formId, pin, form.title)}
+        </textarea>
         <h2>QR code</h2>
         <img
           class="qr"

@@ -14,7 +14,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError, errorResponse } from "../http/errors.ts";
-import { CONSOLE_CSS } from "./assets.ts";
+import { CONSOLE_CSS, FORM_CSS, FORM_STYLE_PATH } from "./assets.ts";
 import { authRoutes } from "./auth_routes.tsx";
 import { type ConsoleDeps, type ConsoleEnv, requireSession, securityHeaders } from "./context.ts";
 import { formRoutes } from "./form_routes.tsx";
@@ -24,7 +24,12 @@ import { recordRoutes } from "./record_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 
 /** Paths under /console/ served without a session. */
-const OPEN = new Set(["/console", "/console/sign-in", "/console/assets/console.css"]);
+const OPEN = new Set([
+  "/console",
+  "/console/sign-in",
+  "/console/assets/console.css",
+  FORM_STYLE_PATH,
+]);
 
 export type { ConsoleDeps } from "./context.ts";
 export { Sessions } from "./sessions.ts";
@@ -56,6 +61,10 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get("/console/assets/console.css", (c) => {
     c.header("content-type", "text/css; charset=utf-8");
     return c.body(CONSOLE_CSS);
+  });
+  app.get(FORM_STYLE_PATH, (c) => {
+    c.header("content-type", "text/css; charset=utf-8");
+    return c.body(FORM_CSS);
   });
   app.route("/", authRoutes(deps));
   app.route("/", recordRoutes(deps));

@@ -39,6 +39,11 @@ export interface Manifest {
   fields: FieldDef[];
   /** Base URL of the relay that takes submissions for this form. */
   relayUrl: string;
+  /**
+   * Origins (`https://example.com`) whose web pages may submit to the form; absent or empty:
+   * any. The relay always allows its own hosted form page. See `src/relay/cors.ts`.
+   */
+  allowedOrigins?: string[];
   signature?: ManifestSignature;
   [member: string]: unknown;
 }
@@ -53,6 +58,31 @@ export const ManifestSignatureSchema: z.ZodType<ManifestSignature> = z.object({
 });
 
 const OUTBOUND = /webhook|outbound/i;
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A form's allowed origins: up to 50 web origins such as `https://example.com` or
+ * `http://localhost:3000` (scheme, host and port only; no path, no trailing slash).
+ *
+ * @example
+ * ```ts
+ * import { AllowedOriginsSchema } from "./manifest.ts";
+ * AllowedOriginsSchema.parse(["https://example.com"]);
+ * ```
+ */
+export const AllowedOriginsSchema: z.ZodType<string[]> = z.array(
+  z.string().max(300).refine(isOrigin, {
+    message: "Must be a web origin such as https://example.com (no path, no trailing slash)",
+  }),
+).max(50);
 
 /**
  * Validates a form manifest.
@@ -83,6 +113,7 @@ export const ManifestSchema: z.ZodType<Manifest> = z.looseObject({
   fields: FieldsSchema,
   /** Base URL of the relay that takes submissions for this form. */
   relayUrl: HttpUrlSchema,
+  allowedOrigins: AllowedOriginsSchema.optional(),
   signature: ManifestSignatureSchema.optional(),
 }).superRefine((manifest, ctx) => {
   for (const key of Object.keys(manifest)) {

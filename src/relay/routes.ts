@@ -10,7 +10,7 @@ import {
   newRouter,
 } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Config } from "../config/index.ts";
+import { type Config, publicBaseUrl } from "../config/index.ts";
 import { ManifestSchema } from "../forms/manifest.ts";
 import { SubmissionEnvelopeSchema, SubmissionIdSchema } from "../forms/payload.ts";
 import { jsonBody } from "../http/body.ts";
@@ -26,6 +26,7 @@ import {
   recipientOwner,
   startRegistration,
 } from "./identity.ts";
+import { originGuard } from "./cors.ts";
 import type { FormDirectory } from "./manifests.ts";
 import { ackQueue, listQueue } from "./queue.ts";
 import {
@@ -64,6 +65,7 @@ const postSubmission = createRoute({
   responses: {
     200: json(ReceiptSchema, "Stored durably and queued for the recipient"),
     400: error("Required envelope fields missing or malformed"),
+    403: error("origin_not_allowed: the form does not take submissions from this web origin"),
     404: error("Form not published, or recipientPubkey is not its key"),
     409: error("submissionId already used with other content"),
     413: error("Ciphertext too large"),
@@ -88,7 +90,7 @@ const putSubmission = createRoute({
     200: json(AmendReceiptSchema, "The amendment is queued as a new version"),
     400: error("Malformed envelope"),
     401: error("No edit token"),
-    403: error("Wrong edit token"),
+    403: error("Wrong edit token, or origin_not_allowed (the form's allowed origins)"),
     404: error("Unknown submission or form"),
     410: error("The edit window is over"),
     413: error("Ciphertext too large"),
@@ -295,6 +297,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   const submissionLimits = [
     rateLimit(deps.limiters.submissions, trust),
     jsonBody(() => envelopeCap, tooLarge),
+    originGuard(forms, publicBaseUrl(config)), // a form's allowed origins (src/relay/cors.ts)
   ];
   const ownerAuth = requireToken(kv, "owner");
   const ownerLimit = rateLimit(deps.limiters.owner, trust);

@@ -42,7 +42,7 @@ export { buildEnvelope, buildPayload, newSubmissionId, seal } from "./payload.ts
 export type { BuildEnvelopeOptions, BuildPayloadOptions } from "./payload.ts";
 export { submit, submitForm } from "./submit.ts";
 export type { SubmissionReceipt, SubmitFormOptions, SubmitOptions } from "./submit.ts";
-export { sha256Hex, uploadFile } from "./upload.ts";
+export { ownedFileRef, sha256Hex, uploadFile } from "./upload.ts";
 export { MAX_FILE_BYTES } from "../forms/file_ref.ts";
 export type { FileInput, UploadOptions } from "./upload.ts";
 export { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from "./webhook.ts";

@@ -73,16 +73,36 @@ export async function prepareFile(
   const fileName = input.fileName ??
     (typeof File !== "undefined" && data instanceof File ? data.name : undefined);
   const hash = await sha256Hex(bytes);
+  const ref = ownedFileRef(manifest, relayUrl, { hash, mime, sizeBytes: bytes.length, fileName });
+  return { ref, bytes };
+}
+
+/**
+ * The owned file reference of uploaded bytes: `url` is the stable blob address
+ * `{relayUrl}/submissions/blob/{recipientUserId}/{hash}`. For senders that hash and upload
+ * on their own (the form page hashes large files without holding them in one buffer).
+ *
+ * @example
+ * ```ts
+ * import { ownedFileRef } from "./upload.ts";
+ * const ref = ownedFileRef(manifest, manifest.relayUrl, { hash, mime: "image/png", sizeBytes: 42 });
+ * ```
+ */
+export function ownedFileRef(
+  manifest: Pick<Manifest, "recipient">,
+  relayUrl: string,
+  file: { hash: string; mime: string; sizeBytes: number; fileName?: string },
+): OwnedFileRef {
   const userId = encodeURIComponent(manifest.recipient.userId);
   const ref: OwnedFileRef = {
-    url: joinUrl(relayUrl, `/submissions/blob/${userId}/${hash}`),
-    hash,
+    url: joinUrl(relayUrl, `/submissions/blob/${userId}/${file.hash}`),
+    hash: file.hash,
     owned: true,
-    mime,
-    sizeBytes: bytes.length,
+    mime: file.mime,
+    sizeBytes: file.sizeBytes,
   };
-  if (fileName !== undefined) ref.fileName = fileName;
-  return { ref, bytes };
+  if (file.fileName !== undefined) ref.fileName = file.fileName;
+  return ref;
 }
 
 /**

@@ -318,6 +318,8 @@ export interface VaultFormVersionRow {
   title: string;
   /** Field definitions (src/forms/fields.ts), as JSON data. */
   fields: Record<string, unknown>[];
+  /** Origins whose pages may submit (the manifest's `allowedOrigins`); absent: any. */
+  allowedOrigins?: string[];
   createdAt: string;
 }
 

@@ -6,7 +6,7 @@
  */
 import { signManifest } from "../crypto/signing.ts";
 import { type FieldDef, FieldsSchema } from "../forms/fields.ts";
-import { type Manifest, ManifestSchema } from "../forms/manifest.ts";
+import { AllowedOriginsSchema, type Manifest, ManifestSchema } from "../forms/manifest.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import {
   type VaultDatabaseRow,
@@ -19,6 +19,25 @@ import {
 export interface VaultForm extends VaultFormRow {
   title: string;
   fields: FieldDef[];
+  /** Origins whose web pages may submit; empty: any (see `src/relay/cors.ts`). */
+  allowedOrigins: string[];
+}
+
+/** The form view of a row at one of its versions. */
+function formOf(row: VaultFormRow, version: VaultFormVersionRow): VaultForm {
+  return {
+    ...row,
+    title: version.title,
+    fields: version.fields as FieldDef[],
+    allowedOrigins: version.allowedOrigins ?? [],
+  };
+}
+
+/** Checks allowed origins; a 400 naming the first bad one otherwise. */
+function parseOrigins(origins: unknown): string[] {
+  const parsed = AllowedOriginsSchema.safeParse(origins);
+  if (!parsed.success) throw validationError(parsed.error, "allowedOrigins");
+  return parsed.data;
 }
 
 /** Checks a field schema; a 400 naming the first bad field otherwise. */
@@ -53,8 +72,10 @@ export class VaultForms {
     formId?: string;
     title: string;
     fields: unknown;
+    allowedOrigins?: unknown;
   }): Promise<VaultForm> {
     const fields = parseFields(input.fields);
+    const allowedOrigins = parseOrigins(input.allowedOrigins ?? []);
     const formId = input.formId ?? newFormId();
     const now = new Date().toISOString();
     const row: VaultFormRow = {
@@ -74,6 +95,7 @@ export class VaultForms {
       fields: fields as Record<string, unknown>[],
       createdAt: now,
     };
+    if (allowedOrigins.length) version.allowedOrigins = allowedOrigins;
     const result = await this.kv.atomic()
       .check({ key: vaultKeys.form(formId), versionstamp: null })
       .set(vaultKeys.form(formId), row)
@@ -82,16 +104,17 @@ export class VaultForms {
       .set(vaultKeys.recordIndexReady(formId), true)
       .commit();
     if (!result.ok) throw new ApiError(409, "form_exists", `Form "${formId}" already exists`);
-    return { ...row, title: version.title, fields };
+    return formOf(row, version);
   }
 
   /** Archives a new schema version (schemaVersion + 1); earlier versions stay readable. */
   async update(
     userId: string,
     formId: string,
-    input: { title?: string; fields: unknown },
+    input: { title?: string; fields: unknown; allowedOrigins?: unknown },
   ): Promise<VaultForm> {
     const fields = parseFields(input.fields);
+    const origins = input.allowedOrigins === undefined ? null : parseOrigins(input.allowedOrigins);
     for (let attempt = 0; attempt < 5; attempt++) {
       const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
       const row = this.#owned(entry.value, userId, formId);
@@ -108,13 +131,16 @@ export class VaultForms {
         fields: fields as Record<string, unknown>[],
         createdAt: next.updatedAt,
       };
+      // Left out, the allowed origins stay those of the previous version.
+      const allowed = origins ?? previous?.allowedOrigins ?? [];
+      if (allowed.length) version.allowedOrigins = allowed;
       const result = await this.kv.atomic()
         .check(entry)
         .check({ key: vaultKeys.formVersion(formId, next.schemaVersion), versionstamp: null })
         .set(entry.key, next)
         .set(vaultKeys.formVersion(formId, next.schemaVersion), version)
         .commit();
-      if (result.ok) return { ...next, title: version.title, fields };
+      if (result.ok) return formOf(next, version);
     }
     throw new ApiError(409, "conflict", `Form "${formId}" kept changing; update again`);
   }
@@ -134,8 +160,7 @@ export class VaultForms {
   /** The form of `userId` with its current version, or a 404. */
   async get(userId: string, formId: string): Promise<VaultForm> {
     const row = this.#owned(await this.row(formId), userId, formId);
-    const version = (await this.version(formId, row.schemaVersion))!;
-    return { ...row, title: version.title, fields: version.fields as FieldDef[] };
+    return formOf(row, (await this.version(formId, row.schemaVersion))!);
   }
 
   /** The forms of `userId`. */
@@ -143,8 +168,9 @@ export class VaultForms {
     const out: VaultForm[] = [];
     for await (const entry of this.kv.list<VaultFormRow>({ prefix: vaultKeys.forms() })) {
       if (entry.value.userId !== userId) continue;
-      const version = (await this.version(entry.value.formId, entry.value.schemaVersion))!;
-      out.push({ ...entry.value, title: version.title, fields: version.fields as FieldDef[] });
+      out.push(
+        formOf(entry.value, (await this.version(entry.value.formId, entry.value.schemaVersion))!),
+      );
     }
     return out;
   }
@@ -206,6 +232,7 @@ export function buildManifest(
     recipient: { publicKey: db.publicKey, userId: db.relayUserId },
     fields: version.fields,
     relayUrl,
+    ...(version.allowedOrigins?.length ? { allowedOrigins: version.allowedOrigins } : {}),
   };
   const signed = signManifest(unsigned, manifestSecretKey);
   const parsed = ManifestSchema.safeParse(signed);

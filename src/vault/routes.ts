@@ -35,6 +35,10 @@ const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
   items: { $ref: "#/components/schemas/FieldDefinition" },
 });
 
+const Origins = z.array(z.string()).openapi({
+  description: "Origins whose web pages may submit (https://example.com); empty: any",
+});
+
 const DatabaseSchema = z.object({
   id: z.string(),
   userId: z.string(),
@@ -56,6 +60,7 @@ const FormSchema = z.object({
   updatedAt: z.string(),
   title: z.string(),
   fields: Fields,
+  allowedOrigins: z.array(z.string()),
 }).openapi("VaultForm");
 
 const VersionSchema = z.object({
@@ -63,6 +68,7 @@ const VersionSchema = z.object({
   schemaVersion: z.number().int(),
   title: z.string(),
   fields: Fields,
+  allowedOrigins: z.array(z.string()).optional(),
   createdAt: z.string(),
 }).openapi("VaultFormVersion");
 
@@ -151,6 +157,7 @@ const r = {
             formId: FormIdParam.optional(),
             title: z.string().max(500),
             fields: Fields,
+            allowedOrigins: Origins.optional(),
             publish: z.boolean().default(false),
           }),
           "The form",
@@ -187,6 +194,7 @@ const r = {
           z.object({
             title: z.string().max(500).optional(),
             fields: Fields,
+            allowedOrigins: Origins.optional(),
             publish: z.boolean().default(false),
           }),
           "The new schema",

@@ -145,7 +145,13 @@ export class Vault {
   /** Creates a form in database `databaseId` (schema version 1). */
   async createForm(
     userId: string,
-    input: { databaseId: string; formId?: string; title: string; fields: unknown },
+    input: {
+      databaseId: string;
+      formId?: string;
+      title: string;
+      fields: unknown;
+      allowedOrigins?: string[];
+    },
   ): Promise<VaultForm> {
     await this.database(userId, input.databaseId);
     return await this.forms.create({ userId, ...input });

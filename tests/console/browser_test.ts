@@ -65,6 +65,15 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
       await page.waitForLoadState();
     }
     await page.getByLabel("Form id (optional)").fill("everything");
+    // The preview: the form page's own controls and style sheet, in a sandboxed frame.
+    const preview = page.frameLocator("iframe.form-preview");
+    await preview.locator("#pv-field2").waitFor();
+    assert.equal(await preview.locator("#pv-field15").getAttribute("type"), "file");
+    const radius = await preview.locator(".card").evaluate((el) =>
+      // deno-lint-ignore no-explicit-any
+      (globalThis as any).getComputedStyle(el).borderTopLeftRadius
+    );
+    assert.equal(radius, "8px", "the form page's style sheet applies");
     await assertAccessible(page);
     await screenshot(page, "console-builder");
     await page.getByRole("button", { name: "Publish new version" }).click();

@@ -4,7 +4,6 @@
  * the test opens what the page sealed with the server-side `open`.
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { fromBase64, toBase64 } from "../../src/crypto/encoding.ts";
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { open } from "../../src/crypto/sealed_box.ts";
@@ -16,19 +15,8 @@ import {
 import { buildValuesSchema } from "../../src/forms/fields.ts";
 import type { Manifest } from "../../src/forms/manifest.ts";
 import { SubmissionPayloadSchema } from "../../src/forms/payload.ts";
+import { launchChromium } from "../_support/chromium.ts";
 import { startFakeRelay } from "./_fake_relay.ts";
-
-const CHROMIUM = Deno.env.get("SEALPOST_CHROMIUM") ?? "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 async function bundle(entry: string, out: string): Promise<string> {
   const result = await new Deno.Command(Deno.execPath(), {
@@ -87,11 +75,7 @@ Deno.test("the browser build seals, uploads and submits in headless Chromium", a
       },
     },
   );
-  const context = await chromium.launchPersistentContext(`${dir}/profile`, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-  });
+  const context = await launchChromium(`${dir}/profile`);
   try {
     const page = await context.newPage();
     const errors: string[] = [];

@@ -1,0 +1,89 @@
+/**
+ * The relay's web pages: the hosted form page `GET /f/{formId}`, its assets at hashed paths
+ * (`/assets/{name}.{hash}.{ext}`, cached for a year) and the one-line embed `/embed.js`.
+ * Everything comes from the module graph; nothing from outside the program.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { FieldsSchema } from "../forms/fields.ts";
+import { ASSETS, EMBED_SCRIPT } from "./assets.ts";
+import { pageCsp } from "./csp.ts";
+import { FormPage, MissingFormPage } from "./form/page.tsx";
+import type { FormDirectory } from "../relay/manifests.ts";
+import { allowedOrigins } from "../relay/cors.ts";
+
+/** What the web routes need. */
+export interface WebDeps {
+  forms: FormDirectory;
+}
+
+const FORM_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-cache",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "permissions-policy": "geolocation=(self), camera=(), microphone=()",
+};
+
+/**
+ * The web routes, to mount at `/` on a relay.
+ *
+ * @example
+ * ```ts
+ * import { webRoutes } from "./routes.ts";
+ * app.route("/", webRoutes({ forms }));
+ * ```
+ */
+export function webRoutes(deps: WebDeps): Hono {
+  const app = new Hono();
+
+  app.get("/f/:formId", async (c) => {
+    const formId = c.req.param("formId");
+    const form = FORM_ID.test(formId) ? await deps.forms.get(formId) : null;
+    if (!form) {
+      const html = "<!doctype html>" + String(MissingFormPage({ formId }));
+      return c.body(html, 404, { ...PAGE_HEADERS, "content-security-policy": pageCsp({}) });
+    }
+    const m = form.manifest;
+    const fields = FieldsSchema.safeParse(m.fields);
+    const title = typeof m.title === "string" ? m.title : formId;
+    const page = FormPage({
+      formId,
+      title,
+      fields: fields.success ? fields.data : [],
+      manifestUrl: `/forms/${encodeURIComponent(formId)}/manifest`,
+      assets: "linked",
+    });
+    const relayUrl = typeof m.relayUrl === "string" ? m.relayUrl : undefined;
+    const csp = pageCsp({ relayUrl, frameAncestors: allowedOrigins(m) });
+    return c.body("<!doctype html>" + String(page), 200, {
+      ...PAGE_HEADERS,
+      "content-security-policy": csp,
+    });
+  });
+
+  app.get("/assets/:file", (c) => {
+    const asset = ASSETS.get(c.req.path);
+    if (!asset) return c.notFound();
+    return c.body(asset.body, 200, {
+      "content-type": asset.type,
+      "cache-control": "public, max-age=31536000, immutable",
+      "x-content-type-options": "nosniff",
+      "cross-origin-resource-policy": "cross-origin",
+    });
+  });
+
+  // A stable address for the embed snippet; short-lived cache so a new build reaches sites.
+  app.get("/embed.js", (c) =>
+    c.body(EMBED_SCRIPT.body, 200, {
+      "content-type": EMBED_SCRIPT.type,
+      "cache-control": "public, max-age=3600",
+      "x-content-type-options": "nosniff",
+      "cross-origin-resource-policy": "cross-origin",
+    }));
+
+  return app;
+}
