@@ -1,14 +1,15 @@
 /**
  * The owner console in headless Chromium: sign in; build a form with every kind; publish;
- * add a webhook to a failing loopback receiver; a submission (through the SDK) shows with its
- * image inline and its hostile value as text; the failure is flagged; fix the receiver; retry;
- * delivered; sign out. Every page is scanned with axe-core (no serious or critical
- * violation), and no Content-Security-Policy violation, dialog or page error happens.
+ * add a webhook to a failing loopback receiver; submit through the hosted form page opened
+ * from the console's share link; the record shows its image inline and its hostile value as
+ * text; the failure is flagged; fix the receiver; retry; delivered; sign out. Every page is
+ * scanned with axe-core (no serious or critical violation), and no Content-Security-Policy
+ * violation, dialog or page error happens.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { FIELD_KINDS } from "../../src/forms/fields.ts";
-import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
+import { Buffer } from "node:buffer";
 import { call, startInstance } from "../_support/server.ts";
 import { assertAccessible, launch, screenshot } from "./_browser.ts";
 import { PNG, startReceiver, waitFor } from "./_fixture.ts";
@@ -94,24 +95,30 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
     await page.waitForURL(/\/console\/webhooks\/[0-9a-f]{24}/);
     const webhookUrl = page.url().split("?")[0];
 
-    // A submission through the SDK (the hosted form page is issue 14's, on another branch).
+    // Submit through the hosted form page, opened from the console's share link.
+    await page.goto(`${inst.url}/console/forms/everything/share`);
+    await assertAccessible(page);
+    const link = await page.locator('a[href*="/f/everything#pin="]').getAttribute("href");
     const key = await call(`${inst.url}/vault/manifest-key`, { token });
-    const manifest = await fetchManifest("everything", {
-      relayUrl: inst.url,
-      pin: key.body.fingerprint,
+    assert.equal(link, `${inst.url}/f/everything#pin=${key.body.fingerprint}`);
+    const formPage = await browser.context.newPage();
+    formPage.on("pageerror", (e) => problems.push(`form page: ${e}`));
+    await formPage.goto(link!);
+    await formPage.locator("#sp-submit:not([disabled])").waitFor({ timeout: 15_000 });
+    await formPage.getByLabel("Your name", { exact: true }).fill(XSS);
+    await formPage.getByLabel("Field 14", { exact: true }).setInputFiles({
+      name: "dot.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(PNG),
     });
-    const image = form.body.fields.find((f: { kind: string }) => f.kind === "image").id;
-    const file = form.body.fields.find((f: { kind: string }) => f.kind === "attachment").id;
-    await submitForm(manifest, { name: XSS }, {
-      files: {
-        [image]: { data: PNG, mime: "image/png", fileName: "dot.png" },
-        [file]: {
-          data: new TextEncoder().encode("<script>alert(2)</script>"),
-          mime: "text/html",
-          fileName: "page.html",
-        },
-      },
+    await formPage.getByLabel("Field 15", { exact: true }).setInputFiles({
+      name: "page.html",
+      mimeType: "text/html",
+      buffer: Buffer.from("<script>alert(2)</script>"),
     });
+    await formPage.getByRole("button", { name: "Submit" }).click();
+    await formPage.locator("#sp-receipt").waitFor({ state: "visible", timeout: 30_000 });
+    await formPage.close();
 
     // The record: the image inline, the hostile value as text, the HTML file a download.
     await page.goto(`${inst.url}/console/forms/everything`);
