@@ -5,6 +5,7 @@
  * @module
  */
 import { flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
+import { csvHeader, type CsvRecord, csvRow } from "../vault/csv.ts";
 import type { SealpostClient } from "./client.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import type { Manifest } from "../forms/manifest.ts";
@@ -100,33 +101,12 @@ type Form = {
   publishedVersion: number | null;
   fields: { id: string; kind: string }[];
 };
-type Row = { _recordId: string; _savedAt: string; values: Record<string, unknown> };
+type Row = CsvRecord;
 
 const formLine = (f: Form) =>
   `${f.formId}  v${f.schemaVersion}  ${
     f.publishedVersion ? `published v${f.publishedVersion}` : "unpublished"
   }  ${f.title}`;
-
-/** One CSV cell of a value: lists joined by ", ", geo as "lat,lng", files by URL. */
-export function csvValue(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.join(", ");
-  if (typeof value === "object") {
-    const v = value as Record<string, unknown>;
-    if (typeof v.lat === "number" && typeof v.lng === "number") return `${v.lat},${v.lng}`;
-    if (typeof v.url === "string") return v.url;
-    if (typeof v.dataUri === "string") return v.dataUri;
-    return JSON.stringify(value);
-  }
-  return String(value);
-}
-
-/** Quotes a CSV cell when it needs it (RFC 4180). */
-export function csvCell(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-const META_COLUMNS = ["_recordId", "_formId", "_savedAt"];
 
 async function exportRecords(client: SealpostClient, formId: string, flags: Flags) {
   const format = flags.format ?? "jsonl";
@@ -140,8 +120,8 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
   const writer = (file?.writable ?? Deno.stdout.writable).getWriter();
   const encoder = new TextEncoder();
   const progress = Deno.stderr.isTerminal();
-  const columns = [...META_COLUMNS, ...form.fields.map((f) => f.id)];
-  if (format === "csv") await writer.write(encoder.encode(columns.map(csvCell).join(",") + "\r\n"));
+  const fieldIds = form.fields.map((f) => f.id);
+  if (format === "csv") await writer.write(encoder.encode(csvHeader(fieldIds)));
   let cursor: string | null = null;
   let count = 0;
   try {
@@ -153,15 +133,7 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
       );
       let chunk = "";
       for (const record of page.items) {
-        if (format === "jsonl") chunk += JSON.stringify(record) + "\n";
-        else {
-          // Metadata columns from the record, field columns from its values: a field whose id
-          // is also a record member (say "values") must not export that member.
-          const meta = record as unknown as Record<string, unknown>;
-          chunk += columns.map((c, i) =>
-            csvCell(csvValue(i < META_COLUMNS.length ? meta[c] : record.values[c]))
-          ).join(",") + "\r\n";
-        }
+        chunk += format === "jsonl" ? JSON.stringify(record) + "\n" : csvRow(record, fieldIds);
       }
       await writer.write(encoder.encode(chunk));
       count += page.items.length;

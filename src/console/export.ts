@@ -4,20 +4,19 @@
  *
  * @module
  */
-import { csvCell, csvValue } from "../cli/vault.ts";
 import type { FieldDef } from "../forms/fields.ts";
 import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+import { csvHeader, csvRow } from "../vault/csv.ts";
 import { recordOf } from "../vault/records.ts";
 
 /** The export formats. */
 export type ExportFormat = "csv" | "jsonl";
 
-const META_COLUMNS = ["_recordId", "_formId", "_savedAt", "_createdAt"] as const;
 const PAGE = 500;
 
 /**
- * A stream of a form's records (record-id order) in `format`. CSV has one column per field
- * after the metadata columns; a value's cell is as `sealpost records export` writes it.
+ * A stream of a form's records (record-id order) in `format`, in the CSV format of
+ * `src/vault/csv.ts` (as `sealpost records export` writes it) or JSON Lines.
  *
  * @example
  * ```ts
@@ -31,13 +30,13 @@ export function exportStream(
   format: ExportFormat,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const columns = [...META_COLUMNS, ...fields.map((f) => f.id)];
+  const fieldIds = fields.map((f) => f.id);
   let cursor: string | undefined;
   let started = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk = "";
-      if (!started && format === "csv") chunk += columns.map(csvCell).join(",") + "\r\n";
+      if (!started && format === "csv") chunk += csvHeader(fieldIds);
       started = true;
       const iter = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, {
         limit: PAGE,
@@ -48,13 +47,7 @@ export function exportStream(
         read++;
         if (entry.value.deletedAt) continue;
         const record = await recordOf(kv, entry.value);
-        if (format === "jsonl") chunk += JSON.stringify(record) + "\n";
-        else {
-          const meta = record as unknown as Record<string, unknown>;
-          chunk += columns.map((c, i) =>
-            csvCell(csvValue(i < META_COLUMNS.length ? meta[c] : record.values[c]))
-          ).join(",") + "\r\n";
-        }
+        chunk += format === "jsonl" ? JSON.stringify(record) + "\n" : csvRow(record, fieldIds);
       }
       if (chunk) controller.enqueue(encoder.encode(chunk));
       if (read < PAGE) controller.close();

@@ -1,32 +1,16 @@
 /**
- * Headless Chromium (Debian's, through playwright-core) for the console's pages, and an
- * axe-core scan of a page.
+ * Headless Chromium for the console's pages (the shared launcher), an axe-core scan of a
+ * page, and screenshots for the docs.
  */
 import assert from "node:assert/strict";
 import axe from "axe-core";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
+import { launchChromium } from "../_support/chromium.ts";
 
-const CHROMIUM = Deno.env.get("SEALPOST_CHROMIUM") ?? "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-/** A browser profile in a temporary folder; `close` removes it. */
+/** Chromium with a fresh profile in a temporary folder; `close` removes it. */
 export async function launch(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const dir = await Deno.makeTempDir({ prefix: "sealpost-console-browser-" });
-  const context = await chromium.launchPersistentContext(`${dir}/profile`, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1280, height: 900 },
-  });
+  const context = await launchChromium(`${dir}/profile`);
   return {
     context,
     close: async () => {

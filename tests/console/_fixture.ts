@@ -1,7 +1,11 @@
 /**
  * Console test fixtures: a form of every field kind (as the builder posts it), a tiny PNG,
- * waiting, and a loopback webhook receiver whose answer can be switched.
+ * a database, and a loopback webhook receiver whose answer can be switched.
  */
+import assert from "node:assert/strict";
+import { call, type TestInstance } from "../_support/server.ts";
+
+export { waitFor } from "../web/_fixture.ts";
 
 /** Every field kind with options, as builder form fields (`f.<i>.<option>`). */
 export const EVERY_KIND: Record<string, string>[] = [
@@ -47,15 +51,15 @@ export const PNG = Uint8Array.fromBase64(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
 );
 
-/** Polls `probe` until it returns non-null (10 s at most). */
-export async function waitFor<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
-  const end = Date.now() + 15_000;
-  while (Date.now() < end) {
-    const got = await probe();
-    if (got !== null) return got;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what}`);
+/** Creates a database "main" of the instance's owner through the owner API; its id. */
+export async function newDatabase(inst: TestInstance): Promise<string> {
+  const db = await call(`${inst.url}/vault/databases`, {
+    method: "POST",
+    token: inst.credentials.ownerToken,
+    json: { name: "main" },
+  });
+  assert.equal(db.status, 201, JSON.stringify(db.body));
+  return db.body.id;
 }
 
 /** A loopback webhook receiver answering `status` (switchable); counts what it got. */

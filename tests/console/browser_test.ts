@@ -12,7 +12,7 @@ import { FIELD_KINDS } from "../../src/forms/fields.ts";
 import { Buffer } from "node:buffer";
 import { call, startInstance } from "../_support/server.ts";
 import { assertAccessible, launch, screenshot } from "./_browser.ts";
-import { PNG, startReceiver, waitFor } from "./_fixture.ts";
+import { newDatabase, PNG, startReceiver, waitFor } from "./_fixture.ts";
 
 const XSS = "<img src=x onerror=alert(1)>";
 
@@ -31,13 +31,9 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
   const browser = await launch();
   const token = inst.credentials.ownerToken;
   try {
-    const db = await call(`${inst.url}/vault/databases`, {
-      method: "POST",
-      token,
-      json: { name: "main" },
-    });
-    assert.equal(db.status, 201);
+    await newDatabase(inst); // the builder's "Database" choice
     const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
     const problems: string[] = [];
     page.on("dialog", (d) => {
       problems.push(`dialog: ${d.message()}`);

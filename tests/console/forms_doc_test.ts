@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { buildValuesSchema, FIELD_KINDS, FieldsSchema } from "../../src/forms/fields.ts";
 import { renderDefault, resolveValues } from "../../src/webhooks/index.ts";
-import { csvCell, csvValue } from "../../src/cli/vault.ts";
+import { csvCell, csvHeader, csvValue } from "../../src/vault/csv.ts";
 import { sealpost } from "../_support/cli.ts";
 import { startInstance } from "../_support/server.ts";
 
@@ -78,8 +78,8 @@ Deno.test("docs/forms.md: the example fields, values and webhook body agree", as
     { blobUrl: () => Promise.resolve(body.photo as string), blobUrlLifetimeSeconds: 60 },
   );
   assert.deepEqual(JSON.parse(renderDefault(input, {})), body);
-  const header = /`(_recordId,_formId,_savedAt,_createdAt,[^`]+)`/.exec(DOC)![1];
-  assert.equal(header, ["_recordId", "_formId", "_savedAt", "_createdAt", ...ids].join(","));
+  const header = /`(_recordId,_formId,_savedAt,[^`]+)`/.exec(DOC)![1];
+  assert.equal(header + "\r\n", csvHeader(ids));
   const row = /```text\n(.*)\n```/.exec(DOC)![1];
   assert.ok(row.endsWith("," + ids.map((id) => csvCell(csvValue(values[id]))).join(",")), row);
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { buildEnvelope, buildPayload, fetchManifest, seal, submitForm } from "../../src/sdk/mod.ts";
 import { call, startInstance } from "../_support/server.ts";
 import { ConsoleClient, csrfOf } from "./_client.ts";
-import { builderBody, EVERY_KIND, PNG, startReceiver, waitFor } from "./_fixture.ts";
+import { builderBody, EVERY_KIND, newDatabase, PNG, startReceiver, waitFor } from "./_fixture.ts";
 
 const XSS = "<img src=x onerror=alert(1)>";
 
@@ -15,12 +15,7 @@ Deno.test("console pages: build, publish, records, versions, share, quarantine",
   const inst = await startInstance();
   const token = inst.credentials.ownerToken;
   try {
-    const db = await call(`${inst.url}/vault/databases`, {
-      method: "POST",
-      token,
-      json: { name: "main" },
-    });
-    assert.equal(db.status, 201);
+    const databaseId = await newDatabase(inst);
     const browser = new ConsoleClient(inst.url);
     const csrf = await browser.signIn(token);
 
@@ -35,7 +30,7 @@ Deno.test("console pages: build, publish, records, versions, share, quarantine",
     assert.match(addedPage, /name="f\.15\.kind"/, "a 16th field was added");
     const published = await browser.post("/console/forms/new", {
       ...builderBody("Everything", EVERY_KIND, "publish"),
-      databaseId: db.body.id,
+      databaseId,
       formId: "everything",
     }, csrf);
     await published.body?.cancel();
@@ -58,7 +53,7 @@ Deno.test("console pages: build, publish, records, versions, share, quarantine",
     // A builder error is shown, nothing is created.
     const bad = await browser.post("/console/forms/new", {
       ...builderBody("Bad", [{ id: "1bad", kind: "text", label: "x" }], "publish"),
-      databaseId: db.body.id,
+      databaseId,
     }, csrf);
     assert.equal(bad.status, 400);
     assert.match(await bad.text(), /Field id must be a letter/);
@@ -126,7 +121,7 @@ Deno.test("console pages: build, publish, records, versions, share, quarantine",
     // Exports stream every record.
     const csv = await browser.page("/console/forms/everything/export.csv");
     const [header, row] = csv.trim().split("\r\n");
-    assert.equal(header, "_recordId,_formId,_savedAt,_createdAt," + EVERY_KIND.map((f) => f.id));
+    assert.equal(header, "_recordId,_formId,_savedAt," + EVERY_KIND.map((f) => f.id));
     assert.ok(row.startsWith(`${receipt.submissionId},everything,`));
     const jsonl = await browser.page("/console/forms/everything/export.jsonl");
     assert.equal(JSON.parse(jsonl.trim()).values.age, 37);
@@ -195,16 +190,12 @@ Deno.test("console webhooks: secret once, preview, failure flagged, retry, deliv
   const receiver = startReceiver();
   const token = inst.credentials.ownerToken;
   try {
-    const db = await call(`${inst.url}/vault/databases`, {
-      method: "POST",
-      token,
-      json: { name: "main" },
-    });
+    const databaseId = await newDatabase(inst);
     const created = await call(`${inst.url}/vault/forms`, {
       method: "POST",
       token,
       json: {
-        databaseId: db.body.id,
+        databaseId,
         formId: "hooks",
         title: "Hooks",
         fields: [{ id: "name", label: "Name", kind: "text" }],
@@ -332,16 +323,12 @@ Deno.test("console records: pages of 50 by cursor, newest first, beside the coun
   const inst = await startInstance();
   const token = inst.credentials.ownerToken;
   try {
-    const db = await call(`${inst.url}/vault/databases`, {
-      method: "POST",
-      token,
-      json: { name: "main" },
-    });
+    const databaseId = await newDatabase(inst);
     await call(`${inst.url}/vault/forms`, {
       method: "POST",
       token,
       json: {
-        databaseId: db.body.id,
+        databaseId,
         formId: "many",
         title: "Many",
         fields: [{ id: "n", label: "N", kind: "number" }],
