@@ -76,15 +76,6 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           {flag && <FlagBox session={session} config={row} flag={flag} />}
           <SecretOnce secret={extra.secret ?? null} />
           <TestResult test={extra.test ?? null} />
-          <h2>Settings</h2>
-          <WebhookEditor
-            session={session}
-            action={base}
-            row={row}
-            posted={extra.posted}
-            error={extra.error}
-            preview={extra.preview}
-          />
           <h2>Test and retry</h2>
           <ActionButton session={session} action={`${base}/test`} label="Send a test" />
           <ActionButton
@@ -100,6 +91,15 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
               : <a href={`${base}?failed=1`}>Show failed deliveries only</a>}
           </p>
           <Deliveries session={session} rows={page.items} />
+          <h2>Settings</h2>
+          <WebhookEditor
+            session={session}
+            action={base}
+            row={row}
+            posted={extra.posted}
+            error={extra.error}
+            preview={extra.preview}
+          />
         </Page>,
       ),
       status,
