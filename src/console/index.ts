@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError, errorResponse } from "../http/errors.ts";
 import { CONSOLE_CSS, FORM_CSS, FORM_STYLE_PATH } from "./assets.ts";
@@ -22,6 +22,9 @@ import { errorPage } from "./layout.tsx";
 import { quarantineRoutes } from "./quarantine_routes.tsx";
 import { recordRoutes } from "./record_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
+
+/** What a form or record id can be (as the owner API's path parameters allow). */
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Paths under /console/ served without a session. */
 const OPEN = new Set([
@@ -58,6 +61,24 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   // Every console route but the sign-in form and the stylesheet needs a session (and CSRF).
   const guard = requireSession(deps);
   app.use("/console/*", (c, next) => OPEN.has(c.req.path) ? next() : guard(c, next));
+  // Ids in paths name KV keys: anything that cannot be an id is not found (never a 5xx).
+  const ids: MiddlewareHandler = async (c, next) => {
+    for (const name of ["formId", "recordId"]) {
+      const value = c.req.param(name);
+      if (value !== undefined && !ID.test(value)) {
+        throw new ApiError(
+          404,
+          "not_found",
+          `No ${name === "formId" ? "form" : "record"} "${value.slice(0, 64)}"`,
+        );
+      }
+    }
+    await next();
+  };
+  app.use("/console/forms/:formId", ids);
+  app.use("/console/forms/:formId/*", ids);
+  app.use("/console/forms/:formId/records/:recordId", ids);
+  app.use("/console/forms/:formId/records/:recordId/*", ids);
   app.get("/console/assets/console.css", (c) => {
     c.header("content-type", "text/css; charset=utf-8");
     return c.body(CONSOLE_CSS);

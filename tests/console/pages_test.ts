@@ -351,6 +351,15 @@ Deno.test("console records: pages of 50 by cursor, newest first, beside the coun
     assert.match(second, />First page</);
     const oldest = await browser.page("/console/forms/many/records?sort=oldest");
     assert.deepEqual(cells(oldest).slice(0, 3), [1, 2, 3]);
+    // Ids that cannot be ids are not found, never a 5xx.
+    for (const path of [`/console/forms/${"f".repeat(3000)}/records`, "/console/forms/a%20b"]) {
+      const odd = await browser.request(path);
+      await odd.body?.cancel();
+      assert.equal(odd.status, 404, path.slice(0, 40));
+    }
+    const longRecord = await browser.request(`/console/forms/many/records/${"r".repeat(3000)}`);
+    await longRecord.body?.cancel();
+    assert.equal(longRecord.status, 404);
     // A cursor that names no page is refused or empty, never a 5xx.
     for (const cursor of ["AAAA", "x".repeat(3000), "%00"]) {
       const odd = await browser.request(`/console/forms/many/records?cursor=${cursor}`);
