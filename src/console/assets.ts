@@ -6,6 +6,11 @@
  */
 
 export { FORM_CSS } from "../web/form/style.ts";
+/** The console's island (live previews), bundled by `deno task islands`. */
+export { js as CONSOLE_JS } from "../web/assets/console_js.ts";
+
+/** Where the console serves its island. */
+export const CONSOLE_SCRIPT_PATH = "/console/assets/console.js";
 
 /** Where the console serves the form page's style sheet (for the builder's preview). */
 export const FORM_STYLE_PATH = "/console/assets/form.css";

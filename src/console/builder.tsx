@@ -103,11 +103,19 @@ function FieldEditor({ f, i }: { f: DraftField; i: number }) {
 }
 
 /**
- * The preview: the real form page's controls (`FormFields`, as the relay renders them) and its
- * style sheet, in a sandboxed frame of their own (no script runs in it). Fields that are not
- * valid yet are listed with what is wrong instead.
+ * The preview's document: the real form page's controls (`FormFields`, as the relay renders
+ * them) and its style sheet, shown in a sandboxed frame (no script runs in it); and the fields
+ * not valid yet, with what is wrong, which it leaves out.
+ *
+ * @example
+ * ```ts
+ * const { doc, problems } = previewDocument("Contact", [{ id: "a", kind: "text", label: "A" }]);
+ * ```
  */
-function FormPreview({ title, fields }: { title: string; fields: DraftField[] }) {
+export function previewDocument(
+  title: string,
+  fields: DraftField[],
+): { doc: string; problems: string[] } {
   const valid: FieldDef[] = [];
   const problems: string[] = [];
   for (const f of fields) {
@@ -137,19 +145,26 @@ function FormPreview({ title, fields }: { title: string; fields: DraftField[] })
       </body>
     </html>,
   );
+  return { doc, problems };
+}
+
+/** The preview section (the island replaces its frame's document as the owner types). */
+function FormPreview({ title, fields }: { title: string; fields: DraftField[] }) {
+  const { doc, problems } = previewDocument(title, fields);
   return (
     <section class="preview" aria-labelledby="form-preview">
       <h2 id="form-preview">Preview</h2>
-      {problems.length > 0 && (
-        <ul class="error">
-          {problems.map((p) => <li>{`Not shown yet: ${p}`}</li>)}
-        </ul>
-      )}
-      <iframe class="form-preview" title={`Preview of ${title}`} sandbox="" srcdoc={doc}>
+      <ul class="error preview-problems" hidden={problems.length === 0}>
+        {problems.map((p) => <li>{`Not shown yet: ${p}`}</li>)}
+      </ul>
+      <iframe class="form-preview" title="Preview of the form" sandbox="" srcdoc={doc}>
       </iframe>
     </section>
   );
 }
+
+/** Where the console island posts the builder's form for a live preview. */
+export const PREVIEW_URL = "/console/preview/form";
 
 /** Props of {@linkcode Builder}. */
 export interface BuilderProps {
@@ -170,7 +185,7 @@ export function Builder(props: BuilderProps) {
     <>
       <ErrorBox text={props.error} />
       <div class="builder">
-        <form method="post" action={props.action}>
+        <form method="post" action={props.action} data-live-preview={PREVIEW_URL}>
           <Csrf session={props.session} />
           <label for="title">Title</label>
           <input id="title" type="text" name="title" value={props.title} required />

@@ -9,7 +9,7 @@ import { type Context, Hono } from "hono";
 import encodeQR from "qr";
 import { ApiError } from "../http/errors.ts";
 import type { VaultForm } from "../vault/index.ts";
-import { Builder } from "./builder.tsx";
+import { Builder, PREVIEW_URL, previewDocument } from "./builder.tsx";
 import { applyAction, type DraftField, readAction, readDraft } from "./builder_form.ts";
 import { type ConsoleDeps, type ConsoleEnv, field, formBody } from "./context.ts";
 import { flaggedWebhooks } from "./flags.ts";
@@ -73,6 +73,11 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     "/console/forms/new",
     (c) => newPage(c, "Untitled form", [{ id: "name", kind: "text", label: "Your name" }]),
   );
+
+  app.post(PREVIEW_URL, async (c) => {
+    const body = await formBody(c);
+    return c.json(previewDocument(field(body, "title"), readDraft(body)));
+  });
 
   app.post("/console/forms/new", async (c) => {
     const body = await formBody(c);

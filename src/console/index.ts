@@ -14,7 +14,13 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError, errorResponse } from "../http/errors.ts";
-import { CONSOLE_CSS, FORM_CSS, FORM_STYLE_PATH } from "./assets.ts";
+import {
+  CONSOLE_CSS,
+  CONSOLE_JS,
+  CONSOLE_SCRIPT_PATH,
+  FORM_CSS,
+  FORM_STYLE_PATH,
+} from "./assets.ts";
 import { authRoutes } from "./auth_routes.tsx";
 import { type ConsoleDeps, type ConsoleEnv, requireSession, securityHeaders } from "./context.ts";
 import { formRoutes } from "./form_routes.tsx";
@@ -31,6 +37,7 @@ const OPEN = new Set([
   "/console",
   "/console/sign-in",
   "/console/assets/console.css",
+  CONSOLE_SCRIPT_PATH,
   FORM_STYLE_PATH,
 ]);
 
@@ -82,6 +89,10 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get("/console/assets/console.css", (c) => {
     c.header("content-type", "text/css; charset=utf-8");
     return c.body(CONSOLE_CSS);
+  });
+  app.get(CONSOLE_SCRIPT_PATH, (c) => {
+    c.header("content-type", "text/javascript; charset=utf-8");
+    return c.body(CONSOLE_JS);
   });
   app.get(FORM_STYLE_PATH, (c) => {
     c.header("content-type", "text/css; charset=utf-8");

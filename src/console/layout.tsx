@@ -5,6 +5,7 @@
  * @module
  */
 import type { Child } from "hono/jsx";
+import { CONSOLE_SCRIPT_PATH } from "./assets.ts";
 import { CSRF_FIELD } from "./context.ts";
 import type { Session } from "./sessions.ts";
 
@@ -26,6 +27,7 @@ export function Page({ title, session, children }: PageProps) {
         <title>{`${title} · Sealpost console`}</title>
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/console/assets/console.css" />
+        {session && <script type="module" src={CONSOLE_SCRIPT_PATH}></script>}
       </head>
       <body>
         <header class="top">

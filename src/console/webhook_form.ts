@@ -151,3 +151,35 @@ export async function previewBody(
   );
   return renderBody(row, input);
 }
+
+/**
+ * The body preview of the editor's form as it stands (payload mode, template and mappings
+ * only: the rest does not change a body), for the live preview.
+ *
+ * @throws {ApiError} 400 when the mode, template or mappings are not valid.
+ */
+export async function previewFromForm(
+  formId: string,
+  body: Body,
+  fields: WebhookField[],
+): Promise<{ body: string; contentType: string }> {
+  const settings = common(body);
+  const parsed = WebhookCreateSchema.pick({ mode: true, template: true, mappings: true })
+    .safeParse({
+      mode: settings.mode,
+      template: settings.template || null,
+      mappings: settings.mappings,
+    });
+  if (!parsed.success) throw validationError(parsed.error);
+  const { mode, mappings } = parsed.data;
+  const template = parsed.data.template ?? null;
+  if ((mode === "json_template" || mode === "xml_template") && !template) {
+    throw new ApiError(400, "invalid_request", `Mode "${mode}" needs a template`, "template");
+  }
+  const row = { formId, mode, template, mappings } as WebhookConfigRow;
+  try {
+    return await previewBody(row, fields);
+  } catch (err) {
+    throw new ApiError(400, "invalid_request", (err as Error).message, "template");
+  }
+}

@@ -38,6 +38,8 @@ export interface EditorProps {
   posted?: Record<string, string | string[]>;
   error?: string | null;
   preview?: { body: string; contentType: string } | null;
+  /** Where the console island posts the editor for a live body preview. */
+  previewUrl: string;
 }
 
 function val(props: EditorProps, name: string, stored: string): string {
@@ -57,7 +59,7 @@ export function WebhookEditor(props: EditorProps) {
   const mode = val(props, "mode", row?.mode ?? "default");
   const method = val(props, "method", row?.method ?? "POST");
   return (
-    <form method="post" action={props.action}>
+    <form method="post" action={props.action} data-live-preview={props.previewUrl}>
       <Csrf session={session} />
       <ErrorBox text={props.error} />
       <label for="wh-name">Name</label>
@@ -166,13 +168,15 @@ export function WebhookEditor(props: EditorProps) {
           Preview body
         </button>
       </div>
-      {props.preview && (
-        <section class="preview" aria-labelledby="preview-h">
-          <h2 id="preview-h">Preview ({props.preview.contentType})</h2>
-          <p class="muted">Rendered by the delivery renderer against a sample record.</p>
-          <pre>{props.preview.body}</pre>
-        </section>
-      )}
+      <section class="preview" aria-labelledby="preview-h">
+        <h2 id="preview-h">Body preview</h2>
+        <p class="muted body-preview-status" role="status">
+          {props.preview
+            ? `Rendered by the delivery renderer against a sample record (${props.preview.contentType}).`
+            : "Edit the settings (or press Preview body) to see the body a record would send."}
+        </p>
+        <pre class="body-preview">{props.preview?.body ?? ""}</pre>
+      </section>
     </form>
   );
 }

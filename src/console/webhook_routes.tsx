@@ -11,7 +11,7 @@ import type { VaultForm } from "../vault/index.ts";
 import type { TestSendResult } from "../webhooks/index.ts";
 import { type ConsoleDeps, type ConsoleEnv, formBody } from "./context.ts";
 import { ActionButton, FormTabs, html, Notice, Page } from "./layout.tsx";
-import { createFromForm, patchFromForm, previewBody } from "./webhook_form.ts";
+import { createFromForm, patchFromForm, previewBody, previewFromForm } from "./webhook_form.ts";
 import {
   Attempts,
   Deliveries,
@@ -22,6 +22,10 @@ import {
 } from "./webhook_pages.tsx";
 
 type C = Context<ConsoleEnv>;
+
+/** Where the console island posts a webhook editor for a live body preview. */
+const previewUrl = (formId: string) =>
+  `/console/forms/${encodeURIComponent(formId)}/webhooks/preview`;
 
 /** Mounts the webhook pages. */
 export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
@@ -94,6 +98,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           <h2>Settings</h2>
           <WebhookEditor
             session={session}
+            previewUrl={previewUrl(form.formId)}
             action={base}
             row={row}
             posted={extra.posted}
@@ -144,6 +149,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         <h2>Add a webhook</h2>
         <WebhookEditor
           session={session}
+          previewUrl={previewUrl(form.formId)}
           action={action}
           row={null}
           posted={extra.posted}
@@ -171,6 +177,16 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       if (err instanceof ApiError && err.status !== 400) throw err;
       if (!(err instanceof Error)) throw err;
       return c.html(html(await listPage(session, form, { posted: body, error: err.message })), 400);
+    }
+  });
+
+  app.post("/console/forms/:formId/webhooks/preview", async (c) => {
+    const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
+    try {
+      return c.json(await previewFromForm(form.formId, await formBody(c), form.fields));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) return c.json({ error: err.message });
+      throw err;
     }
   });
 

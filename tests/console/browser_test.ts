@@ -71,6 +71,9 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
       (globalThis as any).getComputedStyle(el).borderTopLeftRadius
     );
     assert.equal(radius, "8px", "the form page's style sheet applies");
+    // Live: typing a label updates the preview, no button pressed.
+    await page.locator("#f-1-label").fill("Favourite <colour>");
+    await preview.getByLabel("Favourite <colour>").waitFor({ timeout: 10_000 });
     await assertAccessible(page);
     await screenshot(page, "console-builder");
     await page.getByRole("button", { name: "Publish new version" }).click();
@@ -87,6 +90,17 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
     await assertAccessible(page);
     await page.getByLabel("URL", { exact: true }).fill(receiver.url);
     await page.getByLabel("Name", { exact: true }).fill("Receiver");
+    // The body preview follows the editor as it changes.
+    await page.getByLabel("Payload mode").selectOption("json_template");
+    await page.getByLabel("Template (template modes)").fill('{"who": {{field2}}}');
+    await page.locator("pre.body-preview", { hasText: '{"who": "Sample text"}' }).waitFor({
+      timeout: 10_000,
+    });
+    await page.getByLabel("Payload mode").selectOption("default");
+    await page.getByLabel("Template (template modes)").fill("");
+    await page.locator("pre.body-preview", { hasText: '"field2":"Sample text"' }).waitFor({
+      timeout: 10_000,
+    });
     await page.getByRole("button", { name: "Save webhook" }).click();
     await page.waitForURL(/\/console\/webhooks\/[0-9a-f]{24}/);
     const webhookUrl = page.url().split("?")[0];

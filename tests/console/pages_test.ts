@@ -50,6 +50,15 @@ Deno.test("console pages: build, publish, records, versions, share, quarantine",
     const front = await browser.page("/console");
     assert.match(front, /<a href="\/console\/forms\/everything">Everything<\/a>/);
 
+    // The builder's live preview endpoint: the form page's controls, and what is not valid.
+    const live = await browser.post("/console/preview/form", {
+      ...builderBody("Live <b>", [...EVERY_KIND.slice(0, 2), { id: "x", kind: "choice" }], "x"),
+    }, csrf);
+    const { doc, problems } = await live.json();
+    assert.match(doc, /<input id="pv-name" name="name"/);
+    assert.match(doc, /<h1>Live &lt;b&gt;<\/h1>/);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0], /^x: /);
     // A builder error is shown, nothing is created.
     const bad = await browser.post("/console/forms/new", {
       ...builderBody("Bad", [{ id: "1bad", kind: "text", label: "x" }], "publish"),
@@ -226,10 +235,29 @@ Deno.test("console webhooks: secret once, preview, failure flagged, retry, deliv
     );
     const previewPage = await preview.text();
     assert.equal(preview.status, 200);
-    assert.match(previewPage, /Preview \(application\/json; charset=utf-8\)/);
+    assert.match(previewPage, /sample record \(application\/json; charset=utf-8\)/);
     assert.ok(previewPage.includes(
-      "<pre>{&quot;who&quot;: &quot;Sample text&quot;, &quot;id&quot;: &quot;sample_record&quot;}</pre>",
+      '<pre class="body-preview">{&quot;who&quot;: &quot;Sample text&quot;, &quot;id&quot;: &quot;sample_record&quot;}</pre>',
     ));
+    // The live preview's endpoint (the console island posts the editor to it).
+    const live = await browser.post(
+      "/console/forms/hooks/webhooks/preview",
+      { ...settings, template: "<a>{{name}}</a>", mode: "xml_template" },
+      csrf,
+    );
+    assert.deepEqual(await live.json(), {
+      body: "<a>Sample text</a>",
+      contentType: "application/xml; charset=utf-8",
+    });
+    const liveBad = await browser.post(
+      "/console/forms/hooks/webhooks/preview",
+      { ...settings, template: "" },
+      csrf,
+    );
+    assert.match((await liveBad.json()).error, /needs a template/);
+    const refused = await browser.post("/console/forms/hooks/webhooks/preview", settings, null);
+    await refused.body?.cancel();
+    assert.equal(refused.status, 403);
     const invalid = await browser.post(
       "/console/forms/hooks/webhooks",
       { ...settings, template: "{ not json", action: "save" },
