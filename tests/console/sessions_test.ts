@@ -211,3 +211,26 @@ Deno.test("the relay role serves no console", async () => {
     await inst.close();
   }
 });
+
+Deno.test("a vault-role process serves the console; images may load from its relay", async () => {
+  const relay = await startInstance({ SEALPOST_SERVER_ROLE: "relay" });
+  Deno.env.set("SEALPOST_RELAY_TOKEN", relay.credentials.ownerToken);
+  let vault: Awaited<ReturnType<typeof startInstance>> | null = null;
+  try {
+    vault = await startInstance({
+      SEALPOST_SERVER_ROLE: "vault",
+      SEALPOST_VAULT_RELAY_URL: relay.url,
+    });
+    const browser = new ConsoleClient(vault.url);
+    await browser.signIn(vault.credentials.ownerToken);
+    const front = await browser.request("/console");
+    assert.equal(front.status, 200);
+    await front.body?.cancel();
+    const csp = front.headers.get("content-security-policy")!;
+    assert.ok(csp.includes(`img-src 'self' data: ${new URL(relay.url).origin}`), csp);
+  } finally {
+    Deno.env.delete("SEALPOST_RELAY_TOKEN");
+    await vault?.close();
+    await relay.close();
+  }
+});
