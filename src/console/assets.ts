@@ -68,7 +68,7 @@ pre { background: var(--alt); padding: .5rem; overflow: auto; white-space: pre-w
   overflow-wrap: anywhere; }
 svg.chart rect { fill: var(--accent); }
 svg.chart text { font-size: 10px; fill: var(--fg); }
-svg.qr { width: 220px; height: 220px; background: #fff; }
+img.qr { padding: 16px; background: #fff; box-sizing: content-box; }
 img.inline { max-width: 240px; max-height: 240px; border: 1px solid var(--line); }
 ins { background: #e6ffec; text-decoration: none; }
 del { background: #ffebe9; }
