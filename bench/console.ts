@@ -175,6 +175,13 @@ try {
   console.log(`  console GET ${page} (50 rows, chart, count): ${summary(consoleMs)}`);
   console.log(`  API     GET /vault/forms/bench/records?limit=50:     ${summary(apiMs)}`);
 
+  // Search and "recently updated" read every record head: a few rounds show what that costs.
+  const scanMs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    scanMs.push(await timed(() => browser.page(`${page}?sort=updated`).then(() => {})));
+  }
+  console.log(`  console GET ${page}?sort=updated (reads every head):  ${summary(scanMs)}`);
+
   const exportCsv = () =>
     withRss(pid, async () => {
       const response = await browser.request("/console/forms/bench/export.csv");

@@ -3,7 +3,7 @@
  * its own process, one after another so they do not compete for the two cores.
  */
 const here = new URL(".", import.meta.url);
-const known = ["intake", "upload", "crypto", "ingest", "webhooks", "console"];
+const known = ["intake", "upload", "crypto", "ingest", "webhooks", "formpage", "console"];
 const present = known.filter((name) => {
   try {
     return Deno.statSync(new URL(`${name}.ts`, here)).isFile;

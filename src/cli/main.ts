@@ -11,6 +11,7 @@ import { ListenError, startServer } from "../server.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import type { DemoInfo } from "../vault/index.ts";
+import { shareLink } from "../web/links.ts";
 
 const USAGE = `sealpost ${VERSION}: end-to-end encrypted form backend
 
@@ -155,6 +156,7 @@ function demoText(demo: DemoInfo, ownUrl: string): string {
   const values = JSON.stringify({ name: "Ada", email: "ada@example.com", rating: 5 });
   return `  demo form id:     ${demo.formId}\n` +
     `  manifest key:     ${demo.manifestFingerprint} (senders pin this fingerprint)\n` +
+    `  open the form:    ${shareLink(demo.relayUrl, demo.formId, demo.manifestFingerprint)}\n` +
     `  try it:           echo '${values}' | deno run -A main.ts submit ${demo.formId} ` +
     `--relay ${demo.relayUrl} --pin ${demo.manifestFingerprint} --values -\n` +
     `  then:             deno run -A main.ts records list ${demo.formId}\n` +

@@ -27,6 +27,7 @@ const HELP: Record<string, string> = {
                           Archive a new schema version (schemaVersion + 1)
       --allowed-origins URL,URL  (create, update) only pages of these origins may submit
                           (e.g. https://example.com); "" allows any (the default)
+      --submit-label TEXT  (create, update) the form page's submit button ("" for "Submit")
   form publish FORMID     Sign the current version's manifest and publish it
   form show FORMID        The form at its current version, and every archived version
   form list               The forms of this vault
@@ -77,6 +78,7 @@ const OPTIONS = {
     "format",
     "form",
     "allowed-origins",
+    "submit-label",
   ]),
   publish: { type: "boolean" },
 } as const;
@@ -159,11 +161,16 @@ async function verifiedManifest(client: SealpostClient, form: string) {
   return { manifest, pin: fingerprint };
 }
 
-/** `--allowed-origins a,b` as the API's `allowedOrigins` ("" for any origin). */
-function origins(flags: Flags): { allowedOrigins?: string[] } {
+/** `--allowed-origins a,b` ("" for any origin) and `--submit-label TEXT` for the API. */
+function pageSettings(flags: Flags): { allowedOrigins?: string[]; submitLabel?: string } {
   const list = flags["allowed-origins"];
-  if (list === undefined) return {};
-  return { allowedOrigins: list.split(",").map((o) => o.trim()).filter(Boolean) };
+  const label = flags["submit-label"];
+  return {
+    ...(list === undefined ? {} : {
+      allowedOrigins: list.split(",").map((o) => o.trim()).filter(Boolean),
+    }),
+    ...(label === undefined ? {} : { submitLabel: label }),
+  };
 }
 
 /** The share link and the two embed snippets of a form. */
@@ -208,7 +215,7 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
         title: need(flags.title, "--title TITLE"),
         fields: await readFields(flags.fields),
         ...(flags.id ? { formId: flags.id } : {}),
-        ...origins(flags),
+        ...pageSettings(flags),
         publish: flags.publish ?? false,
       });
       print(flags, form, () => formLine(form));
@@ -218,7 +225,7 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       const form = await client.call<Form>("PUT", f(args[0]), {
         fields: await readFields(flags.fields),
         ...(flags.title ? { title: flags.title } : {}),
-        ...origins(flags),
+        ...pageSettings(flags),
         publish: flags.publish ?? false,
       });
       print(flags, form, () => formLine(form));

@@ -44,6 +44,8 @@ export interface Manifest {
    * any. The relay always allows its own hosted form page. See `src/relay/cors.ts`.
    */
   allowedOrigins?: string[];
+  /** The form page's submit button label (default "Submit"). */
+  submitLabel?: string;
   signature?: ManifestSignature;
   [member: string]: unknown;
 }
@@ -114,6 +116,7 @@ export const ManifestSchema: z.ZodType<Manifest> = z.looseObject({
   /** Base URL of the relay that takes submissions for this form. */
   relayUrl: HttpUrlSchema,
   allowedOrigins: AllowedOriginsSchema.optional(),
+  submitLabel: z.string().max(100).optional(),
   signature: ManifestSignatureSchema.optional(),
 }).superRefine((manifest, ctx) => {
   for (const key of Object.keys(manifest)) {

@@ -320,6 +320,8 @@ export interface VaultFormVersionRow {
   fields: Record<string, unknown>[];
   /** Origins whose pages may submit (the manifest's `allowedOrigins`); absent: any. */
   allowedOrigins?: string[];
+  /** The form page's submit button label (the manifest's `submitLabel`); absent: "Submit". */
+  submitLabel?: string;
   createdAt: string;
 }
 

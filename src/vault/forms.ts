@@ -21,6 +21,8 @@ export interface VaultForm extends VaultFormRow {
   fields: FieldDef[];
   /** Origins whose web pages may submit; empty: any (see `src/relay/cors.ts`). */
   allowedOrigins: string[];
+  /** The form page's submit button label; "" for the default "Submit". */
+  submitLabel: string;
 }
 
 /** The form view of a row at one of its versions. */
@@ -30,6 +32,7 @@ function formOf(row: VaultFormRow, version: VaultFormVersionRow): VaultForm {
     title: version.title,
     fields: version.fields as FieldDef[],
     allowedOrigins: version.allowedOrigins ?? [],
+    submitLabel: version.submitLabel ?? "",
   };
 }
 
@@ -73,6 +76,7 @@ export class VaultForms {
     title: string;
     fields: unknown;
     allowedOrigins?: unknown;
+    submitLabel?: string;
   }): Promise<VaultForm> {
     const fields = parseFields(input.fields);
     const allowedOrigins = parseOrigins(input.allowedOrigins ?? []);
@@ -96,6 +100,7 @@ export class VaultForms {
       createdAt: now,
     };
     if (allowedOrigins.length) version.allowedOrigins = allowedOrigins;
+    if (input.submitLabel) version.submitLabel = input.submitLabel;
     const result = await this.kv.atomic()
       .check({ key: vaultKeys.form(formId), versionstamp: null })
       .set(vaultKeys.form(formId), row)
@@ -111,7 +116,7 @@ export class VaultForms {
   async update(
     userId: string,
     formId: string,
-    input: { title?: string; fields: unknown; allowedOrigins?: unknown },
+    input: { title?: string; fields: unknown; allowedOrigins?: unknown; submitLabel?: string },
   ): Promise<VaultForm> {
     const fields = parseFields(input.fields);
     const origins = input.allowedOrigins === undefined ? null : parseOrigins(input.allowedOrigins);
@@ -134,6 +139,8 @@ export class VaultForms {
       // Left out, the allowed origins stay those of the previous version.
       const allowed = origins ?? previous?.allowedOrigins ?? [];
       if (allowed.length) version.allowedOrigins = allowed;
+      const label = input.submitLabel ?? previous?.submitLabel ?? "";
+      if (label) version.submitLabel = label;
       const result = await this.kv.atomic()
         .check(entry)
         .check({ key: vaultKeys.formVersion(formId, next.schemaVersion), versionstamp: null })
@@ -233,6 +240,7 @@ export function buildManifest(
     fields: version.fields,
     relayUrl,
     ...(version.allowedOrigins?.length ? { allowedOrigins: version.allowedOrigins } : {}),
+    ...(version.submitLabel ? { submitLabel: version.submitLabel } : {}),
   };
   const signed = signManifest(unsigned, manifestSecretKey);
   const parsed = ManifestSchema.safeParse(signed);

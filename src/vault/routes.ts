@@ -39,6 +39,10 @@ const Origins = z.array(z.string()).openapi({
   description: "Origins whose web pages may submit (https://example.com); empty: any",
 });
 
+const SubmitLabel = z.string().max(100).openapi({
+  description: 'The form page\'s submit button label ("" for the default "Submit")',
+});
+
 const DatabaseSchema = z.object({
   id: z.string(),
   userId: z.string(),
@@ -61,6 +65,7 @@ const FormSchema = z.object({
   title: z.string(),
   fields: Fields,
   allowedOrigins: z.array(z.string()),
+  submitLabel: z.string(),
 }).openapi("VaultForm");
 
 const VersionSchema = z.object({
@@ -69,6 +74,7 @@ const VersionSchema = z.object({
   title: z.string(),
   fields: Fields,
   allowedOrigins: z.array(z.string()).optional(),
+  submitLabel: z.string().optional(),
   createdAt: z.string(),
 }).openapi("VaultFormVersion");
 
@@ -158,6 +164,7 @@ const r = {
             title: z.string().max(500),
             fields: Fields,
             allowedOrigins: Origins.optional(),
+            submitLabel: SubmitLabel.optional(),
             publish: z.boolean().default(false),
           }),
           "The form",
@@ -195,6 +202,7 @@ const r = {
             title: z.string().max(500).optional(),
             fields: Fields,
             allowedOrigins: Origins.optional(),
+            submitLabel: SubmitLabel.optional(),
             publish: z.boolean().default(false),
           }),
           "The new schema",

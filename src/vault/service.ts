@@ -151,6 +151,7 @@ export class Vault {
       title: string;
       fields: unknown;
       allowedOrigins?: string[];
+      submitLabel?: string;
     },
   ): Promise<VaultForm> {
     await this.database(userId, input.databaseId);

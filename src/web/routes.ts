@@ -5,13 +5,41 @@
  *
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { FieldsSchema } from "../forms/fields.ts";
-import { ASSETS, EMBED_SCRIPT } from "./assets.ts";
+import { type Asset, ASSETS, EMBED_SCRIPT } from "./assets.ts";
 import { pageCsp } from "./csp.ts";
 import { FormPage, MissingFormPage } from "./form/page.tsx";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { allowedOrigins } from "../relay/cors.ts";
+
+const gzipped = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
+
+/** An asset's gzip encoding, made once per process. */
+function gzipOf(asset: Asset): Promise<Uint8Array<ArrayBuffer>> {
+  let bytes = gzipped.get(asset.path);
+  if (!bytes) {
+    const stream = new Blob([asset.body]).stream().pipeThrough(new CompressionStream("gzip"));
+    bytes = new Response(stream).bytes();
+    gzipped.set(asset.path, bytes);
+  }
+  return bytes;
+}
+
+/** An asset, gzip-encoded when the client accepts it. */
+async function serveAsset(c: Context, asset: Asset, cache: string): Promise<Response> {
+  const headers: Record<string, string> = {
+    "content-type": asset.type,
+    "cache-control": cache,
+    "x-content-type-options": "nosniff",
+    "cross-origin-resource-policy": "cross-origin",
+    vary: "Accept-Encoding",
+  };
+  if (!/\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) {
+    return c.body(asset.body, 200, headers);
+  }
+  return c.body(await gzipOf(asset), 200, { ...headers, "content-encoding": "gzip" });
+}
 
 /** What the web routes need. */
 export interface WebDeps {
@@ -68,22 +96,11 @@ export function webRoutes(deps: WebDeps): Hono {
   app.get("/assets/:file", (c) => {
     const asset = ASSETS.get(c.req.path);
     if (!asset) return c.notFound();
-    return c.body(asset.body, 200, {
-      "content-type": asset.type,
-      "cache-control": "public, max-age=31536000, immutable",
-      "x-content-type-options": "nosniff",
-      "cross-origin-resource-policy": "cross-origin",
-    });
+    return serveAsset(c, asset, "public, max-age=31536000, immutable");
   });
 
   // A stable address for the embed snippet; short-lived cache so a new build reaches sites.
-  app.get("/embed.js", (c) =>
-    c.body(EMBED_SCRIPT.body, 200, {
-      "content-type": EMBED_SCRIPT.type,
-      "cache-control": "public, max-age=3600",
-      "x-content-type-options": "nosniff",
-      "cross-origin-resource-policy": "cross-origin",
-    }));
+  app.get("/embed.js", (c) => serveAsset(c, EMBED_SCRIPT, "public, max-age=3600"));
 
   return app;
 }

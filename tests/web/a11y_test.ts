@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { shareLink } from "../../src/web/links.ts";
+import { sealpost } from "../_support/cli.ts";
 import { recordOf, webFixture, whenReady } from "./_fixture.ts";
 
 interface Violation {
@@ -82,15 +83,25 @@ Deno.test("the page fits a phone-sized screen", async () => {
 });
 
 Deno.test("a keyboard alone fills and submits the form", async () => {
-  const fx = await webFixture([
+  const fields = [
     { id: "name", label: "Name", kind: "text", required: true },
     { id: "size", label: "Size", kind: "choice", options: ["S", "M", "L"] },
     { id: "agree", label: "I agree", kind: "boolean" },
-  ]);
+  ];
+  const fx = await webFixture(fields);
+  const file = await Deno.makeTempFile({ suffix: ".json" });
   try {
+    await Deno.writeTextFile(file, JSON.stringify(fields));
+    // The form's own label for its submit button, set with the CLI.
+    const run = await sealpost(
+      ["form", "update", fx.formId, "--fields", file, "--submit-label", "Send it", "--publish"],
+      { SEALPOST_URL: fx.inst.url, SEALPOST_TOKEN: fx.token },
+    );
+    assert.equal(run.code, 0, run.stderr);
     const page = await fx.browser.newPage();
     await page.goto(shareLink(fx.inst.url, fx.formId, fx.pin));
     await whenReady(page);
+    assert.equal(await page.locator("#sp-submit").textContent(), "Send it");
     const focused = () => page.evaluate("document.activeElement.id");
     await page.keyboard.press("Tab");
     assert.equal(await focused(), "sp-name");
@@ -111,6 +122,7 @@ Deno.test("a keyboard alone fills and submits the form", async () => {
     const record = await recordOf(fx, id!);
     assert.deepEqual(record.values, { name: "Keys Only", size: "M", agree: true });
   } finally {
+    await Deno.remove(file);
     await fx.close();
   }
 });

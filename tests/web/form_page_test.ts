@@ -253,3 +253,40 @@ Deno.test("a wrong pin, no pin and a tampered manifest are refused visibly", asy
     await fx.close();
   }
 });
+
+Deno.test("a failed upload shows its error with a retry button, and the retry completes", async () => {
+  const fx = await webFixture([
+    { id: "name", label: "Name", kind: "text", required: true },
+    { id: "cv", label: "CV", kind: "attachment" },
+  ]);
+  try {
+    const page = await open(fx);
+    await whenReady(page);
+    let refused = 0;
+    await page.route("**/blobs/**", async (route) => {
+      if (route.request().method() === "PUT" && refused++ === 0) return await route.abort();
+      await route.continue();
+    });
+    await page.getByLabel("Name").fill("Retry");
+    await page.getByLabel("CV", { exact: true }).setInputFiles({
+      name: "cv.pdf",
+      mimeType: "application/pdf",
+      buffer: Buffer.from(PDF),
+    });
+    await page.getByRole("button", { name: "Submit" }).click();
+    const retry = page.getByRole("button", { name: "Retry upload" });
+    await retry.waitFor({ state: "visible" });
+    assert.match(await page.locator("#sp-cv-status").textContent() ?? "", /Upload failed/);
+    assert.match(await page.locator("#sp-notice").textContent() ?? "", /Nothing was sent/);
+    assert.equal(await page.locator("#sp-receipt").isVisible(), false);
+    await retry.click();
+    await page.locator("#sp-cv-status", { hasText: "Uploaded" }).waitFor();
+    assert.equal(await retry.isVisible(), false);
+    const { id } = await submitForReceipt(page);
+    const record = await recordOf(fx, id);
+    assert.deepEqual(await blobBytes(fx, record.values.cv), PDF);
+    assert.equal(refused, 2, "one refused PUT, one retried PUT, none at submit");
+  } finally {
+    await fx.close();
+  }
+});

@@ -34,6 +34,8 @@ export function setFieldError(
 ): void {
   const id = prefix + fieldId;
   const slot = form.querySelector<HTMLElement>(`#${CSS.escape(id)}-err`);
+  // Nothing to show and nothing shown: leave the page as it is (no restyle).
+  if (message === null && slot?.hidden) return;
   if (slot) {
     slot.textContent = message ?? "";
     slot.hidden = message === null;

@@ -7,8 +7,8 @@
  * submits, then shows the receipt and an edit link. Opened through an edit link, it amends
  * the submission (payload mode `Update`), prefilled when this browser still holds the values.
  *
- * User Timing marks `sealpost:interactive` (ready to submit) and `sealpost:sent` (receipt
- * shown) let a benchmark time the page.
+ * User Timing marks `sealpost:interactive` (ready to submit), `sealpost:submit` (Submit
+ * pressed) and `sealpost:sent` (the relay's receipt in hand) let a benchmark time the page.
  *
  * @module
  */
@@ -16,8 +16,9 @@ import { ValidationError } from "../../sdk/errors.ts";
 import { fetchManifest } from "../../sdk/manifest.ts";
 import { buildEnvelope, buildPayload, newSubmissionId, seal } from "../../sdk/payload.ts";
 import { submit } from "../../sdk/submit.ts";
+import { x25519Impl } from "../../crypto/sealed_box.ts";
 import type { Manifest } from "../../forms/manifest.ts";
-import type { SubmissionEnvelope } from "../../forms/payload.ts";
+import type { SubmissionEnvelope, SubmissionPayload } from "../../forms/payload.ts";
 import { amend } from "../client/amend.ts";
 import { FilePicker } from "../client/file_picker.ts";
 import { setFieldError, showFieldErrors } from "../client/field_errors.ts";
@@ -82,7 +83,6 @@ function showReceipt(submissionId: string, editToken: string, pin: string) {
   notice.hidden = true;
   $("sp-receipt").hidden = false;
   $("sp-receipt-title").focus();
-  performance.mark("sealpost:sent");
 }
 
 async function main() {
@@ -142,6 +142,15 @@ async function main() {
   });
   const ids = manifest.fields.map((f) => f.id);
   let last: { key: string; envelope: SubmissionEnvelope } | null = null;
+  // The progress line appears only when a step takes a moment: a fast submission does not
+  // redraw the page before its POST.
+  let statusTimer: ReturnType<typeof setTimeout> | undefined;
+  let busy = false;
+  const status = (text: string) => {
+    clearTimeout(statusTimer);
+    if (!text) progress.textContent = "";
+    else statusTimer = setTimeout(() => progress.textContent = text, 200);
+  };
 
   async function send() {
     const raw = readValues(form, manifest.fields);
@@ -157,9 +166,9 @@ async function main() {
       return;
     }
     showFieldErrors(form, ids, {});
-    if (pickers.length) progress.textContent = "Uploading files…";
+    if (pickers.length) status("Uploading files…");
     for (const p of pickers) await p.upload();
-    progress.textContent = "Sealing and sending…";
+    status("Sealing and sending…");
     // A retry of the same answers resends the same envelope, which the relay de-duplicates.
     const key = JSON.stringify(payload.values);
     if (last?.key !== key) {
@@ -170,14 +179,18 @@ async function main() {
     const receipt = edit
       ? await amend(relayUrl, last.envelope, edit.editToken)
       : await submit(last.envelope, { relayUrl });
+    performance.mark("sealpost:sent");
     saveValues(receipt.submissionId, payload.values);
     showReceipt(receipt.submissionId, receipt.editToken, pin);
   }
 
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    if (button.disabled) return;
-    button.disabled = true;
+    // One submission at a time. A flag, not `disabled`: restyling the button would make the
+    // page redraw before the POST; the progress line says when it takes a moment.
+    if (busy) return;
+    busy = true;
+    performance.mark("sealpost:submit");
     try {
       await send();
     } catch (err) {
@@ -185,8 +198,8 @@ async function main() {
       if (field && ids.includes(field)) setFieldError(form, field, (err as Error).message);
       say(`Nothing was sent: ${(err as Error).message}. Try again.`, "bad");
     } finally {
-      button.disabled = false;
-      progress.textContent = "";
+      busy = false;
+      status("");
     }
   });
   if (edit) {
@@ -204,6 +217,11 @@ async function main() {
   }
   button.disabled = false;
   performance.mark("sealpost:interactive");
+  // While the sender fills the form: pick the X25519 implementation (a trial key agreement)
+  // and warm the sealing code, so pressing Submit does not pay for it.
+  const warmUp = { values: {}, submittedAt: "", formVersion: 1, formSchema: "", mode: "Create" };
+  x25519Impl().then(() => seal(warmUp as SubmissionPayload, manifest.recipient.publicKey))
+    .catch(() => {/* a failure shows at Submit */});
 }
 
 main().catch((e) => refuse(`The form could not start: ${(e as Error).message}`));
