@@ -64,28 +64,28 @@ export function usesIndex(query: RecordQuery): boolean {
   return !query.q && query.sort !== "updated";
 }
 
-/** The live record heads of a form (tombstones skipped). */
-export async function recordHeads(kv: Deno.Kv, formId: string): Promise<VaultRecordRow[]> {
-  const out: VaultRecordRow[] = [];
-  const iter = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, {
-    batchSize: 1000,
-  });
-  for await (const entry of iter) if (!entry.value.deletedAt) out.push(entry.value);
-  return out;
+/** The record heads of a form as a stream of entries (tombstones included: the selection skips them). */
+export function recordHeads(kv: Deno.Kv, formId: string): Deno.KvListIterator<VaultRecordRow> {
+  return kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, { batchSize: 500 });
 }
 
+/** What the sorted matches of a scan keep of each record (its values are read per page). */
+export type RecordKey = Pick<VaultRecordRow, "recordId" | "createdAt" | "savedAt">;
+
 /**
- * Filters and sorts heads. `valuesOf` gives a head's values (for search; heads of large
- * records hold none inline).
+ * Filters a stream of head entries and sorts the matches; only their ids and times are kept, so
+ * memory follows the matches' count, not the records' size. `valuesOf` gives the values of a
+ * head that holds none inline (large records), for search.
  */
 export async function selectRecords(
-  heads: VaultRecordRow[],
+  heads: AsyncIterable<{ value: VaultRecordRow }> | Iterable<{ value: VaultRecordRow }>,
   query: RecordQuery,
   valuesOf: (head: VaultRecordRow) => Promise<Record<string, unknown>>,
-): Promise<VaultRecordRow[]> {
+): Promise<RecordKey[]> {
   const needle = query.q.toLowerCase();
-  const out: VaultRecordRow[] = [];
-  for (const head of heads) {
+  const out: RecordKey[] = [];
+  for await (const { value: head } of heads) {
+    if (head.deletedAt) continue;
     const day = head.createdAt.slice(0, 10);
     if (query.from && day < query.from) continue;
     if (query.to && day > query.to) continue;
@@ -94,7 +94,7 @@ export async function selectRecords(
       const text = `${head.recordId} ${JSON.stringify(values)}`.toLowerCase();
       if (!text.includes(needle)) continue;
     }
-    out.push(head);
+    out.push({ recordId: head.recordId, createdAt: head.createdAt, savedAt: head.savedAt });
   }
   const key = query.sort === "updated" ? "savedAt" : "createdAt";
   const sign = query.sort === "oldest" ? 1 : -1;

@@ -56,14 +56,7 @@ async function indexedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Pro
   }).catch(() => {
     throw new ApiError(400, "invalid_request", "Invalid page cursor", "cursor");
   });
-  const heads: VaultRecordRow[] = [];
-  for (let i = 0; i < ids.length; i += GET_MANY) {
-    const keys = ids.slice(i, i + GET_MANY).map((id) => vaultKeys.record(formId, id));
-    for (const entry of await kv.getMany<VaultRecordRow[]>(keys)) {
-      if (entry.value && !entry.value.deletedAt) heads.push(entry.value);
-    }
-  }
-  const records = await Promise.all(heads.map((head) => recordOf(kv, head)));
+  const records = await recordsOf(kv, formId, ids);
   const total = query.from || query.to
     ? [...(await recordsPerDay(kv, formId, query.from || "0000-01-01", query.to || "9999-12-31"))
       .values()].reduce((a, b) => a + b, 0)
@@ -73,18 +66,27 @@ async function indexedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Pro
 
 /** Search or "recently updated": every head read, filtered and sorted, one page shown. */
 async function scannedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Promise<TablePage> {
-  const heads = await recordHeads(kv, formId);
   const valuesOf = async (head: VaultRecordRow) =>
     await getLargeValue<Record<string, unknown>>(
       kv,
       vaultKeys.recordValues(head.formId, head.recordId),
     ) ?? {};
-  const selected = await selectRecords(heads, query, valuesOf);
+  const selected = await selectRecords(recordHeads(kv, formId), query, valuesOf);
   const start = (query.page - 1) * PAGE_SIZE;
-  const records = await Promise.all(
-    selected.slice(start, start + PAGE_SIZE).map((head) => recordOf(kv, head)),
-  );
-  return { records, total: selected.length, nextCursor: null };
+  const ids = selected.slice(start, start + PAGE_SIZE).map((k) => k.recordId);
+  return { records: await recordsOf(kv, formId, ids), total: selected.length, nextCursor: null };
+}
+
+/** The live records `ids` of a form, in that order (heads read 10 at a time). */
+async function recordsOf(kv: Deno.Kv, formId: string, ids: string[]): Promise<VaultRecord[]> {
+  const heads: VaultRecordRow[] = [];
+  for (let i = 0; i < ids.length; i += GET_MANY) {
+    const keys = ids.slice(i, i + GET_MANY).map((id) => vaultKeys.record(formId, id));
+    for (const entry of await kv.getMany<VaultRecordRow[]>(keys)) {
+      if (entry.value && !entry.value.deletedAt) heads.push(entry.value);
+    }
+  }
+  return await Promise.all(heads.map((head) => recordOf(kv, head)));
 }
 
 /** Mounts the record pages. */

@@ -57,10 +57,12 @@ Deno.test("selectRecords: search values (also large ones), dates, sorts", async 
     head("a", "2025-01-01T10:00:00Z", "2025-03-01T00:00:00Z", { name: "Ada" }),
     head("b", "2025-01-02T10:00:00Z", "2025-01-02T10:00:00Z", { name: "Bob" }),
     head("c", "2025-01-03T10:00:00Z", "2025-01-03T10:00:00Z"),
+    { ...head("d", "2025-01-04T10:00:00Z", "2025-01-04T10:00:00Z", {}), deletedAt: "x" },
   ];
   const large = (h: VaultRecordRow) => Promise.resolve(h.recordId === "c" ? { name: "Cyd" } : {});
   const ids = async (params: Record<string, string>) =>
-    (await selectRecords(heads, parseQuery(params), large)).map((h) => h.recordId);
+    (await selectRecords(heads.map((value) => ({ value })), parseQuery(params), large))
+      .map((h) => h.recordId);
   assert.deepEqual(await ids({}), ["c", "b", "a"]);
   assert.deepEqual(await ids({ sort: "oldest" }), ["a", "b", "c"]);
   assert.deepEqual(await ids({ sort: "updated" }), ["a", "c", "b"]);
