@@ -28,7 +28,7 @@ import {
   selectRecords,
   usesIndex,
 } from "./record_query.ts";
-import { RecordPage, RecordsPage } from "./records_page.tsx";
+import { DeletePage, RecordPage, RecordsPage } from "./records_page.tsx";
 import { fileUrls } from "./values.tsx";
 
 /** Keys per `kv.getMany` (Deno KV's limit). */
@@ -133,6 +133,14 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         versions={versions}
         urls={urls}
       />,
+    ));
+  });
+
+  app.get("/console/forms/:formId/records/:recordId/delete", async (c) => {
+    const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
+    const record = await getRecord(kv, form.formId, c.req.param("recordId"));
+    return c.html(html(
+      <DeletePage session={c.var.session} form={form} recordId={record._recordId} />,
     ));
   });
 

@@ -152,13 +152,7 @@ export function RecordsPage(props: RecordsPageProps) {
                 </td>
               ))}
               <td>
-                <a href={`${base}/records/${encodeURIComponent(r._recordId)}`}>Open</a>{" "}
-                <ActionButton
-                  session={session}
-                  action={`${base}/records/${encodeURIComponent(r._recordId)}/delete`}
-                  label="Delete"
-                  danger
-                />
+                <a href={`${base}/records/${encodeURIComponent(r._recordId)}`}>Open</a>
               </td>
             </tr>
           ))}
@@ -224,12 +218,11 @@ export function RecordPage({ session, form, record, versions, urls }: RecordPage
           ))}
         </tbody>
       </table>
-      <ActionButton
-        session={session}
-        action={`${base}/records/${encodeURIComponent(record._recordId)}/delete`}
-        label="Delete record"
-        danger
-      />
+      <p>
+        <a href={`${base}/records/${encodeURIComponent(record._recordId)}/delete`}>
+          Delete this record…
+        </a>
+      </p>
       <h2>Versions</h2>
       <ol>
         {versions.map((v, i) => (
@@ -261,6 +254,28 @@ export function RecordPage({ session, form, record, versions, urls }: RecordPage
           </li>
         ))}
       </ol>
+    </Page>
+  );
+}
+
+/** The confirmation before a record is deleted. */
+export function DeletePage(
+  { session, form, recordId }: { session: Session; form: VaultForm; recordId: string },
+) {
+  const record = `/console/forms/${encodeURIComponent(form.formId)}/records/${
+    encodeURIComponent(recordId)
+  }`;
+  return (
+    <Page title={`Delete record ${recordId}?`} session={session}>
+      <FormTabs formId={form.formId} current="Records" />
+      <p>
+        The record and every saved version of it are deleted for good; webhooks that listen to
+        delete events are told.
+      </p>
+      <ActionButton session={session} action={`${record}/delete`} label="Delete record" danger />
+      <p>
+        <a href={record}>Keep it</a>
+      </p>
     </Page>
   );
 }

@@ -184,7 +184,11 @@ Deno.test("console pages: build, publish, records, versions, share, quarantine",
     assert.match(decodeURIComponent(retried.headers.get("location")!), /1 saved/);
     assert.match(await browser.page("/console/quarantine"), /Nothing is quarantined/);
 
-    // Delete a record.
+    // Delete a record: the record page links to a confirmation, which posts.
+    assert.match(await browser.page(recordPath), new RegExp(`href="${recordPath}/delete"`));
+    const confirm = await browser.page(`${recordPath}/delete`);
+    assert.match(confirm, new RegExp(`action="${recordPath}/delete"`));
+    assert.match(confirm, /Delete record<\/button>/);
     const deleted = await browser.post(`${recordPath}/delete`, {}, csrf);
     await deleted.body?.cancel();
     assert.equal(deleted.status, 303);
@@ -364,7 +368,12 @@ Deno.test("console records: pages of 50 by cursor, newest first, beside the coun
     });
     const vault = inst.server.vault!;
     const userId = inst.credentials.userId;
-    for (let n = 1; n <= 62; n++) await vault.createRecord(userId, "many", { n });
+    for (let n = 1; n <= 62; n++) {
+      await vault.createRecord(userId, "many", { n });
+      // Receipt times have millisecond precision: records of the same millisecond may come in
+      // either order.
+      await new Promise((r) => setTimeout(r, 2));
+    }
     const browser = new ConsoleClient(inst.url);
     await browser.signIn(token);
     const first = await browser.page("/console/forms/many/records");
