@@ -36,12 +36,15 @@ export interface WebFixture {
   close(): Promise<void>;
 }
 
-/** Starts an instance, publishes a form of `fields` and launches Chromium. */
-export async function webFixture(fields: unknown[] = ALL_FIELDS): Promise<WebFixture> {
+/** Starts an instance, publishes a form of `fields` titled `title`, and launches Chromium. */
+export async function webFixture(
+  fields: unknown[] = ALL_FIELDS,
+  title = "Every kind",
+): Promise<WebFixture> {
   const inst = await startInstance();
   const dir = await Deno.makeTempDir({ prefix: "sealpost-web-" });
   try {
-    const { form, pin, token } = await vaultForm(inst, "Every kind", fields);
+    const { form, pin, token } = await vaultForm(inst, title, fields);
     const browser = await launchChromium(`${dir}/profile`);
     return {
       inst,
