@@ -6,6 +6,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
+import { consoleRoutes, Sessions } from "./console/index.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
 import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
@@ -115,6 +116,16 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         rateLimit: rateLimit(relayDeps.limiters.owner, proxies),
       }),
     );
+  }
+  // The owner console (src/console): web pages of the vault only; a relay serves none.
+  if (deps.vault) {
+    const sessions = new Sessions(deps.kv, {
+      idleSeconds: config.console.session_idle_seconds,
+      maxSeconds: config.console.session_max_seconds,
+    });
+    // Its own buckets with the vault API's rule: sign-in guesses count against an address.
+    app.use("/console/*", rateLimit(limiter(config.rate_limits.vault), proxies));
+    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions }));
   }
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -156,7 +156,7 @@ async function serve(flags: Flags): Promise<number> {
   if (server.vault) {
     try {
       const demo = await server.vault.bootstrap(init.userId);
-      console.log(demoText(demo));
+      console.log(demoText(demo, server.baseUrl));
     } catch (err) {
       console.error(
         `Vault setup did not finish (retried on the next start): ${(err as Error).message}`,
@@ -168,7 +168,7 @@ async function serve(flags: Flags): Promise<number> {
   return 0;
 }
 
-function demoText(demo: DemoInfo): string {
+function demoText(demo: DemoInfo, ownUrl: string): string {
   const values = JSON.stringify({ name: "Ada", email: "ada@example.com", rating: 5 });
   const program = programCommand();
   return `  demo form id:     ${demo.formId}\n` +
@@ -176,7 +176,10 @@ function demoText(demo: DemoInfo): string {
     `  open the form:    ${shareLink(demo.relayUrl, demo.formId, demo.manifestFingerprint)}\n` +
     `  try it:           echo '${values}' | ${program} submit ${demo.formId} ` +
     `--relay ${demo.relayUrl} --pin ${demo.manifestFingerprint} --values -\n` +
-    `  then:             ${program} records list ${demo.formId}`;
+    `  then:             ${program} records list ${demo.formId}\n` +
+    // The owner console (src/console), served by this vault.
+    `  console:          ${ownUrl}/console (sign in with the owner token in ` +
+    `credentials.json)`;
 }
 
 /** Says on stderr which migrations upgraded the data dir's store, if any ran. */

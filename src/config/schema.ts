@@ -143,6 +143,13 @@ export const ConfigSchema = z.strictObject({
     /** Seconds between two retention sweeps. */
     sweep_interval_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
   }).prefault({}),
+  // console (src/console): the owner's web console, served by the vault.
+  console: z.strictObject({
+    /** A console session ends after this many seconds without a request. */
+    session_idle_seconds: z.number().int().min(60).max(30 * 24 * 3600).default(1800),
+    /** A console session ends this many seconds after sign-in, however active. */
+    session_max_seconds: z.number().int().min(60).max(90 * 24 * 3600).default(43200),
+  }).prefault({}),
 });
 
 /** The validated configuration. */

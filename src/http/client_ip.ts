@@ -21,8 +21,7 @@ const MAX_ADDRESS = 64;
  * ```
  */
 export function clientIp(c: Context, trusted: AddressRanges): string {
-  const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
-  const peer = info?.remoteAddr?.hostname ?? "unknown";
+  const peer = peerAddress(c);
   if (!trusted.has(peer)) return peer;
   const hops = (c.req.header("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim())
     .filter(Boolean);
@@ -30,4 +29,23 @@ export function clientIp(c: Context, trusted: AddressRanges): string {
     if (!trusted.has(hops[i])) return hops[i].slice(0, MAX_ADDRESS);
   }
   return (hops[0] ?? peer).slice(0, MAX_ADDRESS);
+}
+
+/** The connection's peer address ("unknown" outside a server, e.g. `app.request`). */
+function peerAddress(c: Context): string {
+  const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
+  return info?.remoteAddr?.hostname ?? "unknown";
+}
+
+/**
+ * Whether the request came through one of the `trusted` proxies (so its forwarding headers,
+ * such as `X-Forwarded-Proto`, are the proxy's and not the client's).
+ *
+ * @example
+ * ```ts
+ * viaTrustedProxy(c, new AddressRanges(["127.0.0.1"])); // true behind a local proxy
+ * ```
+ */
+export function viaTrustedProxy(c: Context, trusted: AddressRanges): boolean {
+  return trusted.has(peerAddress(c));
 }

@@ -15,6 +15,7 @@ import { quarantineId, quarantineParts } from "./quarantine_rows.ts";
 import {
   addRecordWrite,
   checkRecordSize,
+  historyBytes,
   ownedHashes,
   RecordTooLargeError,
   type RecordWrite,
@@ -147,11 +148,13 @@ export class RecordApplier {
     const result = await this.committer.commit({
       lock: item.submissionId,
       checks,
-      // The head, its event, its creation-time index entry or a release of dropped files.
-      mutations: 2 * parts + 3 + (current?.parts ?? 0) +
+      // The head, its event, its saved version, and its time index entry with the two counts
+      // (an insert) or a release of dropped files (an update).
+      mutations: 2 * parts + 6 + (current?.parts ?? 0) +
         (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
-      // Values and event snapshot, then the head's file list and a release of dropped files.
-      bytes: 2 * bytes + 2048 +
+      // Values, event snapshot and saved version, then the head's file list and a release of
+      // dropped files.
+      bytes: 2 * bytes + historyBytes(bytes) + 2048 +
         FILE_ENTRY_BYTES *
           ((write ? ownedHashes(write.values).length : 0) + (current?.files?.length ?? 0)),
       apply: (op) => {

@@ -11,6 +11,8 @@ import {
   newRouter,
 } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { toJSONSchema } from "zod";
+import { FieldDefSchema } from "../forms/fields.ts";
 import { jsonBody } from "../http/body.ts";
 import * as ids from "../http/ids.ts";
 import type { AuthEnv } from "../relay/auth.ts";
@@ -19,13 +21,20 @@ import { getRecord, listRecords } from "./records.ts";
 import { MAX_RETENTION_DAYS } from "./retention.ts";
 import type { Vault } from "./service.ts";
 
+/** JSON Schema of one field definition, from the zod schema that validates it. */
+const FIELD_DEFINITION = (() => {
+  const { $schema: _, ...schema } = toJSONSchema(FieldDefSchema, { io: "input" });
+  return schema as Record<string, unknown>;
+})();
+
 const security = [{ ownerToken: [] }];
 const tags = ["vault"];
 
 const FormIdParam = ids.FormIdSchema;
 const RecordIdParam = ids.RecordIdSchema;
 const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
-  description: "Field definitions (see docs/owner.md)",
+  description: "Field definitions: every kind, its options and value shapes in docs/forms.md",
+  items: { $ref: "#/components/schemas/FieldDefinition" },
 });
 
 const Origins = z.array(z.string()).openapi({
@@ -424,6 +433,8 @@ const r = {
 /** Mounts the vault's owner API on a new router. */
 export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
   const app = newRouter();
+  // The full field-definition schema, generated from the zod schemas that validate it.
+  app.openAPIRegistry.registerComponent("schemas", "FieldDefinition", FIELD_DEFINITION);
   const auth = requireToken(kv, "owner");
   const body = jsonBody(() => 1024 * 1024, {
     code: "payload_too_large",
