@@ -3,7 +3,17 @@
  * its own process, one after another so they do not compete for the two cores.
  */
 const here = new URL(".", import.meta.url);
-const known = ["intake", "upload", "crypto", "ingest", "webhooks", "ops", "formpage"];
+const known = [
+  "intake",
+  "upload",
+  "crypto",
+  "ingest",
+  "webhooks",
+  "ops",
+  "formpage",
+  "serving",
+  "console",
+];
 const present = known.filter((name) => {
   try {
     return Deno.statSync(new URL(`${name}.ts`, here)).isFile;

@@ -6,15 +6,18 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
+import { consoleRoutes, Sessions } from "./console/index.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
-import { errorResponse, notFoundResponse } from "./http/errors.ts";
+import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
 import { metricsHandler, requestMetrics, type ServiceMetrics } from "./metrics/index.ts";
+import { AddressRanges } from "./net/ip.ts";
 import { rateLimit, TokenBuckets } from "./http/rate_limit.ts";
 import { senderCors } from "./relay/cors.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
 import type { Intake } from "./relay/submissions.ts";
+import { storageFailure, StorageHealth } from "./store/storage_health.ts";
 import { VERSION } from "./version.ts";
 import { webRoutes } from "./web/routes.ts";
 import { type Vault, vaultRoutes } from "./vault/index.ts";
@@ -42,7 +45,10 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): OpenAPIHono {
   const { config } = deps;
   const limiter = (rule: Config["rate_limits"]["submissions"]) =>
-    config.rate_limits.enabled ? new TokenBuckets(rule) : null;
+    config.rate_limits.enabled
+      ? new TokenBuckets(rule, Date.now, config.rate_limits.max_tracked_addresses)
+      : null;
+  const proxies = new AddressRanges(config.server.trusted_proxies);
   const relayDeps: RelayDeps = {
     ...deps,
     limiters: {
@@ -57,9 +63,28 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     app.use(requestMetrics(deps.metrics));
     app.get("/metrics", metricsHandler(deps.metrics, config.metrics.token));
   }
-  app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION }));
+  // Storage health (src/store/storage_health.ts): degraded after a failed write until a probe
+  // write succeeds again.
+  const storage = new StorageHealth(config.data_dir);
+  app.get("/healthz", async (c) => {
+    const state = await storage.check();
+    return state.ok
+      ? c.json({ status: "ok", version: VERSION })
+      : c.json({ status: "degraded", version: VERSION, reason: state.reason }, 503, {
+        "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS),
+      });
+  });
   // Browser senders (src/relay/cors.ts): CORS on the anonymous sender routes only.
   if (config.server.role !== "vault") app.use(senderCors(deps.forms, publicBaseUrl(config)));
+  // Rate limits of the route families whose routers set none: manifest reads, pre-signed
+  // blob reads and the vault's owner API (before its authentication).
+  app.use("/forms/*", rateLimit(limiter(config.rate_limits.manifests), proxies));
+  const blobReads = rateLimit(limiter(config.rate_limits.blob_reads), proxies);
+  app.use(
+    "/blobs/*",
+    (c, next) => c.req.method === "GET" || c.req.method === "HEAD" ? blobReads(c, next) : next(),
+  );
+  app.use("/vault/*", rateLimit(limiter(config.rate_limits.vault), proxies));
   // A vault-role process is no relay: it pulls from one (src/vault).
   if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));
   // The hosted form page, its assets and the embed script (src/web).
@@ -88,9 +113,19 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
       webhookRoutes({
         kv: deps.kv,
         engine: deps.webhooks,
-        rateLimit: rateLimit(relayDeps.limiters.owner, config.server.trust_proxy),
+        rateLimit: rateLimit(relayDeps.limiters.owner, proxies),
       }),
     );
+  }
+  // The owner console (src/console): web pages of the vault only; a relay serves none.
+  if (deps.vault) {
+    const sessions = new Sessions(deps.kv, {
+      idleSeconds: config.console.session_idle_seconds,
+      maxSeconds: config.console.session_max_seconds,
+    });
+    // Its own buckets with the vault API's rule: sign-in guesses count against an address.
+    app.use("/console/*", rateLimit(limiter(config.rate_limits.vault), proxies));
+    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions }));
   }
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
@@ -101,7 +136,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         '`{"error": {"code", "message", "field"?}}`.',
     },
   });
-  app.onError(errorResponse);
+  app.onError((err, c) => {
+    const failure = storageFailure(err);
+    if (failure) storage.failed(failure);
+    return errorResponse(err, c);
+  });
   app.notFound(notFoundResponse);
   return app;
 }

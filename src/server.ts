@@ -7,12 +7,15 @@ import { buildApp } from "./app.ts";
 import { Blobs } from "./blobs/index.ts";
 import { BufferedLines } from "./http/logger.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
+import { connectionLimits } from "./net/config.ts";
+import { type HttpServer, serveHttp } from "./net/listener.ts";
 import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./relay/edit_tokens.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake, sweepStaging } from "./relay/submissions.ts";
 import { ServiceMetrics } from "./metrics/index.ts";
 import { GroupCommitter } from "./store/group_commit.ts";
+import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
 import { openStore } from "./store/kv.ts";
 import { migrateStore } from "./store/schema.ts";
 import { QueueDispatcher } from "./store/queue.ts";
@@ -54,7 +57,8 @@ export interface RunningServer {
 }
 
 /**
- * Starts serving `config` (the data dir must be initialised).
+ * Starts serving `config` (the data dir must be initialised). Takes the data dir's lock unless
+ * `options.lock` is one already held; throws `DataDirError` when another process holds it.
  *
  * @example
  * ```ts
@@ -63,7 +67,21 @@ export interface RunningServer {
  * await server.shutdown();
  * ```
  */
-export async function startServer(config: Config): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: { lock?: DataDirLock } = {},
+): Promise<RunningServer> {
+  // One process per data dir: the lock is held until shutdown (src/store/data_lock.ts).
+  const lock = options.lock ?? await claimDataDir(config.data_dir);
+  try {
+    return await start(config, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
   const secret = await readRelaySecret(config.data_dir);
   const kv = await openStore(config.data_dir);
   // Only the current layout is served: an older store is migrated, a newer one refused.
@@ -142,14 +160,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
     blobs,
     metrics,
   });
-  const { promise: listening, resolve: onListen } = Promise.withResolvers<Deno.NetAddr>();
-  let server: Deno.HttpServer;
+  let server: HttpServer;
   try {
-    server = Deno.serve({
-      hostname: config.server.host,
-      port: config.server.port,
-      onListen: (addr) => onListen(addr as Deno.NetAddr),
-    }, (request, info) => app.fetch(request, info));
+    // src/net: HTTP/1.1 on Deno.listen, with timeouts and connection caps (not Deno.serve).
+    server = serveHttp(
+      { hostname: config.server.host, port: config.server.port },
+      connectionLimits(config),
+      (request, info) => app.fetch(request, info),
+    );
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
@@ -165,7 +183,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     }
     throw err;
   }
-  const addr = await listening;
+  const addr = server.addr;
   // Vault: with port 0 the relay URL is known only now.
   if (vault?.link instanceof LocalRelayLink) vault.link.relayUrl = publicBaseUrl(config, addr.port);
   vault?.ingest.start();
@@ -187,6 +205,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       metrics?.close();
       kv.close();
       await queueStopped;
+      lock.release();
     })();
   return {
     url: `http://${

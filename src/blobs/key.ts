@@ -13,11 +13,9 @@ export interface BlobKey {
   hash: string;
 }
 
-/** A user id as blob keys take it: 1 to 128 of `A-Z a-z 0-9 _ -`. */
-export const USER_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+import { HASH_PATTERN, USER_ID_PATTERN } from "../http/ids.ts";
 
-/** A SHA-256 as 64 lowercase hex characters. */
-export const HASH_PATTERN = /^[0-9a-f]{64}$/;
+export { HASH_PATTERN, USER_ID_PATTERN };
 
 /** Names the store keeps for itself; no user id may take them (in any letter case). */
 const RESERVED = new Set(["tmp"]);

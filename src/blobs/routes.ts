@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { AddressRanges } from "../net/ip.ts";
 import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -78,8 +79,11 @@ const putBlob = createRoute({
     body: { ...bytes("The file bytes"), required: true },
   },
   responses: {
-    200: json(UploadReceiptSchema, "The same bytes were already stored"),
-    201: json(UploadReceiptSchema, "Stored"),
+    201: json(
+      UploadReceiptSchema,
+      "Stored: the same status and body whether the bytes are new or were already stored, " +
+        "so an uploader cannot tell whether anyone uploaded them before",
+    ),
     400: error("Malformed path, empty body, hash_mismatch, or body_unreadable"),
     403: error("signature_mismatch, url_expired, or content_type_mismatch"),
     413: error("file_too_large (over the signed size or 50 MB) or quota_exceeded"),
@@ -120,8 +124,7 @@ const getReadUrl = createRoute({
     200: json(BlobReadSchema, "GET url before expiresAtUtc"),
     400: error("Malformed path, or lifetimeSeconds out of range"),
     401: error("No owner token"),
-    403: error("The token belongs to another user"),
-    404: error("Not stored"),
+    404: error("Not stored, or another user's file (the same answer)"),
     429: error("Rate limited"),
   },
 });
@@ -191,7 +194,7 @@ function etagMatches(header: string | undefined, hash: string): boolean {
 export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
   const { kv, config, blobs } = deps;
   const app = newRouter();
-  const trust = config.server.trust_proxy;
+  const trust = new AddressRanges(config.server.trusted_proxies);
   const ownerLimit = rateLimit(deps.limiters.owner, trust);
   const ownerAuth = requireToken(kv, "owner");
   const smallJson = jsonBody(() => 64 * 1024, {
@@ -210,12 +213,16 @@ export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
   app.openapi(
     { ...putBlob, middleware: [rateLimit(deps.limiters.uploads, trust)] },
     async (c) => {
-      const receipt = await blobs.acceptUpload(c.req.valid("param"), c.req.valid("query"), {
-        contentType: c.req.header("content-type") ?? null,
-        contentLength: c.req.header("content-length") ?? null,
-        body: c.req.raw.body,
-      });
-      return c.json(receipt, receipt.created ? 201 : 200);
+      const { created: _, ...receipt } = await blobs.acceptUpload(
+        c.req.valid("param"),
+        c.req.valid("query"),
+        {
+          contentType: c.req.header("content-type") ?? null,
+          contentLength: c.req.header("content-length") ?? null,
+          body: c.req.raw.body,
+        },
+      );
+      return c.json(receipt, 201);
     },
   );
 
@@ -249,18 +256,14 @@ export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...getReadUrl, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const { recipientUserId, hash } = c.req.valid("param");
-    if (c.var.token.userId !== recipientUserId) {
-      throw new ApiError(
-        403,
-        "forbidden",
-        `The token does not belong to user "${recipientUserId}"`,
-      );
-    }
     const { lifetimeSeconds } = c.req.valid("query");
-    const read = await blobs.readUrl(
-      { userId: recipientUserId, hash },
-      { lifetimeSeconds, baseUrl: baseUrl(c) },
-    );
+    // Another user's file answers exactly like a missing one (no existence oracle).
+    const read = c.var.token.userId === recipientUserId
+      ? await blobs.readUrl({ userId: recipientUserId, hash }, {
+        lifetimeSeconds,
+        baseUrl: baseUrl(c),
+      })
+      : null;
     if (!read) {
       throw new ApiError(404, "blob_not_found", `No blob ${recipientUserId}/${hash}`);
     }

@@ -8,18 +8,18 @@ import { z } from "@hono/zod-openapi";
 import { MAX_BLOB_URL_LIFETIME_SECONDS } from "../config/index.ts";
 import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
 import { intQuery } from "../http/openapi.ts";
-import { HASH_PATTERN, USER_ID_PATTERN } from "./key.ts";
+import { Sha256HexSchema, UserIdSchema } from "../http/ids.ts";
 import { isSignableMime } from "./service.ts";
 
+// Cloned: a schema built before @hono/zod-openapi loaded has no `.openapi()` of its own.
+
 /** A user id in a blob key. */
-export const BlobUserIdSchema = z.string().regex(USER_ID_PATTERN, {
-  message: "Must be 1 to 128 characters of A-Z, a-z, 0-9, _ and -",
-});
+export const BlobUserIdSchema = UserIdSchema.clone();
 
 /** A SHA-256 as 64 lowercase hex characters. */
-export const BlobHashSchema = z.string().regex(HASH_PATTERN, {
-  message: "Must be a SHA-256 as 64 lowercase hex characters",
-}).openapi({ example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" });
+export const BlobHashSchema = Sha256HexSchema.clone().openapi({
+  example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+});
 
 /** Body of POST /submissions/upload-slot. */
 export const UploadSlotRequestSchema = z.object({
@@ -72,8 +72,7 @@ export const UploadReceiptSchema = z.object({
   key: z.string(),
   hash: z.string(),
   sizeBytes: z.number().int(),
-  mime: z.string().nullable(),
-  created: z.boolean().openapi({ description: "False when the bytes were already stored" }),
+  mime: z.string().nullable().openapi({ description: "The signed mime (null for none)" }),
 }).openapi("UploadReceipt");
 
 /** The query of a pre-signed URL (all checked against the signature). */

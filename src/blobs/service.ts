@@ -75,13 +75,14 @@ export interface UploadRequest {
   body: ReadableStream<Uint8Array> | null;
 }
 
-/** What a successful PUT answers. */
+/** What a PUT stored: all but `created` comes from the request (no existence oracle). */
 export interface UploadReceipt {
   key: string;
   hash: string;
   sizeBytes: number;
+  /** The mime the URL signed (null for none). */
   mime: string | null;
-  /** False when the same bytes were already stored (the PUT is idempotent). */
+  /** False when the same bytes were already stored (the PUT is idempotent); not sent out. */
   created: boolean;
 }
 
@@ -295,7 +296,7 @@ export class Blobs {
         if (!existed) await this.#assertRoom(key, sizeBytes);
         await staged.commit();
         try {
-          const { created, meta } = await recordUpload(
+          const { created } = await recordUpload(
             kv,
             key,
             { mime: signed.mime, sizeBytes },
@@ -305,8 +306,8 @@ export class Blobs {
           return {
             key: blobKeyString(key),
             hash: key.hash,
-            sizeBytes: meta.sizeBytes,
-            mime: meta.mime,
+            sizeBytes,
+            mime: signed.mime,
             created,
           };
         } catch (err) {

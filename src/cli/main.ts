@@ -7,7 +7,8 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, publicBaseUrl, unknownVariables } from "../config/index.ts";
 import { dataPaths } from "../init/data_dir.ts";
 import { initDataDir } from "../init/init.ts";
-import { ListenError, startServer } from "../server.ts";
+import { ListenError, type RunningServer, startServer } from "../server.ts";
+import { claimDataDir, DataDirError } from "../store/data_lock.ts";
 import { type MigrationResult, SchemaVersionError } from "../store/schema.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
@@ -120,9 +121,18 @@ async function serve(flags: Flags): Promise<number> {
         "(the settings and their variables: config.example.toml)",
     );
   }
-  const init = await initDataDir(config);
-  reportMigration(init.migration, config.data_dir);
-  const server = await startServer(config);
+  // The lock first: init must not touch a data dir another process serves.
+  const lock = await claimDataDir(config.data_dir);
+  let server: RunningServer;
+  let init: Awaited<ReturnType<typeof initDataDir>>;
+  try {
+    init = await initDataDir(config);
+    reportMigration(init.migration, config.data_dir);
+    server = await startServer(config, { lock });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   // Listen for signals before saying anything: whoever reads the banner may stop us at once.
   const stop = () => {
     console.log("Shutting down: finishing in-flight requests");
@@ -146,7 +156,7 @@ async function serve(flags: Flags): Promise<number> {
   if (server.vault) {
     try {
       const demo = await server.vault.bootstrap(init.userId);
-      console.log(demoText(demo));
+      console.log(demoText(demo, server.baseUrl));
     } catch (err) {
       console.error(
         `Vault setup did not finish (retried on the next start): ${(err as Error).message}`,
@@ -158,7 +168,7 @@ async function serve(flags: Flags): Promise<number> {
   return 0;
 }
 
-function demoText(demo: DemoInfo): string {
+function demoText(demo: DemoInfo, ownUrl: string): string {
   const values = JSON.stringify({ name: "Ada", email: "ada@example.com", rating: 5 });
   const program = programCommand();
   return `  demo form id:     ${demo.formId}\n` +
@@ -166,7 +176,10 @@ function demoText(demo: DemoInfo): string {
     `  open the form:    ${shareLink(demo.relayUrl, demo.formId, demo.manifestFingerprint)}\n` +
     `  try it:           echo '${values}' | ${program} submit ${demo.formId} ` +
     `--relay ${demo.relayUrl} --pin ${demo.manifestFingerprint} --values -\n` +
-    `  then:             ${program} records list ${demo.formId}`;
+    `  then:             ${program} records list ${demo.formId}\n` +
+    // The owner console (src/console), served by this vault.
+    `  console:          ${ownUrl}/console (sign in with the owner token in ` +
+    `credentials.json)`;
 }
 
 /** Says on stderr which migrations upgraded the data dir's store, if any ran. */
@@ -288,7 +301,7 @@ export async function main(args: string[]): Promise<number> {
   } catch (err) {
     if (
       err instanceof ConfigError || err instanceof ApiCallError || err instanceof ListenError ||
-      err instanceof SchemaVersionError
+      err instanceof SchemaVersionError || err instanceof DataDirError
     ) {
       console.error(err.message);
       return 1;

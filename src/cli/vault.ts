@@ -5,6 +5,7 @@
  * @module
  */
 import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
+import { csvHeader, type CsvRecord, csvRow } from "../vault/csv.ts";
 import type { SealpostClient } from "./client.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import type { Manifest } from "../forms/manifest.ts";
@@ -39,6 +40,16 @@ const HELP: Record<string, string> = {
                           A static, self-contained form page with the pin baked in, to host
                           anywhere (it submits to the relay; see docs/forms.md)
   form link FORMID        The share link of the hosted form page, and the embed snippets
+
+Example: a fields file (every kind, its options and value shapes: docs/forms.md)
+  [
+    {"id": "name", "label": "Your name", "kind": "text", "required": true, "maxLength": 200},
+    {"id": "email", "label": "Email", "kind": "email", "required": true},
+    {"id": "rating", "label": "Rating", "kind": "number", "min": 1, "max": 5, "integer": true},
+    {"id": "topic", "label": "Topic", "kind": "choice", "options": ["question", "bug"]},
+    {"id": "photo", "label": "Photo", "kind": "image", "accept": ["image/*"]}
+  ]
+  sealpost form create --db <databaseId> --title "Contact" --fields fields.json --publish
 `,
   records: `Usage: sealpost records <command> [options]
 
@@ -97,33 +108,12 @@ type Form = {
   retentionDays: number | null;
   fields: { id: string; kind: string }[];
 };
-type Row = { _recordId: string; _savedAt: string; values: Record<string, unknown> };
+type Row = CsvRecord;
 
 const formLine = (f: Form) =>
   `${f.formId}  v${f.schemaVersion}  ${
     f.publishedVersion ? `published v${f.publishedVersion}` : "unpublished"
   }${f.retentionDays ? `  retention ${f.retentionDays}d` : ""}  ${f.title}`;
-
-/** One CSV cell of a value: lists joined by ", ", geo as "lat,lng", files by URL. */
-export function csvValue(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.join(", ");
-  if (typeof value === "object") {
-    const v = value as Record<string, unknown>;
-    if (typeof v.lat === "number" && typeof v.lng === "number") return `${v.lat},${v.lng}`;
-    if (typeof v.url === "string") return v.url;
-    if (typeof v.dataUri === "string") return v.dataUri;
-    return JSON.stringify(value);
-  }
-  return String(value);
-}
-
-/** Quotes a CSV cell when it needs it (RFC 4180). */
-export function csvCell(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-const META_COLUMNS = ["_recordId", "_formId", "_savedAt"];
 
 async function exportRecords(client: SealpostClient, formId: string, flags: Flags) {
   const format = flags.format ?? "jsonl";
@@ -137,8 +127,8 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
   const writer = (file?.writable ?? Deno.stdout.writable).getWriter();
   const encoder = new TextEncoder();
   const progress = Deno.stderr.isTerminal();
-  const columns = [...META_COLUMNS, ...form.fields.map((f) => f.id)];
-  if (format === "csv") await writer.write(encoder.encode(columns.map(csvCell).join(",") + "\r\n"));
+  const fieldIds = form.fields.map((f) => f.id);
+  if (format === "csv") await writer.write(encoder.encode(csvHeader(fieldIds)));
   let cursor: string | null = null;
   let count = 0;
   try {
@@ -150,15 +140,7 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
       );
       let chunk = "";
       for (const record of page.items) {
-        if (format === "jsonl") chunk += JSON.stringify(record) + "\n";
-        else {
-          // Metadata columns from the record, field columns from its values: a field whose id
-          // is also a record member (say "values") must not export that member.
-          const meta = record as unknown as Record<string, unknown>;
-          chunk += columns.map((c, i) =>
-            csvCell(csvValue(i < META_COLUMNS.length ? meta[c] : record.values[c]))
-          ).join(",") + "\r\n";
-        }
+        chunk += format === "jsonl" ? JSON.stringify(record) + "\n" : csvRow(record, fieldIds);
       }
       await writer.write(encoder.encode(chunk));
       count += page.items.length;

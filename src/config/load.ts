@@ -196,6 +196,24 @@ function refuseEntryVariables(keys: ConfigKey[], env: Record<string, string>) {
   }
 }
 
+/** Keys that were removed, and what replaced them. */
+const REMOVED: { path: string[]; instead: string }[] = [{
+  path: ["server", "trust_proxy"],
+  instead: "server.trusted_proxies (a list of proxy addresses or CIDRs, e.g. " +
+    '["127.0.0.1", "10.0.0.0/8"]; the left-most X-Forwarded-For hop is client-controlled)',
+}];
+
+/** A removed key (in the file or the environment) is an error naming its replacement. */
+function refuseRemovedKeys(tree: Tree, env: Record<string, string>) {
+  for (const { path, instead } of REMOVED) {
+    const section = path.slice(0, -1).reduce<unknown>((node, key) => (node as Tree)?.[key], tree);
+    const name = envName(path);
+    if ((section as Tree | undefined)?.[path[path.length - 1]] !== undefined || name in env) {
+      throw new ConfigError(`Config key ${path.join(".")} (${name}) was removed: use ${instead}`);
+    }
+  }
+}
+
 /**
  * `SEALPOST_*` variables read outside the configuration: the file's path, the vault's key
  * passphrase and relay token, and the command-line client's URL and token.
@@ -251,6 +269,7 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<Config> {
   }
   const keys = configKeys();
   refuseEntryVariables(keys, env);
+  refuseRemovedKeys(tree, env);
   for (const key of keys) {
     const raw = env[key.env];
     if (raw !== undefined) setPath(tree, key.path, fromEnv(raw, key));

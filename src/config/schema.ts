@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { isAddressOrCidr } from "../net/ip.ts";
 
 const RateLimit = z.strictObject({
   /** Sustained requests per minute and client address. */
@@ -36,12 +37,31 @@ export const ConfigSchema = z.strictObject({
   server: z.strictObject({
     host: z.string().min(1).default("127.0.0.1"),
     port: z.number().int().min(0).max(65535).default(8080),
-    /** Trust the left-most X-Forwarded-For address (only behind your own reverse proxy). */
-    trust_proxy: z.boolean().default(false),
+    /**
+     * Reverse proxies (addresses or CIDRs, IPv4 or IPv6) whose X-Forwarded-For is believed:
+     * the client is the right-most hop that is not one of them.
+     */
+    trusted_proxies: z.array(z.string().refine(isAddressOrCidr, "Expected an IP address or CIDR"))
+      .max(1000).default([]),
     /** Write one JSON line per request to stdout. */
     request_log: z.boolean().default(true),
     /** Which half to run: `all` (relay and vault in one process), `relay` or `vault`. */
     role: z.enum(["all", "relay", "vault"]).default("all"),
+    // Connection limits (src/net): cut slow and idle clients, cap open connections.
+    /** Seconds from connecting (or a kept-alive request's first byte) to a complete head. */
+    header_timeout_seconds: z.number().gt(0).max(300).default(10),
+    /** Seconds a kept-alive connection may wait for its next request. */
+    keepalive_timeout_seconds: z.number().gt(0).max(300).default(5),
+    /** Seconds one read of a request body or one write of a response may stall. */
+    body_idle_timeout_seconds: z.number().gt(0).max(300).default(30),
+    /** Seconds for a whole API request (large transfers follow the throughput rule instead). */
+    request_timeout_seconds: z.number().gt(0).max(3600).default(30),
+    /** Least bytes per second of a large transfer (blobs, queue pages), per 10 s window. */
+    min_transfer_bytes_per_second: z.number().int().min(0).default(1024),
+    /** Open connections at once; 0 = as many as the open-file limit allows. */
+    max_connections: z.number().int().min(0).default(0),
+    /** Open connections at once from one address (trusted proxies are exempt). */
+    max_connections_per_address: z.number().int().min(1).default(128),
   }).prefault({}),
   intake: z.strictObject({
     /** Largest accepted ciphertext, in decoded bytes; larger gets 413. */
@@ -71,6 +91,14 @@ export const ConfigSchema = z.strictObject({
     upload_slots: RateLimit.default({ per_minute: 120, burst: 30 }),
     uploads: RateLimit.default({ per_minute: 120, burst: 30 }),
     owner: RateLimit.default({ per_minute: 1200, burst: 200 }),
+    /** Anonymous manifest reads (GET /forms/{formId}/manifest). */
+    manifests: RateLimit.default({ per_minute: 1200, burst: 200 }),
+    /** Pre-signed blob reads (GET and HEAD /blobs/...). */
+    blob_reads: RateLimit.default({ per_minute: 600, burst: 100 }),
+    /** The vault's owner API (/vault/*). */
+    vault: RateLimit.default({ per_minute: 1200, burst: 200 }),
+    /** Addresses tracked per family; past it the least recently seen is forgotten. */
+    max_tracked_addresses: z.number().int().min(100).max(10_000_000).default(100_000),
   }).prefault({}),
   webhooks: z.strictObject({
     /**
@@ -114,6 +142,13 @@ export const ConfigSchema = z.strictObject({
   retention: z.strictObject({
     /** Seconds between two retention sweeps. */
     sweep_interval_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
+  }).prefault({}),
+  // console (src/console): the owner's web console, served by the vault.
+  console: z.strictObject({
+    /** A console session ends after this many seconds without a request. */
+    session_idle_seconds: z.number().int().min(60).max(30 * 24 * 3600).default(1800),
+    /** A console session ends this many seconds after sign-in, however active. */
+    session_max_seconds: z.number().int().min(60).max(90 * 24 * 3600).default(43200),
   }).prefault({}),
 });
 

@@ -5,6 +5,9 @@
  */
 import { z } from "zod";
 import { base64DecodedLength, isBase64 } from "../crypto/encoding.ts";
+import { FormIdSchema, Sha256HexSchema } from "./ids.ts";
+
+export { FormIdSchema, Sha256HexSchema };
 
 /** Largest file the upload-slot flow accepts: 52428800 bytes (50 MB). */
 export const MAX_FILE_BYTES = 52_428_800;
@@ -24,15 +27,29 @@ export function base64OfLength(bytes: number, what: string): z.ZodString {
 /** A 32-byte X25519 public key in standard base64. */
 export const PublicKeyBase64Schema: z.ZodString = base64OfLength(32, "X25519 public key");
 
-/** 64 lowercase hex characters (SHA-256). */
-export const Sha256HexSchema: z.ZodString = z.string().regex(/^[0-9a-f]{64}$/, {
-  message: "Must be a SHA-256 as 64 lowercase hex characters",
-});
-
-/** A form id: 1 to 128 of `A-Z a-z 0-9 _ -`. */
-export const FormIdSchema: z.ZodString = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, {
-  message: "Must be 1 to 128 characters of A-Z, a-z, 0-9, _ and -",
-});
+/**
+ * Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is level 0,
+ * the members of an object or array one level more). Iterative, so no depth overflows it.
+ *
+ * @example
+ * ```ts
+ * nestsDeeperThan({ a: [1] }, 1); // true: 1 sits two levels down
+ * ```
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (v !== null && typeof v === "object") {
+        if (depth === limit) return true;
+        for (const member of Object.values(v)) next.push(member);
+      }
+    }
+    level = next;
+  }
+  return false;
+}
 
 /** Whether `value` is an absolute http: or https: URL. */
 export function isHttpUrl(value: string): boolean {

@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { base64DecodedLength, isBase64 } from "../crypto/encoding.ts";
-import { isHttpUrl, MAX_FILE_BYTES } from "./_common.ts";
+import { isHttpUrl, MAX_FILE_BYTES, nestsDeeperThan } from "./_common.ts";
 
 export { MAX_FILE_BYTES };
 
@@ -67,6 +67,9 @@ export function parseDataUri(value: string): { mime: string; sizeBytes: number }
   return { mime: m[1], sizeBytes: base64DecodedLength(m[2]) };
 }
 
+/** Deepest nesting of arrays and objects a file reference may hold (its unknown members). */
+export const MAX_FILE_REF_DEPTH = 8;
+
 const FileRefObject = z.looseObject({
   url: z.string().max(4096).refine(isHttpUrl, "Must be an absolute http: or https: URL")
     .optional(),
@@ -91,6 +94,13 @@ const FileRefObject = z.looseObject({
 export const FileRefSchema: z.ZodType<FileRef> = FileRefObject.superRefine((ref, ctx) => {
   const issue = (message: string, path: string) =>
     ctx.addIssue({ code: "custom", message, path: [path] });
+  if (nestsDeeperThan(ref, MAX_FILE_REF_DEPTH)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `A file reference nests more than ${MAX_FILE_REF_DEPTH} levels deep`,
+    });
+    return;
+  }
   if (ref.url === undefined && ref.dataUri === undefined) {
     ctx.addIssue({ code: "custom", message: "A file reference needs a url or a dataUri" });
     return;

@@ -5,12 +5,10 @@
  * @module
  */
 import { z } from "zod";
-import { Base64Schema, FormIdSchema, PublicKeyBase64Schema } from "./_common.ts";
+import { FormIdSchema, SubmissionIdSchema } from "./ids.ts";
+import { Base64Schema, PublicKeyBase64Schema } from "./_common.ts";
 
-/** A submission id: a UUIDv4 without dashes, 32 lowercase hex characters. */
-export const SubmissionIdSchema: z.ZodString = z.string().regex(/^[0-9a-f]{32}$/, {
-  message: "Must be 32 lowercase hex characters (a UUIDv4 without dashes)",
-});
+export { SubmissionIdSchema };
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
 

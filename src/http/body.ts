@@ -4,7 +4,15 @@
  * @module
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { nestsDeeperThan } from "../forms/_common.ts";
 import { ApiError } from "./errors.ts";
+
+/**
+ * Deepest nesting of arrays and objects a JSON request body may have. Deno KV's serializer
+ * overflows its stack on values some thousands of levels deep, so deeper bodies are refused
+ * before anything could try to store them.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 /**
  * Reads a request body into memory, stopping (413) as soon as it grows past `maxBytes`.
@@ -78,6 +86,13 @@ export function jsonBody(
       parsed = JSON.parse(text);
     } catch {
       throw new ApiError(400, "invalid_json", "The request body is not valid JSON");
+    }
+    if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+      throw new ApiError(
+        400,
+        "invalid_json",
+        `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+      );
     }
     // The validator that follows reads `c.req.json()`, which answers from this cache.
     c.req.bodyCache.json = Promise.resolve(parsed);

@@ -11,6 +11,7 @@ import { ApiError } from "../http/errors.ts";
 import { type FormRow, keys } from "../store/keys.ts";
 import { decodeRecipientKey, recipientOwner } from "./identity.ts";
 import { fingerprint } from "../crypto/keys.ts";
+import { commitSized } from "../store/kv.ts";
 
 /**
  * Stores `manifest` as the published form `formId` of `userId`.
@@ -72,7 +73,12 @@ export async function publishManifest(
     manifest: manifest as Record<string, unknown>,
     publishedAt: new Date().toISOString(),
   };
-  const result = await kv.atomic().check(current).set(keys.form(formId), row).commit();
+  // A manifest within max_manifest_bytes as JSON can still take more than 64 KiB as a stored
+  // value (a string with one character above U+00FF is stored two bytes a character).
+  const result = await commitSized(
+    kv.atomic().check(current).set(keys.form(formId), row),
+    () => new ApiError(413, "manifest_too_large", "The manifest exceeds 64 KiB as stored"),
+  );
   if (!result.ok) {
     throw new ApiError(409, "conflict", `Form "${formId}" changed meanwhile; publish again`);
   }

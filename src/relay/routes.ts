@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { AddressRanges } from "../net/ip.ts";
 import {
   errorContent as error,
   intQuery,
@@ -14,6 +15,7 @@ import { type Config, publicBaseUrl } from "../config/index.ts";
 import { ManifestSchema } from "../forms/manifest.ts";
 import { SubmissionEnvelopeSchema, SubmissionIdSchema } from "../forms/payload.ts";
 import { jsonBody } from "../http/body.ts";
+import { ChallengeIdSchema, FormIdSchema, QueuePositionSchema } from "../http/ids.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
 import type { DatabaseRow } from "../store/keys.ts";
@@ -103,7 +105,7 @@ const getManifest = createRoute({
   path: "/forms/{formId}/manifest",
   tags: ["forms"],
   summary: "A published form manifest, as published",
-  request: { params: z.object({ formId: z.string().min(1).max(128) }) },
+  request: { params: z.object({ formId: FormIdSchema }) },
   responses: {
     200: json(ManifestSchema, "The manifest"),
     404: error("Not published"),
@@ -117,7 +119,7 @@ const putManifest = createRoute({
   summary: "Publish (or republish) a form manifest",
   security: owner,
   request: {
-    params: z.object({ formId: z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/) }),
+    params: z.object({ formId: FormIdSchema }),
     body: { ...json(ManifestSchema, "The signed manifest"), required: true },
   },
   responses: {
@@ -176,7 +178,9 @@ const postDatabase = createRoute({
       ...json(
         z.object({
           name: z.string().min(1).max(200),
-          publicKey: z.string().openapi({ description: "Base64 X25519 public key (32 bytes)" }),
+          publicKey: z.string().max(128).openapi({
+            description: "Base64 X25519 public key (32 bytes)",
+          }),
         }),
         "The key to register",
       ),
@@ -203,7 +207,7 @@ const verifyDatabase = createRoute({
   request: {
     body: {
       ...json(
-        z.object({ challengeId: z.string().min(1), challenge: z.string().min(1) }),
+        z.object({ challengeId: ChallengeIdSchema, challenge: z.string().min(1).max(1024) }),
         "The opened challenge, base64",
       ),
       required: true,
@@ -228,7 +232,7 @@ const getQueue = createRoute({
   request: {
     params: z.object({ fingerprint: FingerprintSchema }),
     query: z.object({
-      after: z.string().regex(/^\d{1,16}$/).optional().openapi({
+      after: QueuePositionSchema.optional().openapi({
         description: "Cursor: the nextCursor of the previous page",
       }),
       limit: intQuery(1, 500).default(100),
@@ -240,8 +244,7 @@ const getQueue = createRoute({
       "A page of the queue",
     ),
     401: error("No owner token"),
-    403: error("Another user's key"),
-    404: error("Unknown key"),
+    404: error("Unknown key, or another user's (the same answer)"),
   },
 });
 
@@ -259,8 +262,7 @@ const postAck = createRoute({
     200: json(z.object({ acked: z.number().int() }), "How many versions left the queue"),
     400: error("Malformed"),
     401: error("No owner token"),
-    403: error("Another user's key"),
-    404: error("Unknown key"),
+    404: error("Unknown key, or another user's (the same answer)"),
   },
 });
 
@@ -275,12 +277,14 @@ function publicDatabase(db: DatabaseRow) {
   };
 }
 
-/** Only the user who registered `fp` may touch its queue. */
+/**
+ * Only the user who registered `fp` may touch its queue; another user's key answers exactly
+ * like an unknown one (no existence oracle).
+ */
 async function assertQueueOwner(kv: Deno.Kv, fp: string, userId: string) {
   const registered = await recipientOwner(kv, fp);
-  if (!registered) throw new ApiError(404, "recipient_not_found", "No database has this key");
-  if (registered.userId !== userId) {
-    throw new ApiError(403, "forbidden", "This recipient key belongs to another user");
+  if (!registered || registered.userId !== userId) {
+    throw new ApiError(404, "recipient_not_found", "None of your databases has this key");
   }
 }
 
@@ -288,7 +292,7 @@ async function assertQueueOwner(kv: Deno.Kv, fp: string, userId: string) {
 export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   const { kv, config, intake, forms } = deps;
   const app = newRouter();
-  const trust = config.server.trust_proxy;
+  const trust = new AddressRanges(config.server.trusted_proxies);
   const envelopeCap = Math.ceil(config.intake.max_ciphertext_bytes / 3) * 4 + 16 * 1024;
   const tooLarge = {
     code: "ciphertext_too_large",

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { Sha256HexSchema } from "../http/ids.ts";
 
 /** What POST /submissions answers. */
 export const ReceiptSchema = z.object({
@@ -18,9 +19,7 @@ export const AmendReceiptSchema = ReceiptSchema.extend({
 }).openapi("AmendReceipt");
 
 /** Lowercase hex SHA-256 of a raw recipient key. */
-export const FingerprintSchema = z.string().regex(/^[0-9a-f]{64}$/, {
-  message: "Must be 64 lowercase hex characters",
-});
+export const FingerprintSchema = Sha256HexSchema;
 
 /** A user as the API shows it. */
 export const UserSchema = z.object({
@@ -43,7 +42,10 @@ export const DatabaseSchema = z.object({
 export const QueueItemSchema = z.object({
   seq: z.number().int(),
   submissionId: z.string(),
-  version: z.number().int(),
+  version: z.number().int().openapi({
+    description: "1: a new submission (POST /submissions); 2 and up: an amendment " +
+      "(PUT /submissions/{submissionId}). The vault checks the sealed payload's mode against it.",
+  }),
   formId: z.string(),
   recipientPubkey: z.string(),
   submitterId: z.string().nullable(),

@@ -357,6 +357,17 @@ export interface VaultFileReleaseRow {
   hashes: string[];
 }
 
+/** One saved version of a record: what an insert or an update (amendment) wrote. */
+export interface VaultRecordVersionRow {
+  savedAt: string;
+  reason: "insert" | "update";
+  schemaVersion: number;
+  /** The submission version applied (1 the original, 2+ amendments; 0 owner-made). */
+  submissionVersion: number;
+  /** The values, or null when they were too large to keep a second copy of. */
+  values: Record<string, unknown> | null;
+}
+
 /** An envelope version the vault could not turn into a record; kept until retried. */
 export interface VaultQuarantineRow {
   /** `{submissionId}.{version}` */
@@ -393,15 +404,25 @@ export const vaultKeys = {
   /** Large value (src/store/large_value.ts) of a record's values. */
   recordValues: (formId: string, recordId: string) =>
     ["vault", "record_values", formId, recordId] as const,
+  /** One saved version of a record (its history, oldest first: keyed by `savedAt`). */
+  recordVersion: (formId: string, recordId: string, savedAt: string) =>
+    ["vault", "record_versions", formId, recordId, savedAt] as const,
+  recordVersions: (formId: string, recordId: string) =>
+    ["vault", "record_versions", formId, recordId] as const,
+  /** A form's records by receipt time (src/vault/record_index.ts); the value is `true`. */
+  recordByTime: (formId: string, createdAt: string, recordId: string) =>
+    ["vault", "records_by_time", formId, createdAt, recordId] as const,
+  recordsByTime: (formId: string) => ["vault", "records_by_time", formId] as const,
+  /** A form's live record count (`Deno.KvU64`). */
+  recordCount: (formId: string) => ["vault", "record_counts", formId] as const,
+  /** Records received on a UTC day `YYYY-MM-DD` (`Deno.KvU64`). */
+  recordDay: (formId: string, day: string) => ["vault", "record_days", formId, day] as const,
+  recordDays: (formId: string) => ["vault", "record_days", formId] as const,
   quarantine: (id: string) => ["vault", "quarantine", id] as const,
   quarantineAll: () => ["vault", "quarantine"] as const,
   /** Raw sealed-box parts of a quarantined envelope (written before its row). */
   quarantineData: (id: string, index: number) => ["vault", "quarantine_data", id, index] as const,
   quarantineDataOf: (id: string) => ["vault", "quarantine_data", id] as const,
-  /** A form's records by creation time (`createdAt`), for the retention sweep. */
-  recordTime: (formId: string, createdAt: string, recordId: string) =>
-    ["vault", "record_times", formId, createdAt, recordId] as const,
-  recordTimes: (formId: string) => ["vault", "record_times", formId] as const,
   /** Files a changed or deleted record no longer refers to, to release at the relay. */
   fileRelease: (id: string) => ["vault", "file_releases", id] as const,
   fileReleasesAll: () => ["vault", "file_releases"] as const,
@@ -453,4 +474,31 @@ export const blobKeys = {
   /** One claimant's claim (value `true`) of a blob: a record id such as `{formId}/{recordId}`. */
   claim: (userId: string, hash: string, claimant: string) =>
     ["blobs", "claims", userId, hash, claimant] as const,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Console (src/console): the owner console's server-side sessions. Under the "console" root.
+// ---------------------------------------------------------------------------------------------
+
+/** A signed-in console session; the cookie holds a secret whose SHA-256 names the row. */
+export interface ConsoleSessionRow {
+  /** The owner's user id (the vault user of the token). */
+  userId: string;
+  /** The owner token it was made from; the session ends when that token is revoked. */
+  tokenId: string;
+  /** The CSRF token every state-changing request of this session must carry. */
+  csrf: string;
+  /** Epoch milliseconds of sign-in (the absolute expiry counts from here). */
+  createdAt: number;
+  /** Epoch milliseconds of the latest request (the idle expiry counts from here). */
+  seenAt: number;
+}
+
+/** Key builders of the console. */
+export const consoleKeys = {
+  session: (idHash: string) => ["console", "sessions", idHash] as const,
+  /** A user's sessions (the value is null), for "sign out everywhere". */
+  userSession: (userId: string, idHash: string) =>
+    ["console", "user_sessions", userId, idHash] as const,
+  userSessions: (userId: string) => ["console", "user_sessions", userId] as const,
 };

@@ -10,16 +10,50 @@ import { join } from "node:path";
 export const KV_FILE = "sealpost.kv";
 
 /**
- * Opens the store in `dataDir`.
+ * Opens the store in `dataDir`; the store file and its `-wal`/`-shm` are made 0600.
  *
  * @example
  * ```ts
  * const kv = await openStore("./data");
  * ```
  */
-export function openStore(dataDir: string): Promise<Deno.Kv> {
-  return Deno.openKv(join(dataDir, KV_FILE));
+export async function openStore(dataDir: string): Promise<Deno.Kv> {
+  const path = join(dataDir, KV_FILE);
+  // SQLite gives its -wal and -shm files the mode of the store file: create that 0600 first.
+  await Deno.writeFile(path, new Uint8Array(0), { createNew: true, mode: 0o600 }).catch((err) => {
+    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+  });
+  const kv = await Deno.openKv(path);
+  // Whatever the umask and the folder's mode: owner-only, the store file and its companions.
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    await Deno.chmod(file, 0o600).catch((err) => {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    });
+  }
+  return kv;
 }
 
 /** Maximum bytes of one ciphertext chunk (a KV value holds at most 64 KiB). */
 export const CHUNK_BYTES = 60 * 1024;
+
+/**
+ * Commits `op`; a value over Deno KV's 64 KiB (or a key over its 2 KiB) throws `tooLarge()`,
+ * the error the client gets (a 413), instead of an exception that would answer 500. For rows
+ * whose size the client decides (a form's fields, a webhook's template and headers).
+ *
+ * @example
+ * ```ts
+ * await commitSized(op, () => new ApiError(413, "form_too_large", "The form is too large"));
+ * ```
+ */
+export async function commitSized(
+  op: Deno.AtomicOperation,
+  tooLarge: () => Error,
+): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  try {
+    return await op.commit();
+  } catch (err) {
+    if (err instanceof TypeError && /too large/i.test(err.message)) throw tooLarge();
+    throw err;
+  }
+}

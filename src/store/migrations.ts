@@ -8,6 +8,8 @@
 import type { Migration } from "./schema.ts";
 import {
   type SubmissionRow,
+  vaultKeys,
+  type VaultRecordRow,
   type WebhookAttemptRow,
   type WebhookConfigRow,
   type WebhookDeliveryRef,
@@ -68,18 +70,56 @@ const webhookBodiesInRefs: Migration = {
   },
 };
 
-/** A delivery row as versions 0 and 1 wrote it: its attempt log inside. */
-type DeliveryRowV1 = WebhookDeliveryRow & { log?: WebhookAttemptRow[] };
+/**
+ * Version 2: each form's records by receipt time, its live record count and its records per
+ * day (src/vault/record_index.ts), built for the records saved before inserts and deletes
+ * kept them. Counts are set from the finished index, so running it again changes nothing.
+ */
+const recordTimeIndex: Migration = {
+  to: 2,
+  description: "records by receipt time, record counts and records per day",
+  async run(kv) {
+    for await (const form of kv.list<{ formId: string }>({ prefix: vaultKeys.forms() })) {
+      const { formId } = form.value;
+      let op = kv.atomic();
+      let pending = 0;
+      const records = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) });
+      for await (const { value: row } of records) {
+        if (row.deletedAt) continue;
+        op.set(vaultKeys.recordByTime(formId, row.createdAt, row.recordId), true);
+        if (++pending === 500) {
+          await op.commit();
+          [op, pending] = [kv.atomic(), 0];
+        }
+      }
+      await op.commit();
+      let total = 0n;
+      const days = new Map<string, bigint>();
+      for await (const entry of kv.list({ prefix: vaultKeys.recordsByTime(formId) })) {
+        const day = String(entry.key[3]).slice(0, 10);
+        days.set(day, (days.get(day) ?? 0n) + 1n);
+        total++;
+      }
+      await kv.set(vaultKeys.recordCount(formId), new Deno.KvU64(total));
+      for (const [day, n] of days) {
+        await kv.set(vaultKeys.recordDay(formId, day), new Deno.KvU64(n));
+      }
+    }
+  },
+};
+
+/** A delivery row as versions 0 to 2 wrote it: its attempt log inside. */
+type DeliveryRowV2 = WebhookDeliveryRow & { log?: WebhookAttemptRow[] };
 
 /**
- * Version 2: a webhook delivery's attempts move from the log inside its row (rewritten whole by
+ * Version 3: a webhook delivery's attempts move from the log inside its row (rewritten whole by
  * every attempt) to one row each under `webhookKeys.attempt`.
  */
 const webhookAttemptRows: Migration = {
-  to: 2,
+  to: 3,
   description: "webhook attempts in their own rows",
   async run(kv) {
-    await rewrite<DeliveryRowV1>(kv, ["webhooks", "deliveries"], (row, key) => {
+    await rewrite<DeliveryRowV2>(kv, ["webhooks", "deliveries"], (row, key) => {
       if (!("log" in row)) return Promise.resolve(null);
       const { log, ...rest } = row;
       return Promise.resolve((op) => {
@@ -91,4 +131,4 @@ const webhookAttemptRows: Migration = {
 };
 
 /** Every migration, in order: `MIGRATIONS[i].to === i + 1`. */
-export const MIGRATIONS: Migration[] = [webhookBodiesInRefs, webhookAttemptRows];
+export const MIGRATIONS: Migration[] = [webhookBodiesInRefs, recordTimeIndex, webhookAttemptRows];

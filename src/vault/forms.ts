@@ -14,6 +14,7 @@ import {
   type VaultFormVersionRow,
   vaultKeys,
 } from "../store/keys.ts";
+import { commitSized } from "../store/kv.ts";
 
 /** A form with its current schema version, as the owner API shows it. */
 export interface VaultForm extends VaultFormRow {
@@ -51,6 +52,10 @@ export function parseFields(fields: unknown): FieldDef[] {
   if (!parsed.success) throw validationError(parsed.error, "fields");
   return parsed.data;
 }
+
+/** A schema version (title and fields) over what one store row holds. */
+const schemaTooLarge = () =>
+  new ApiError(413, "form_too_large", "The form's title and fields exceed 64 KiB", "fields");
 
 function newFormId(): string {
   return `f${crypto.getRandomValues(new Uint8Array(8)).toHex()}`;
@@ -104,11 +109,11 @@ export class VaultForms {
     };
     if (allowedOrigins.length) version.allowedOrigins = allowedOrigins;
     if (input.submitLabel) version.submitLabel = input.submitLabel;
-    const result = await this.kv.atomic()
+    const op = this.kv.atomic()
       .check({ key: vaultKeys.form(formId), versionstamp: null })
       .set(vaultKeys.form(formId), row)
-      .set(vaultKeys.formVersion(formId, 1), version)
-      .commit();
+      .set(vaultKeys.formVersion(formId, 1), version);
+    const result = await commitSized(op, schemaTooLarge);
     if (!result.ok) throw new ApiError(409, "form_exists", `Form "${formId}" already exists`);
     return formOf(row, version);
   }
@@ -142,12 +147,12 @@ export class VaultForms {
       if (allowed.length) version.allowedOrigins = allowed;
       const label = input.submitLabel ?? previous?.submitLabel ?? "";
       if (label) version.submitLabel = label;
-      const result = await this.kv.atomic()
+      const op = this.kv.atomic()
         .check(entry)
         .check({ key: vaultKeys.formVersion(formId, next.schemaVersion), versionstamp: null })
         .set(entry.key, next)
-        .set(vaultKeys.formVersion(formId, next.schemaVersion), version)
-        .commit();
+        .set(vaultKeys.formVersion(formId, next.schemaVersion), version);
+      const result = await commitSized(op, schemaTooLarge);
       if (result.ok) return formOf(next, version);
     }
     throw new ApiError(409, "conflict", `Form "${formId}" kept changing; update again`);

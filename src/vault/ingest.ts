@@ -11,37 +11,30 @@
  *
  * @module
  */
-import { base64DecodedLength, concatBytes } from "../crypto/encoding.ts";
 import { open } from "../crypto/sealed_box.ts";
-import { announceRecordEvents, type StoredRecordEvent } from "../events/record_event.ts";
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
-import { type SubmissionPayload, SubmissionPayloadSchema } from "../forms/payload.ts";
+import type { SubmissionPayload } from "../forms/payload.ts";
+import { CryptoError } from "../crypto/errors.ts";
+import { formatIssues } from "../http/errors.ts";
 import { ackMutations } from "../relay/queue.ts";
-import {
-  type VaultDatabaseRow,
-  vaultKeys,
-  type VaultQuarantineRow,
-  type VaultRecordRow,
-} from "../store/keys.ts";
+import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
-import { deleteLargeValue } from "../store/large_value.ts";
+import {
+  checkFilesStored,
+  checkMode,
+  MAX_REASON,
+  ownedFiles,
+  parsePayload,
+  Quarantine,
+} from "./envelope_checks.ts";
 import type { VaultForms } from "./forms.ts";
 import type { VaultKeys } from "./keys.ts";
 import { SealedBoxOpener } from "./opener.ts";
-import {
-  addRecordWrite,
-  checkRecordSize,
-  ownedHashes,
-  recordClaimant,
-  RecordTooLargeError,
-  type RecordWrite,
-} from "./records.ts";
+import { quarantinedItem, writeQuarantine } from "./quarantine_rows.ts";
+import { type InStoreAck, RecordApplier } from "./record_apply.ts";
+import { recordClaimant } from "./records.ts";
 import type { QueueItem, RelayLink } from "./relay_link.ts";
 
-/** Bytes of one stored part of a quarantined ciphertext. */
-const PART_BYTES = 60 * 1024;
-/** Bytes one file hash takes in a record head's file list or a release row, with encoding. */
-const FILE_ENTRY_BYTES = 80;
 /** Pages processed at once while draining. */
 const PAGES_IN_FLIGHT = 2;
 /** Pages at least this long are opened on a worker thread (its start costs a few ms). */
@@ -49,13 +42,6 @@ const WORKER_PAGE = 32;
 
 /** What became of one envelope version. */
 export type IngestOutcome = "record" | "quarantined" | "duplicate";
-
-/** Why an envelope could not become a record. */
-class Quarantine extends Error {
-  constructor(readonly code: string, message: string, readonly formVersion: number | null) {
-    super(message);
-  }
-}
 
 /** Options of {@link Ingestor}. */
 export interface IngestOptions {
@@ -92,7 +78,7 @@ export class Ingestor {
   #pending = false;
   #loop: Promise<void> | null = null;
   #onQueued = () => this.wake();
-  #committer: GroupCommitter;
+  #records: RecordApplier;
   #schemas = new WeakMap<object, ReturnType<typeof buildValuesSchema>>();
   /** formId → its database id (fixed when the form is created; forms are never deleted). */
   #formDatabases = new Map<string, string>();
@@ -106,7 +92,7 @@ export class Ingestor {
   ) {
     // Two commits in flight: a submission has one version in the committer at a time (see
     // #settle), and nothing pages records by commit sequence.
-    this.#committer = new GroupCommitter(kv, undefined, 2);
+    this.#records = new RecordApplier(kv, new GroupCommitter(kv, undefined, 2));
   }
 
   /** Starts the background loop: drains on start, on each `queued` event and every poll. */
@@ -252,9 +238,14 @@ export class Ingestor {
   ): Promise<(IngestOutcome | Error)[]> {
     return await Promise.all(items.map((item) => {
       const previous = chains.get(item.submissionId) ?? Promise.resolve();
-      const done = previous.then(() => this.ingestItem(db, item, opener)).catch((err) =>
-        err as Error
-      );
+      // A version whose predecessor failed waits for the next drain with it: applied alone it
+      // would find no record to update.
+      const done = previous.then((before) => {
+        if (before instanceof Error) {
+          throw new Error(`an earlier version failed (${before.message})`);
+        }
+        return this.ingestItem(db, item, opener);
+      }).catch((err) => err as Error);
       chains.set(item.submissionId, done);
       done.then(() => {
         if (chains.get(item.submissionId) === done) chains.delete(item.submissionId);
@@ -291,25 +282,29 @@ export class Ingestor {
     opener: SealedBoxOpener | null,
     ack: InStoreAck | null,
   ): Promise<IngestOutcome> {
-    const ciphertext = Uint8Array.fromBase64(item.ciphertext);
+    let ciphertext: Uint8Array = new Uint8Array(0);
     try {
+      ciphertext = decodeQueued(item.ciphertext);
       const read = await this.#read(db, ciphertext, opener);
       // Claimed as soon as the envelope is readable: before its record commits (and, in role
       // all, its ack with it), and also when it goes to quarantine to wait for the owner's
       // retry; so neither a crash nor a long wait leaves its files to the orphan sweep.
-      // Claims are idempotent: an envelope delivered again claims again.
-      const owned = ownedHashes(read.values);
-      if (owned.length > 0) {
-        await this.link.claim(
-          db.relayUserId,
-          owned,
-          recordClaimant(item.formId, item.submissionId),
-        );
-      }
-      return await this.#apply(item, await this.#validate(db, item.formId, read), ack);
+      // Claims are idempotent: an envelope delivered again claims again. Only well-formed
+      // hashes are claimed (a malformed one fails validation below); a relay failure here
+      // stops the drain (the envelope stays queued), it is no fault of the envelope's.
+      const owned = [...new Set(ownedFiles(read.values).map((f) => f.hash))];
+      const claimant = recordClaimant(item.formId, item.submissionId);
+      const missing = owned.length > 0
+        ? await this.link.claim(db.relayUserId, owned, claimant)
+        : [];
+      checkMode(read, item.version);
+      const payload = await this.#validate(db, item.formId, read);
+      checkFilesStored(ownedFiles(payload.values), new Set(missing), payload.formVersion);
+      return await this.#records.apply(item, payload, ack);
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
-      return await this.#quarantine(db, item, ciphertext, err, ack);
+      await writeQuarantine(this.kv, db, item, ciphertext, err, ack);
+      return "quarantined";
     }
   }
 
@@ -320,15 +315,15 @@ export class Ingestor {
     opener: SealedBoxOpener | null,
   ): Promise<SubmissionPayload> {
     const pair = await this.keys.databaseKey(db.fingerprint);
+    let plain: Uint8Array;
     try {
-      const plain = await (opener ?? { open })!.open(ciphertext, pair.publicKey, pair.secretKey);
-      return SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
+      plain = await (opener ?? { open })!.open(ciphertext, pair.publicKey, pair.secretKey);
     } catch (err) {
-      const code = (err as { code?: string }).code === "decryption_failed"
-        ? "decryption_failed"
-        : "invalid_payload";
-      throw new Quarantine(code, (err as Error).message.slice(0, 500), null);
+      // A box that does not open is the envelope's fault; a failing worker is not.
+      if (!(err instanceof CryptoError)) throw err;
+      throw new Quarantine("decryption_failed", err.message.slice(0, MAX_REASON), null);
     }
+    return parsePayload(plain);
   }
 
   /** `payload` with its values checked against the archived schema of its form version. */
@@ -356,10 +351,15 @@ export class Ingestor {
       schema = buildValuesSchema(version.fields as unknown as FieldDef[], { mode: "strict" });
       this.#schemas.set(version, schema);
     }
-    const parsed = schema.safeParse(payload.values);
+    let parsed;
+    try {
+      parsed = schema.safeParse(payload.values);
+    } catch (err) {
+      // Checking is pure: whatever throws here would throw on every retry of this envelope.
+      throw quarantine("invalid_values", `values: could not be checked: ${(err as Error).message}`);
+    }
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => issue.message).join("; ");
-      throw quarantine("invalid_values", issues.slice(0, 1000));
+      throw quarantine("invalid_values", formatIssues(parsed.error, "values", MAX_REASON));
     }
     return { ...payload, values: parsed.data };
   }
@@ -372,194 +372,15 @@ export class Ingestor {
     return form?.databaseId ?? null;
   }
 
-  async #apply(
-    item: QueueItem,
-    payload: SubmissionPayload,
-    ack: InStoreAck | null,
-  ): Promise<IngestOutcome> {
-    const qid = quarantineId(item);
-    const recordKey = vaultKeys.record(item.formId, item.submissionId);
-    const write: RecordWrite = {
-      formId: item.formId,
-      recordId: item.submissionId,
-      schemaVersion: payload.formVersion,
-      values: payload.values,
-      submissionId: item.submissionId,
-      appliedVersion: item.version,
-    };
-    try {
-      const bytes = checkRecordSize(payload.values);
-      // The common case, a new submission: its record key is free (a deleted record leaves a
-      // tombstone there). One check instead of a read keeps ~100 records per atomic
-      // operation. A quarantine row this envelope may have left (quarantined, then not acked)
-      // is deleted blindly; with the ack in the same operation as the quarantine row, a
-      // queued envelope has none.
-      const fresh = [{ key: recordKey, versionstamp: null }];
-      const blindParts = ack ? null : quarantineParts(base64DecodedLength(item.ciphertext));
-      if (await this.#commitWrite(item, fresh, null, write, bytes, blindParts, ack)) {
-        return "record";
-      }
-      for (let attempt = 0; attempt < 10; attempt++) {
-        // One read for the record (or its tombstone) and a quarantine row of this envelope.
-        const [current, stale] = await this.kv.getMany<[VaultRecordRow, VaultQuarantineRow]>([
-          recordKey,
-          vaultKeys.quarantine(qid),
-        ]);
-        const applied = current.value?.appliedVersion ?? 0;
-        const wanted = applied < item.version;
-        if (wanted && current.value?.deletedAt) {
-          throw new Quarantine(
-            "record_deleted",
-            `The record of submission ${item.submissionId} was deleted; this is an amendment`,
-            payload.formVersion,
-          );
-        }
-        if (!wanted && !stale.value && !ack) return "duplicate";
-        // The head's versionstamp covers owner edits and deletes; a stale quarantine row is
-        // checked only when this commit deletes it.
-        const checks = stale.value ? [current, stale] : [current];
-        const ok = await this.#commitWrite(
-          item,
-          checks,
-          current.value,
-          wanted ? write : null,
-          bytes,
-          stale.value ? stale.value.parts : null,
-          ack,
-        );
-        if (ok) return wanted ? "record" : "duplicate";
-      }
-      throw new Error(`Record of submission ${item.submissionId} kept changing`);
-    } catch (err) {
-      if (err instanceof RecordTooLargeError) {
-        throw new Quarantine("too_large", err.message, payload.formVersion);
-      }
-      throw err;
-    }
-  }
-
-  /**
-   * Group-commits `write` (when given; over `current`) under `checks`, with the deletion of
-   * this envelope's quarantine row of `staleParts` parts (none when null) and its ack (when
-   * in-store), then announces the record's event. False when a check failed.
-   */
-  async #commitWrite(
-    item: QueueItem,
-    checks: Deno.AtomicCheck[],
-    current: VaultRecordRow | null,
-    write: RecordWrite | null,
-    bytes: number,
-    staleParts: number | null,
-    ack: InStoreAck | null,
-  ): Promise<boolean> {
-    const qid = quarantineId(item);
-    const parts = Math.ceil(bytes / (60 * 1024)) + 1;
-    let event: StoredRecordEvent | null = null;
-    const result = await this.#committer.commit({
-      lock: item.submissionId,
-      checks,
-      // The head, its event, its creation-time index entry or a release of dropped files.
-      mutations: 2 * parts + 3 + (current?.parts ?? 0) +
-        (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
-      // Values and event snapshot, then the head's file list and a release of dropped files.
-      bytes: 2 * bytes + 2048 +
-        FILE_ENTRY_BYTES *
-          ((write ? ownedHashes(write.values).length : 0) + (current?.files?.length ?? 0)),
-      apply: (op) => {
-        if (staleParts !== null) {
-          op.delete(vaultKeys.quarantine(qid));
-          deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), staleParts);
-        }
-        if (write) event = addRecordWrite(op, current, write, bytes);
-        ack?.add(op);
-      },
-    });
-    if (result.ok && event) announceRecordEvents(this.kv, [event]);
-    return result.ok;
-  }
-
-  async #quarantine(
-    db: VaultDatabaseRow,
-    item: QueueItem,
-    ciphertext: Uint8Array,
-    why: Quarantine,
-    ack: InStoreAck | null,
-  ): Promise<IngestOutcome> {
-    const id = quarantineId(item);
-    const key = vaultKeys.quarantine(id);
-    const existing = await this.kv.get<VaultQuarantineRow>(key);
-    const parts = quarantineParts(ciphertext.length);
-    if (!existing.value) {
-      // The parts go first, in bounded operations; the row that refers to them commits last.
-      for (let i = 0; i < parts; i += 8) {
-        const op = this.kv.atomic();
-        for (let j = i; j < Math.min(parts, i + 8); j++) {
-          op.set(
-            vaultKeys.quarantineData(id, j),
-            ciphertext.subarray(j * PART_BYTES, (j + 1) * PART_BYTES),
-          );
-        }
-        await op.commit();
-      }
-    }
-    const row: VaultQuarantineRow = {
-      id,
-      databaseId: db.id,
-      fingerprint: db.fingerprint,
-      submissionId: item.submissionId,
-      version: item.version,
-      formId: item.formId,
-      formVersion: why.formVersion,
-      code: why.code,
-      reason: why.message,
-      receivedAt: item.receivedAt,
-      quarantinedAt: existing.value?.quarantinedAt ?? new Date().toISOString(),
-      parts,
-    };
-    const op = this.kv.atomic().set(key, row);
-    ack?.add(op);
-    await op.commit();
-    return "quarantined";
-  }
-
   /**
    * Processes a quarantined envelope again (after the owner fixed the form). It becomes a
    * record and leaves quarantine, or stays with the new reason.
    */
   async retry(row: VaultQuarantineRow): Promise<IngestOutcome> {
-    const chunks: Uint8Array[] = [];
-    for await (
-      const entry of this.kv.list<Uint8Array>({ prefix: vaultKeys.quarantineDataOf(row.id) })
-    ) {
-      chunks.push(entry.value);
-    }
-    const ciphertext = concatBytes(...chunks);
-    const db = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(row.databaseId))).value;
-    if (!db) throw new Error(`Database "${row.databaseId}" of quarantined ${row.id} is gone`);
+    const { db, item } = await quarantinedItem(this.kv, row);
     // Acked when it was quarantined: nothing to ack now.
-    return await this.#ingest(
-      db,
-      {
-        seq: 0,
-        submissionId: row.submissionId,
-        version: row.version,
-        formId: row.formId,
-        recipientPubkey: db.publicKey,
-        submitterId: null,
-        receivedAt: row.receivedAt,
-        ciphertext: ciphertext.toBase64(),
-      },
-      null,
-      null,
-    );
+    return await this.#ingest(db, item, null, null);
   }
-}
-
-/** The ack of an envelope, added to the operation that settles it (role all). */
-interface InStoreAck {
-  /** Mutations `add` adds. */
-  mutations: number;
-  add(op: Deno.AtomicOperation): void;
 }
 
 /**
@@ -572,11 +393,11 @@ function later<T>(promise: Promise<T>): Promise<() => T> {
   });
 }
 
-/** Parts of a quarantined ciphertext of `bytes` bytes. */
-function quarantineParts(bytes: number): number {
-  return Math.max(1, Math.ceil(bytes / PART_BYTES));
-}
-
-function quarantineId(item: { submissionId: string; version: number }): string {
-  return `${item.submissionId}.${item.version}`;
+/** The bytes of a queued ciphertext; a `Quarantine` when the relay handed over no base64. */
+function decodeQueued(ciphertext: string): Uint8Array {
+  try {
+    return Uint8Array.fromBase64(ciphertext);
+  } catch {
+    throw new Quarantine("invalid_payload", "The queued ciphertext is not base64", null);
+  }
 }

@@ -15,8 +15,15 @@ import {
   type StoredRecordEvent,
 } from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
+import { readPage } from "../http/ids.ts";
 import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
-import { type VaultFileReleaseRow, vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+import { indexDelete, indexInsert } from "./record_index.ts";
+import {
+  type VaultFileReleaseRow,
+  vaultKeys,
+  type VaultRecordRow,
+  type VaultRecordVersionRow,
+} from "../store/keys.ts";
 
 /**
  * Largest record values, as JSON bytes. The record and its event snapshot are written in one
@@ -103,6 +110,17 @@ export function addFileRelease(
 /** Values up to this many JSON bytes live in the record's head row (one write less). */
 const INLINE_VALUES_BYTES = 16 * 1024;
 
+/**
+ * Versions of values up to this many JSON bytes keep a copy of their values in the record's
+ * history (one KV entry each); larger ones keep their metadata only.
+ */
+export const MAX_HISTORY_VALUES_BYTES = 48 * 1024;
+
+/** Bytes the history entry of a write of `bytes` value bytes adds to its atomic operation. */
+export function historyBytes(bytes: number): number {
+  return (bytes <= MAX_HISTORY_VALUES_BYTES ? bytes : 0) + 256;
+}
+
 /** The size check every write goes through; returns the values' size in JSON bytes. */
 export function checkRecordSize(values: Record<string, unknown>): number {
   const bytes = new TextEncoder().encode(JSON.stringify(values)).length;
@@ -158,7 +176,15 @@ export function addRecordWrite(
   if (current) {
     const dropped = (current.files ?? []).filter((hash) => !files.includes(hash));
     addFileRelease(op, write.formId, write.recordId, dropped);
-  } else op.set(vaultKeys.recordTime(write.formId, row.createdAt, write.recordId), true);
+  } else indexInsert(op, row);
+  const version: VaultRecordVersionRow = {
+    savedAt,
+    reason: current ? "update" : "insert",
+    schemaVersion: write.schemaVersion,
+    submissionVersion: write.appliedVersion,
+    values: bytes <= MAX_HISTORY_VALUES_BYTES ? write.values : null,
+  };
+  op.set(vaultKeys.recordVersion(write.formId, write.recordId, savedAt), version);
   return emit(op, current ? "update" : "insert", row, write.values);
 }
 
@@ -237,14 +263,33 @@ export async function listRecords(
   limit: number,
 ): Promise<{ items: VaultRecord[]; nextCursor: string | null }> {
   const iter = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, { limit, cursor });
-  const heads: VaultRecordRow[] = [];
-  let read = 0;
-  for await (const entry of iter) {
-    read++;
-    if (!entry.value.deletedAt) heads.push(entry.value);
-  }
+  const entries = await readPage(iter);
+  const read = entries.length;
+  const heads = entries.map((entry) => entry.value).filter((row) => !row.deletedAt);
   const items = await Promise.all(heads.map((row) => recordOf(kv, row)));
   return { items, nextCursor: read === limit ? iter.cursor : null };
+}
+
+/**
+ * Every saved version of a record, oldest first (at most `limit`).
+ *
+ * @example
+ * ```ts
+ * const versions = await recordVersions(kv, "contact", recordId);
+ * ```
+ */
+export async function recordVersions(
+  kv: Deno.Kv,
+  formId: string,
+  recordId: string,
+  limit = 200,
+): Promise<VaultRecordVersionRow[]> {
+  const out: VaultRecordVersionRow[] = [];
+  const prefix = vaultKeys.recordVersions(formId, recordId);
+  for await (const entry of kv.list<VaultRecordVersionRow>({ prefix }, { limit })) {
+    out.push(entry.value);
+  }
+  return out;
 }
 
 /**
@@ -279,9 +324,12 @@ export async function deleteRecord(kv: Deno.Kv, formId: string, recordId: string
   await commitRecordChange(kv, formId, recordId, async (op, current) => {
     if (!current) throw notFound(formId, recordId);
     const { values } = await recordOf(kv, current);
+    indexDelete(op, current);
     deleteLargeValue(op, vaultKeys.recordValues(formId, recordId), current.parts);
-    op.delete(vaultKeys.recordTime(formId, current.createdAt, recordId));
     addFileRelease(op, formId, recordId, current.files ?? []);
+    for await (const v of kv.list({ prefix: vaultKeys.recordVersions(formId, recordId) })) {
+      op.delete(v.key);
+    }
     const key = vaultKeys.record(formId, recordId);
     if (current.submissionId) {
       const { values: _values, files: _files, ...head } = current;

@@ -48,9 +48,10 @@ export interface RelayLink {
   readonly addAck: ((op: Deno.AtomicOperation, fp: string, item: AckEntry) => void) | null;
   /**
    * Claims uploaded files (by hash) of relay user `relayUserId` for `claimant` (the record
-   * `{formId}/{recordId}`) so the orphan sweep keeps them.
+   * `{formId}/{recordId}`) so the orphan sweep keeps them; answers the hashes the relay does
+   * not store for that user.
    */
-  claim(relayUserId: string, hashes: string[], claimant: string): Promise<void>;
+  claim(relayUserId: string, hashes: string[], claimant: string): Promise<string[]>;
   /** Releases `claimant`'s claims: files nobody claims any more go to the orphan sweep. */
   release(relayUserId: string, hashes: string[], claimant: string): Promise<void>;
   /**
@@ -66,7 +67,7 @@ export interface RelayLink {
 
 /** The relay's uploaded files, in-process (src/blobs `Blobs`): claims and read URLs. */
 export interface LocalBlobs {
-  claim(userId: string, hashes: string[], claimant: string): Promise<unknown>;
+  claim(userId: string, hashes: string[], claimant: string): Promise<{ missing: string[] }>;
   release(userId: string, hashes: string[], claimant: string): Promise<unknown>;
   readUrl(
     key: { userId: string; hash: string },
@@ -125,8 +126,9 @@ export class LocalRelayLink implements RelayLink {
 
   readonly addAck: RelayLink["addAck"] = addAck;
 
-  async claim(relayUserId: string, hashes: string[], claimant: string): Promise<void> {
-    await this.blobs?.claim(relayUserId, hashes, claimant);
+  async claim(relayUserId: string, hashes: string[], claimant: string): Promise<string[]> {
+    if (!this.blobs) return hashes;
+    return (await this.blobs.claim(relayUserId, hashes, claimant)).missing;
   }
 
   async release(relayUserId: string, hashes: string[], claimant: string): Promise<void> {
@@ -236,17 +238,24 @@ export class HttpRelayLink implements RelayLink {
 
   readonly addAck = null;
 
-  async claim(_relayUserId: string, hashes: string[], claimant: string): Promise<void> {
-    await this.#inPages("/owner/blobs/claim", hashes, claimant);
+  async claim(_relayUserId: string, hashes: string[], claimant: string): Promise<string[]> {
+    const missing: string[] = [];
+    for (let i = 0; i < hashes.length; i += 1000) {
+      const result = await this.#call<{ missing: string[] }>("POST", "/owner/blobs/claim", {
+        hashes: hashes.slice(i, i + 1000),
+        claimant,
+      });
+      missing.push(...result.missing);
+    }
+    return missing;
   }
 
   async release(_relayUserId: string, hashes: string[], claimant: string): Promise<void> {
-    await this.#inPages("/owner/blobs/release", hashes, claimant);
-  }
-
-  async #inPages(path: string, hashes: string[], claimant: string): Promise<void> {
     for (let i = 0; i < hashes.length; i += 1000) {
-      await this.#call("POST", path, { hashes: hashes.slice(i, i + 1000), claimant });
+      await this.#call("POST", "/owner/blobs/release", {
+        hashes: hashes.slice(i, i + 1000),
+        claimant,
+      });
     }
   }
 

@@ -31,8 +31,8 @@ export async function sweepRetention(kv: Deno.Kv, nowMs: number): Promise<number
     const { formId } = form.value;
     const cutoff = savedAtOf(new Date(nowMs - days * DAY_MS));
     const expired = kv.list({
-      start: vaultKeys.recordTimes(formId),
-      end: [...vaultKeys.recordTimes(formId), cutoff],
+      start: vaultKeys.recordsByTime(formId),
+      end: [...vaultKeys.recordsByTime(formId), cutoff],
     });
     for await (const entry of expired) {
       const recordId = String(entry.key.at(-1));

@@ -11,20 +11,30 @@ import {
   newRouter,
 } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { toJSONSchema } from "zod";
+import { FieldDefSchema } from "../forms/fields.ts";
 import { jsonBody } from "../http/body.ts";
+import * as ids from "../http/ids.ts";
 import type { AuthEnv } from "../relay/auth.ts";
 import { requireToken } from "../relay/auth.ts";
 import { getRecord, listRecords } from "./records.ts";
 import { MAX_RETENTION_DAYS } from "./retention.ts";
 import type { Vault } from "./service.ts";
 
+/** JSON Schema of one field definition, from the zod schema that validates it. */
+const FIELD_DEFINITION = (() => {
+  const { $schema: _, ...schema } = toJSONSchema(FieldDefSchema, { io: "input" });
+  return schema as Record<string, unknown>;
+})();
+
 const security = [{ ownerToken: [] }];
 const tags = ["vault"];
 
-const FormIdParam = z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/);
-const RecordIdParam = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
+const FormIdParam = ids.FormIdSchema;
+const RecordIdParam = ids.RecordIdSchema;
 const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
-  description: "Field definitions (see docs/owner.md)",
+  description: "Field definitions: every kind, its options and value shapes in docs/forms.md",
+  items: { $ref: "#/components/schemas/FieldDefinition" },
 });
 
 const Origins = z.array(z.string()).openapi({
@@ -154,7 +164,7 @@ const r = {
       body: {
         ...json(
           z.object({
-            databaseId: z.string().min(1),
+            databaseId: ids.DatabaseIdSchema,
             formId: FormIdParam.optional(),
             title: z.string().max(500),
             fields: Fields,
@@ -170,6 +180,7 @@ const r = {
     responses: {
       201: json(FormSchema, "Created"),
       400: error("Malformed fields"),
+      413: error("form_too_large: title and fields over 64 KiB"),
       404: error("Unknown database"),
       409: error("Form id taken"),
     },
@@ -208,6 +219,7 @@ const r = {
     responses: {
       200: json(FormSchema, "The new version"),
       400: error("Malformed fields"),
+      413: error("form_too_large: title and fields over 64 KiB"),
       404: error("Unknown form"),
     },
   }),
@@ -284,7 +296,7 @@ const r = {
     request: {
       params: z.object({ formId: FormIdParam }),
       query: z.object({
-        cursor: z.string().max(1024).optional(),
+        cursor: ids.CursorSchema.optional(),
         limit: intQuery(1, 1000).default(100),
       }),
     },
@@ -371,7 +383,7 @@ const r = {
     summary: "Process quarantined envelopes again (one by id, or all)",
     request: {
       body: {
-        ...json(z.object({ id: z.string().max(100).optional() }), "Which one (all if absent)"),
+        ...json(z.object({ id: ids.QuarantineIdSchema.optional() }), "Which one (all if absent)"),
         required: true,
       },
     },
@@ -396,7 +408,7 @@ const r = {
     tags,
     security,
     summary: "Discard a quarantined envelope for good",
-    request: { params: z.object({ id: z.string().max(100) }) },
+    request: { params: z.object({ id: ids.QuarantineIdSchema }) },
     responses: { 204: { description: "Discarded" }, 404: error("Unknown id") },
   }),
   ingest: createRoute({
@@ -421,6 +433,8 @@ const r = {
 /** Mounts the vault's owner API on a new router. */
 export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
   const app = newRouter();
+  // The full field-definition schema, generated from the zod schemas that validate it.
+  app.openAPIRegistry.registerComponent("schemas", "FieldDefinition", FIELD_DEFINITION);
   const auth = requireToken(kv, "owner");
   const body = jsonBody(() => 1024 * 1024, {
     code: "payload_too_large",

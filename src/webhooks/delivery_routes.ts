@@ -6,14 +6,15 @@
  */
 import { errorContent as error, intQuery, jsonContent as json } from "../http/openapi.ts";
 import { createRoute, z } from "@hono/zod-openapi";
+import { CursorSchema, DeliveryIdSchema, WebhookIdSchema } from "../http/ids.ts";
 import type { WebhookAttemptRow, WebhookDeliveryRow } from "../store/keys.ts";
 
 const security = [{ ownerToken: [] }];
 const tags = ["webhooks"];
 
 /** The `webhookId` path parameter. */
-export const WebhookIdParam = z.object({ webhookId: z.string().regex(/^[0-9a-f]{24}$/) });
-const DeliveryIdParam = z.object({ deliveryId: z.string().regex(/^[0-9a-f]{32}$/) });
+export const WebhookIdParam = z.object({ webhookId: WebhookIdSchema });
+const DeliveryIdParam = z.object({ deliveryId: DeliveryIdSchema });
 
 /** A delivery as the owner API shows it. */
 export const DeliverySchema = z.object({
@@ -64,7 +65,7 @@ export const listDeliveries = createRoute({
       failed: z.enum(["true", "false"]).optional().openapi({
         description: "Only the failed deliveries",
       }),
-      cursor: z.string().max(512).optional().openapi({
+      cursor: CursorSchema.optional().openapi({
         description: "The nextCursor of the previous page",
       }),
       limit: intQuery(1, 500).default(50),

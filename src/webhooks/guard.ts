@@ -3,12 +3,13 @@
  * private, link-local, metadata and other non-public addresses, checked after DNS
  * resolution.
  *
- * The check resolves the name itself and `fetch` resolves it again, so a name whose records
- * change between the two (DNS rebinding) can slip through; put an egress firewall in front
- * where that matters.
+ * IPv6 forms that embed an IPv4 address (mapped, compatible, 6to4, Teredo, NAT64) are refused
+ * outright. A name is resolved once, here, and the request then connects to the very address
+ * that was checked (src/webhooks/pinned.ts), so there is no second lookup to rebind.
  *
  * @module
  */
+import { parseIpv4, parseIpv6 } from "../net/ip.ts";
 
 /** [first address, prefix length] of each refused IPv4 range. */
 const IPV4_BLOCKED: [number, number][] = [
@@ -19,59 +20,35 @@ const IPV4_BLOCKED: [number, number][] = [
   [0xa9fe0000, 16], // 169.254.0.0/16 link-local (cloud metadata 169.254.169.254)
   [0xac100000, 12], // 172.16.0.0/12 private
   [0xc0000000, 24], // 192.0.0.0/24 IETF protocol assignments
+  [0xc0586300, 24], // 192.88.99.0/24 6to4 relay anycast
   [0xc0a80000, 16], // 192.168.0.0/16 private
   [0xc6120000, 15], // 198.18.0.0/15 benchmarking
   [0xe0000000, 4], // 224.0.0.0/4 multicast
   [0xf0000000, 4], // 240.0.0.0/4 reserved, broadcast
 ];
 
-function parseIpv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4) return null;
-  let n = 0;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return null;
-    n = n * 256 + Number(part);
-  }
-  return n;
-}
-
-/** The 8 groups of an IPv6 address (an embedded dotted IPv4 tail allowed), or null. */
-function parseIpv6(text: string): number[] | null {
-  let head = text;
-  const tail: number[] = [];
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const v4 = parseIpv4(dotted[2]);
-    if (v4 === null) return null;
-    head = dotted[1].endsWith("::") ? dotted[1] : dotted[1].slice(0, -1);
-    tail.push(v4 >>> 16, v4 & 0xffff);
-  }
-  const halves = head.split("::");
-  if (halves.length > 2) return null;
-  const groups = (s: string) => (s === "" ? [] : s.split(":"));
-  const left = groups(halves[0]);
-  const right = halves.length === 2 ? groups(halves[1]) : [];
-  if ([...left, ...right].some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) return null;
-  const given = left.length + right.length + tail.length;
-  if (halves.length === 1 ? given !== 8 : given > 7) return null;
-  const zeros = new Array(8 - given).fill(0);
-  return [...left, ...zeros, ...right].map((g) => (typeof g === "number" ? g : parseInt(g, 16)))
-    .concat(tail);
-}
-
 function ipv4Blocked(n: number): boolean {
   return IPV4_BLOCKED.some(([base, bits]) => (n >>> (32 - bits)) === (base >>> (32 - bits)));
 }
 
+/**
+ * IPv6 forms that carry an IPv4 address (and so could reach any IPv4 host through a
+ * translator or tunnel, past the IPv4 checks): refused outright, whatever they embed.
+ */
+function embedsIpv4(g: number[]): boolean {
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  return zeros(0, 6) || // ::/96 IPv4-compatible (and ::, ::1)
+    (zeros(0, 5) && g[5] === 0xffff) || // ::ffff:0:0/96 IPv4-mapped
+    (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) || // ::ffff:0:0:0/96 IPv4-translated
+    (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) || // 64:ff9b::/96 NAT64
+    (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) || // 64:ff9b:1::/48 local NAT64
+    g[0] === 0x2002 || // 2002::/16 6to4
+    (g[0] === 0x2001 && g[1] === 0); // 2001::/32 Teredo
+}
+
 function ipv6Blocked(g: number[]): boolean {
-  const embedded = (g[6] << 16 | g[7]) >>> 0;
-  if (g.slice(0, 6).every((x) => x === 0)) return ipv4Blocked(embedded); // ::, ::1, ::a.b.c.d
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return ipv4Blocked(embedded);
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
-    return ipv4Blocked(embedded); // NAT64
-  }
-  return (g[0] & 0xfe00) === 0xfc00 || // fc00::/7 unique local (AWS metadata fd00:ec2::254)
+  return embedsIpv4(g) ||
+    (g[0] & 0xfe00) === 0xfc00 || // fc00::/7 unique local (AWS metadata fd00:ec2::254)
     (g[0] & 0xffc0) === 0xfe80 || // fe80::/10 link-local
     (g[0] & 0xffc0) === 0xfec0 || // fec0::/10 site-local
     (g[0] & 0xff00) === 0xff00; // ff00::/8 multicast
@@ -101,9 +78,12 @@ function isIpLiteral(host: string): boolean {
   return parseIpv4(host) !== null || host.startsWith("[");
 }
 
-/** What the guard decided: go, refused (a configuration problem), or unresolvable. */
+/**
+ * What the guard decided: go (to `address`, the checked address to connect to, for a name;
+ * absent for an IP literal), refused (a configuration problem), or unresolvable.
+ */
 export type GuardVerdict =
-  | { ok: true }
+  | { ok: true; address?: string }
   | { ok: false; permanent: boolean; error: string };
 
 /** Resolves names to addresses; `Deno.resolveDns` by default. */
@@ -113,7 +93,8 @@ const systemResolver: Resolver = (host, type) => Deno.resolveDns(host, type);
 
 /**
  * Checks the destination of `url`: an IP literal directly, `localhost` names as loopback,
- * other names after resolving their A and AAAA records (every address must be public).
+ * other names after resolving their A and AAAA records once (every address must be public;
+ * the first is the one to connect to).
  *
  * @example
  * ```ts
@@ -138,5 +119,5 @@ export async function checkDestination(
     return { ok: false, permanent: false, error: `Cannot resolve host "${host}"` };
   }
   const blocked = addresses.find(isBlockedAddress);
-  return blocked ? refuse(`${host} (${blocked})`) : { ok: true };
+  return blocked ? refuse(`${host} (${blocked})`) : { ok: true, address: addresses[0] };
 }

@@ -10,6 +10,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
+import { FormIdSchema } from "../http/ids.ts";
 import { type AuthEnv, requireToken } from "../relay/auth.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import {
@@ -42,7 +43,7 @@ export interface WebhookRouteDeps {
 const security = [{ ownerToken: [] }];
 const tags = ["webhooks"];
 
-const FormIdParam = z.object({ formId: z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/) });
+const FormIdParam = z.object({ formId: FormIdSchema });
 
 const CreatedSchema = WebhookViewSchema.extend({
   generatedSigningSecret: z.string().optional().openapi({
@@ -70,8 +71,7 @@ const listWebhooks = createRoute({
   responses: {
     200: json(z.object({ items: z.array(WebhookViewSchema) }), "Configurations, oldest first"),
     401: error("No owner token"),
-    403: error("Another user's form"),
-    404: error("Unknown form"),
+    404: error("Unknown form, or another user's (the same answer)"),
   },
 });
 
@@ -88,9 +88,9 @@ const createWebhook = createRoute({
   responses: {
     201: json(CreatedSchema, "Created"),
     400: error("Invalid configuration"),
+    413: error("webhook_too_large: the configuration over 64 KiB"),
     401: error("No owner token"),
-    403: error("Another user's form"),
-    404: error("Unknown form"),
+    404: error("Unknown form, or another user's (the same answer)"),
   },
 });
 
@@ -121,6 +121,7 @@ const patchWebhook = createRoute({
   responses: {
     200: json(CreatedSchema, "The edited configuration"),
     400: error("Invalid configuration"),
+    413: error("webhook_too_large: the configuration over 64 KiB"),
     401: error("No owner token"),
     404: error("Unknown webhook"),
     409: error("Edited meanwhile"),
@@ -178,12 +179,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
     message: "Request body exceeds 512 KiB",
   });
 
-  /** Form `formId` must exist and be the user's. */
+  /** Form `formId` must exist and be the user's; another user's is not found either. */
   const ownForm = async (formId: string, userId: string) => {
-    const owner = await forms.ownerOf(formId);
-    if (owner === null) throw new ApiError(404, "form_not_found", `Form "${formId}" not found`);
-    if (owner !== userId) {
-      throw new ApiError(403, "forbidden", `Form "${formId}" belongs to another user`);
+    if (await forms.ownerOf(formId) !== userId) {
+      throw new ApiError(404, "form_not_found", `Form "${formId}" not found`);
     }
   };
   /** The user's webhook `webhookId` (another user's is not found). */

@@ -6,6 +6,7 @@
  */
 import { TimeoutSignals } from "./deadlines.ts";
 import { checkDestination, type Resolver } from "./guard.ts";
+import { fetchPinned } from "./pinned.ts";
 import { classifyStatus, type Outcome, parseRetryAfter, snippetOf } from "./outcome.ts";
 import type { OutboundRequest } from "./request.ts";
 
@@ -31,6 +32,8 @@ export interface SendOptions {
   blockPrivateNetworks: boolean;
   /** DNS for the private-network guard (tests replace it). */
   resolve?: Resolver;
+  /** Extra root certificates (PEM) for `https:` requests to a checked address (tests). */
+  caCerts?: string[];
 }
 
 /** Bytes of the response body read for the snippet (a UTF-8 character is at most 4). */
@@ -102,9 +105,12 @@ export async function sendRequest(
     snippet: null,
     retryAfterSeconds: null,
   });
+  // With the guard on, a name is resolved once and the request goes to the checked address.
+  let pinned: string | undefined;
   if (options.blockPrivateNetworks) {
     const verdict = await checkDestination(new URL(request.url), options.resolve);
     if (!verdict.ok) return failed(verdict.permanent ? "permanent" : "transient", verdict.error);
+    pinned = verdict.address;
   }
   // As AbortSignal.timeout would, but shared with the attempts that start about now.
   const timeout = timeouts.take(options.timeoutMs);
@@ -113,13 +119,21 @@ export async function sendRequest(
   let error: string | null = null;
   try {
     try {
-      response = await fetch(request.url, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body as Uint8Array<ArrayBuffer>,
-        redirect: "manual",
-        signal: timeout.signal,
-      });
+      response = pinned
+        ? await fetchPinned(new URL(request.url), pinned, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          signal: timeout.signal,
+          caCerts: options.caCerts,
+        })
+        : await fetch(request.url, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body as Uint8Array<ArrayBuffer>,
+          redirect: "manual",
+          signal: timeout.signal,
+        });
     } catch (err) {
       return failed("transient", describe(err, request.url, options.timeoutMs));
     }

@@ -9,6 +9,7 @@
  */
 import { concatBytes } from "../crypto/encoding.ts";
 import { ApiError } from "../http/errors.ts";
+import { readPage } from "../http/ids.ts";
 import {
   type WebhookAttemptRow,
   type WebhookConfigRow,
@@ -17,6 +18,7 @@ import {
   type WebhookFlagRow,
   webhookKeys as k,
 } from "../store/keys.ts";
+import { commitSized } from "../store/kv.ts";
 
 /** A page of deliveries, newest first. */
 export interface DeliveryPage {
@@ -32,6 +34,10 @@ const GET_MANY = 10;
 
 /** Mutations per purge operation, under Deno KV's 1000. */
 const PURGE_MUTATIONS = 800;
+
+/** A configuration over what one store row holds (its template and headers, mostly). */
+const configTooLarge = () =>
+  new ApiError(413, "webhook_too_large", "The webhook configuration exceeds 64 KiB");
 
 /** Reads and writes webhook data. */
 export class WebhookStore {
@@ -70,11 +76,11 @@ export class WebhookStore {
 
   /** Stores a new configuration. */
   async create(row: WebhookConfigRow): Promise<void> {
-    const result = await this.kv.atomic()
+    const op = this.kv.atomic()
       .check({ key: k.configForm(row.id), versionstamp: null })
       .set(k.config(row.formId, row.id), row)
-      .set(k.configForm(row.id), row.formId)
-      .commit();
+      .set(k.configForm(row.id), row.formId);
+    const result = await commitSized(op, configTooLarge);
     this.#configs.delete(row.formId);
     if (!result.ok) throw new ApiError(409, "conflict", `Webhook id "${row.id}" is taken`);
   }
@@ -89,11 +95,11 @@ export class WebhookStore {
     if (current.value?.updatedAt !== before.updatedAt) {
       throw new ApiError(409, "conflict", `Webhook "${before.id}" changed meanwhile; try again`);
     }
-    const result = await this.kv.atomic()
+    const op = this.kv.atomic()
       .check(current)
       .set(k.config(after.formId, after.id), after)
-      .delete(k.flag(after.id))
-      .commit();
+      .delete(k.flag(after.id));
+    const result = await commitSized(op, configTooLarge);
     this.#configs.delete(after.formId);
     if (!result.ok) {
       throw new ApiError(409, "conflict", `Webhook "${before.id}" changed meanwhile; try again`);
@@ -206,12 +212,7 @@ export class WebhookStore {
       { prefix: options.failed ? k.failedOf(webhookId) : k.deliveriesOf(webhookId) },
       { reverse: true, limit: options.limit, cursor: options.cursor },
     );
-    const found: Deno.KvEntry<WebhookDeliveryRow | true>[] = [];
-    try {
-      for await (const entry of list) found.push(entry);
-    } catch {
-      throw new ApiError(400, "invalid_request", `Invalid cursor "${options.cursor}"`, "cursor");
-    }
+    const found = await readPage(list);
     const nextCursor = found.length === options.limit ? list.cursor : null;
     if (!options.failed) {
       return { items: found.map((e) => e.value as WebhookDeliveryRow), nextCursor };

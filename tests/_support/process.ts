@@ -51,6 +51,8 @@ export async function spawnServer(
     env: {
       SEALPOST_RATE_LIMITS_ENABLED: "false",
       SEALPOST_SERVER_REQUEST_LOG: "false",
+      // Tests open many parallel connections from one loopback address.
+      SEALPOST_SERVER_MAX_CONNECTIONS_PER_ADDRESS: "4096",
       ...env,
     },
     stdin: "null",

@@ -26,6 +26,8 @@ export async function startInstance(
     env: {
       SEALPOST_RATE_LIMITS_ENABLED: "false",
       SEALPOST_SERVER_REQUEST_LOG: "false",
+      // Tests open many parallel connections from one loopback address.
+      SEALPOST_SERVER_MAX_CONNECTIONS_PER_ADDRESS: "4096",
       ...env,
     },
     flags: { data: dir, host: "127.0.0.1", port: 0 },

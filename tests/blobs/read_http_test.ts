@@ -4,7 +4,7 @@ import { call, startInstance } from "../_support/server.ts";
 import { random, sha256 } from "./_helpers.ts";
 import { otherUser, readUrl, upload } from "./_http.ts";
 
-Deno.test("GET /submissions/blob/{user}/{hash}: 401, 403, 404, then a working URL", async () => {
+Deno.test("GET /submissions/blob/{user}/{hash}: 401, 403 (admin), 404, then a working URL", async () => {
   const inst = await startInstance();
   try {
     const bytes = random(2000);
@@ -17,9 +17,15 @@ Deno.test("GET /submissions/blob/{user}/{hash}: 401, 403, 404, then a working UR
     assert.equal(none.status, 401);
     assert.equal(none.headers.get("www-authenticate"), "Bearer");
     assert.equal((await readUrl(inst, hash, "spo_bogus")).status, 401);
+    // Another user's file answers exactly like a file nobody stored (no existence oracle).
     const foreign = await readUrl(inst, hash, other.token);
-    assert.equal(foreign.status, 403);
-    assert.equal(foreign.body.error.code, "forbidden");
+    const foreignAbsent = await readUrl(inst, missing, other.token);
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.code, "blob_not_found");
+    assert.equal(
+      foreign.body.error.message.replace(hash, "H"),
+      foreignAbsent.body.error.message.replace(missing, "H"),
+    );
     assert.equal((await readUrl(inst, hash, inst.credentials.adminToken)).status, 403);
     // The other user's own namespace does not hold the first user's blob.
     assert.equal((await readUrl(inst, hash, other.token, other.id)).status, 404);
@@ -85,7 +91,7 @@ Deno.test("GET /submissions/blob: lifetimeSeconds sets the URL's lifetime; absen
     // Still the owner's alone, and still 404 for what is not stored.
     assert.equal((await call(`${base}?lifetimeSeconds=60`)).status, 401);
     const other = await otherUser(inst);
-    assert.equal((await call(`${base}?lifetimeSeconds=60`, { token: other.token })).status, 403);
+    assert.equal((await call(`${base}?lifetimeSeconds=60`, { token: other.token })).status, 404);
     const missing = `${inst.url}/submissions/blob/${inst.credentials.userId}/${sha256(random(4))}`;
     const absent = await call(`${missing}?lifetimeSeconds=60`, { token });
     assert.equal(absent.status, 404);

@@ -9,7 +9,7 @@ import {
   OTHER_VARIABLES,
   unknownVariables,
 } from "../../src/config/index.ts";
-import { type ConfigKey, fromEnv } from "../../src/config/load.ts";
+import { type ConfigKey, type ConfigSources, fromEnv } from "../../src/config/load.ts";
 
 Deno.test("defaults: data dir ./data on 127.0.0.1:8080", async () => {
   const config = await loadConfig({ env: {} });
@@ -108,8 +108,8 @@ async function refuses(env: Record<string, string>, ...patterns: RegExp[]) {
 Deno.test("every list in the schema is one key, read from one variable", () => {
   const keys = configKeys();
   const lists = keys.filter((key) => typeof key.kind === "object");
-  assert.deepEqual(lists.map((key) => key.env), [SCHEDULE]);
-  assert.deepEqual(lists[0].kind, { list: "number" });
+  assert.deepEqual(lists.map((key) => key.env), ["SEALPOST_SERVER_TRUSTED_PROXIES", SCHEDULE]);
+  assert.deepEqual(lists.map((key) => key.kind), [{ list: "string" }, { list: "number" }]);
   assert.ok(keys.every((key) => !key.path.some((part) => /^\d+$/.test(part))), "no per-entry keys");
   // Each array among the defaults is a list key (none is split into entries or skipped).
   const arrays: string[] = [];
@@ -186,7 +186,7 @@ Deno.test("scalars from the environment keep their parsing", async () => {
       SEALPOST_SERVER_PORT: " 9000 ",
       SEALPOST_WEBHOOKS_JITTER_RATIO: "0.25",
       SEALPOST_RATE_LIMITS_ENABLED: "0",
-      SEALPOST_SERVER_TRUST_PROXY: "1",
+      SEALPOST_SERVER_TRUSTED_PROXIES: "10.0.0.0/8, ::1",
       SEALPOST_WEBHOOKS_BLOCK_PRIVATE_NETWORKS: "true",
       SEALPOST_SERVER_REQUEST_LOG: "false",
       SEALPOST_BASE_URL: "",
@@ -196,7 +196,7 @@ Deno.test("scalars from the environment keep their parsing", async () => {
   assert.equal(config.server.port, 9000);
   assert.equal(config.webhooks.jitter_ratio, 0.25);
   assert.equal(config.rate_limits.enabled, false);
-  assert.equal(config.server.trust_proxy, true);
+  assert.deepEqual(config.server.trusted_proxies, ["10.0.0.0/8", "::1"]);
   assert.equal(config.webhooks.block_private_networks, true);
   assert.equal(config.server.request_log, false);
   assert.equal(config.base_url, "");
@@ -205,7 +205,7 @@ Deno.test("scalars from the environment keep their parsing", async () => {
     await refuses({ SEALPOST_SERVER_PORT: raw }, /SEALPOST_SERVER_PORT=/, /expected a number/);
   }
   for (const raw of ["TRUE", " true", "yes", ""]) {
-    await refuses({ SEALPOST_SERVER_TRUST_PROXY: raw }, /expected true or false/);
+    await refuses({ SEALPOST_SERVER_REQUEST_LOG: raw }, /expected true or false/);
   }
   await refuses({ SEALPOST_SERVER_ROLE: "both" }, /server\.role/);
 });
@@ -287,3 +287,37 @@ Deno.test("unknownVariables: SEALPOST_* names nothing reads, for serve to warn a
   );
   assert.deepEqual(unknownVariables(every), []);
 });
+
+Deno.test("config: the removed server.trust_proxy is an error naming server.trusted_proxies", async () => {
+  const sourcesList: ConfigSources[] = [
+    { env: { SEALPOST_SERVER_TRUST_PROXY: "true" } },
+    { env: {}, file: await tomlFile("[server]\ntrust_proxy = true\n") },
+  ];
+  for (const sources of sourcesList) {
+    await assert.rejects(
+      () => loadConfig(sources),
+      (err: Error) =>
+        err instanceof ConfigError && /server\.trust_proxy/.test(err.message) &&
+        /server\.trusted_proxies/.test(err.message),
+    );
+  }
+});
+
+Deno.test("config: server.trusted_proxies takes addresses and CIDRs only", async () => {
+  const config = await loadConfig({
+    env: { SEALPOST_SERVER_TRUSTED_PROXIES: '["192.168.0.0/16", "2001:db8::/32", "::1"]' },
+  });
+  assert.equal(config.server.trusted_proxies.length, 3);
+  for (const bad of ["proxy.local", "10.0.0.0/33", "::1/129", "1.2.3.4/8/8"]) {
+    await assert.rejects(
+      () => loadConfig({ env: { SEALPOST_SERVER_TRUSTED_PROXIES: bad } }),
+      /server\.trusted_proxies/,
+    );
+  }
+});
+
+async function tomlFile(text: string): Promise<string> {
+  const file = await Deno.makeTempFile({ suffix: ".toml" });
+  await Deno.writeTextFile(file, text);
+  return file;
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FileRefSchema, parseDataUri } from "../../src/forms/file_ref.ts";
+import { FileRefSchema, MAX_FILE_REF_DEPTH, parseDataUri } from "../../src/forms/file_ref.ts";
 
 const HASH = "0123456789abcdef".repeat(4);
 
@@ -63,4 +63,14 @@ Deno.test("parseDataUri", () => {
   });
   assert.equal(parseDataUri("data:image/png;base64,iVBORw0KGgo"), null);
   assert.equal(parseDataUri("data:image/png,abc"), null);
+});
+
+Deno.test("file refs: unknown members may nest at most MAX_FILE_REF_DEPTH levels", () => {
+  const nested = (n: number): unknown => (n === 0 ? 1 : { a: nested(n - 1) });
+  const ref = { url: "https://example.com/a.png", owned: false };
+  // The ref itself is level 0; `extra` and its members go MAX_FILE_REF_DEPTH deep.
+  assert.ok(FileRefSchema.safeParse({ ...ref, extra: nested(MAX_FILE_REF_DEPTH - 1) }).success);
+  const deep = FileRefSchema.safeParse({ ...ref, extra: nested(5000) });
+  assert.equal(deep.success, false);
+  assert.match(deep.error!.issues[0].message, /nests more than 8 levels/);
 });

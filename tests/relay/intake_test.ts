@@ -387,34 +387,35 @@ Deno.test("rate limit: 429 with Retry-After once the bucket is empty", async () 
   }
 });
 
-Deno.test("rate limit: with trust_proxy, X-Forwarded-For picks the bucket; without, it is ignored", async () => {
+Deno.test("rate limit: behind trusted proxies the right-most untrusted X-Forwarded-For hop picks the bucket", async () => {
   const limits = {
     SEALPOST_RATE_LIMITS_ENABLED: "true",
     SEALPOST_RATE_LIMITS_SUBMISSIONS_PER_MINUTE: "1",
     SEALPOST_RATE_LIMITS_SUBMISSIONS_BURST: "1",
   };
-  const postFrom = async (inst: TestInstance, db: TestDatabase, ip: string) =>
+  const postVia = async (inst: TestInstance, db: TestDatabase, forwarded: string) =>
     (await call(`${inst.url}/submissions`, {
       method: "POST",
-      headers: { "x-forwarded-for": `${ip}, 10.0.0.1` },
+      headers: { "x-forwarded-for": forwarded },
       json: await envelopeFor(db, "contact"),
     })).status;
-  const trusted = await setup({ ...limits, SEALPOST_SERVER_TRUST_PROXY: "true" });
+  const proxied = await setup({
+    ...limits,
+    SEALPOST_SERVER_TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8",
+  });
   try {
-    assert.equal(await postFrom(trusted.inst, trusted.db, "203.0.113.1"), 200);
-    assert.equal(await postFrom(trusted.inst, trusted.db, "203.0.113.1"), 429);
-    assert.equal(await postFrom(trusted.inst, trusted.db, "203.0.113.2"), 200);
+    assert.equal(await postVia(proxied.inst, proxied.db, "203.0.113.1, 10.0.0.1"), 200);
+    assert.equal(await postVia(proxied.inst, proxied.db, "203.0.113.1, 10.0.0.1"), 429);
+    assert.equal(await postVia(proxied.inst, proxied.db, "203.0.113.2, 10.0.0.1"), 200);
+    // A spoofed left-most hop does not pick a fresh bucket: the proxy appended the real one.
+    assert.equal(await postVia(proxied.inst, proxied.db, "198.51.100.7, 203.0.113.2"), 429);
   } finally {
-    await trusted.inst.close();
+    await proxied.inst.close();
   }
   const direct = await setup(limits);
   try {
-    assert.equal(await postFrom(direct.inst, direct.db, "203.0.113.1"), 200);
-    assert.equal(
-      await postFrom(direct.inst, direct.db, "203.0.113.2"),
-      429,
-      "the header is not trusted",
-    );
+    assert.equal(await postVia(direct.inst, direct.db, "203.0.113.1"), 200);
+    assert.equal(await postVia(direct.inst, direct.db, "203.0.113.2"), 429, "not a trusted peer");
   } finally {
     await direct.inst.close();
   }

@@ -78,7 +78,7 @@ Deno.test("databases: proof of possession, wrong answer 403, duplicate key 409",
     const unknown = await call(`${inst.url}/owner/databases/verify`, {
       method: "POST",
       token,
-      json: { challengeId: "nope", challenge: answer.toBase64() },
+      json: { challengeId: "0".repeat(32), challenge: answer.toBase64() },
     });
     assert.equal(unknown.status, 404);
     const ok = await call(`${inst.url}/owner/databases/verify`, {
@@ -192,15 +192,19 @@ Deno.test("queues: only the key's owner reads or acks; acks are idempotent", asy
       token: inst.credentials.adminToken,
       json: { name: "bob" },
     });
-    assert.equal((await call(queueUrl, { token: bob.body.ownerToken })).status, 403);
+    // Another user's queue answers exactly like a key nobody registered (no existence oracle).
+    const unknownUrl = `${inst.url}/owner/queues/${"0".repeat(64)}`;
+    const unknown = await call(unknownUrl, { token: bob.body.ownerToken });
+    assert.equal(unknown.status, 404);
+    const foreign = await call(queueUrl, { token: bob.body.ownerToken });
+    assert.deepEqual([foreign.status, foreign.body], [unknown.status, unknown.body]);
     const first = page1.body.items[0].seq;
-    const bobAck = await call(`${queueUrl}/ack`, {
-      method: "POST",
-      token: bob.body.ownerToken,
-      json: { seqs: [first] },
-    });
-    assert.equal(bobAck.status, 403);
-    assert.equal((await call(`${inst.url}/owner/queues/${"0".repeat(64)}`, { token })).status, 404);
+    const ackAs = (url: string) =>
+      call(`${url}/ack`, { method: "POST", token: bob.body.ownerToken, json: { seqs: [first] } });
+    const bobAck = await ackAs(queueUrl);
+    const unknownAck = await ackAs(unknownUrl);
+    assert.deepEqual([bobAck.status, bobAck.body], [404, unknownAck.body]);
+    assert.equal((await call(unknownUrl, { token })).status, 404);
     assert.equal((await call(queueUrl)).status, 401);
     assert.equal((await call(`${inst.url}/owner/queues/xyz`, { token })).status, 400);
     for (const limit of ["0", "501", "0x10", "1e2", "", "2.5"]) {

@@ -69,7 +69,7 @@ class WatchedLink extends LocalRelayLink {
 
   override async claim(relayUserId: string, hashes: string[], claimant: string) {
     this.claims.push(hashes);
-    await super.claim(relayUserId, hashes, claimant);
+    return await super.claim(relayUserId, hashes, claimant);
   }
 
   override async ack(fp: string, acks: number[]) {
@@ -756,6 +756,29 @@ Deno.test("ingest: a readable envelope claims its owned files, also when it is q
       ["decryption_failed", "invalid_values", "unknown_form_version"],
     );
     assert.deepEqual(t.link.claims.flat().sort(), ["c".repeat(64), "d".repeat(64)]);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("ingest: a value check that throws quarantines the envelope instead of stopping the queue", async () => {
+  const t = await setup(10);
+  try {
+    // An archived version whose pattern no longer compiles (written straight to the store, as
+    // an older release might have left it): checking a value against it throws.
+    await t.kv.set(vaultKeys.formVersion(t.formId, 2), {
+      formId: t.formId,
+      schemaVersion: 2,
+      title: "Contact",
+      fields: [{ id: "name", label: "Name", kind: "text", pattern: "(" }],
+      createdAt: new Date().toISOString(),
+    });
+    await t.submit({ name: "a" }, 2);
+    await t.submit({ name: "b" });
+    assert.deepEqual(await t.vault.ingest.drain(), { records: 1, quarantined: 1, duplicates: 0 });
+    const [row] = await t.quarantine();
+    assert.equal(row.code, "invalid_values");
+    assert.match(row.reason, /^values: could not be checked: /);
   } finally {
     await t.close();
   }

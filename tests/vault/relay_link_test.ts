@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { ApiError } from "../../src/http/errors.ts";
 import { HttpRelayLink, type RelayLink } from "../../src/vault/index.ts";
 import { freePort } from "../_support/process.ts";
-import { startInstance } from "../_support/server.ts";
+import { call, startInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
 import { random, sha256 } from "../blobs/_helpers.ts";
-import { otherUser, upload } from "../blobs/_http.ts";
+import { otherUser, slot, upload } from "../blobs/_http.ts";
 
 /** Asserts `link.blobReadUrl` gives a working URL of `bytes` that lives `lifetime` seconds. */
 async function assertReadUrl(
@@ -82,7 +82,7 @@ Deno.test("HttpRelayLink.blobReadUrl: null only for blob_not_found; other failur
     };
     // Another relay user's files are not this token's to read.
     const other = await otherUser(inst);
-    await expectError(link.blobReadUrl(other.id, hash, 60), 403, "forbidden");
+    assert.equal(await link.blobReadUrl(other.id, hash, 60), null);
     // The relay refuses a lifetime out of its range.
     await expectError(link.blobReadUrl(inst.credentials.userId, hash, 0), 400, "invalid_request");
     await expectError(
@@ -157,6 +157,34 @@ Deno.test("relay links: claim and release count per claimant, over HTTP and in-p
           [hash],
           "the probe was the only claim left",
         );
+      });
+    }
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("relay links: claim answers the hashes the relay does not store for the user", async (t) => {
+  const inst = await startInstance();
+  try {
+    const bytes = random(500);
+    assert.equal((await upload(inst, bytes)).put.status, 201);
+    const other = await otherUser(inst);
+    const foreign = random(600);
+    const granted = await slot(inst, { recipientUserId: other.id, hash: sha256(foreign) });
+    assert.equal((await call(granted.body.url, { method: "PUT", body: foreign })).status, 201);
+    const never = sha256(random(9));
+    const links: [string, RelayLink][] = [
+      ["HttpRelayLink", new HttpRelayLink(inst.url, inst.credentials.ownerToken)],
+      ["LocalRelayLink", inst.server.vault!.link],
+    ];
+    for (const [name, link] of links) {
+      await t.step(name, async () => {
+        const userId = inst.credentials.userId;
+        // Another user's file is as missing as one never uploaded.
+        const missing = await link.claim(userId, [sha256(bytes), never, sha256(foreign)], "probe");
+        assert.deepEqual(missing.sort(), [never, sha256(foreign)].sort());
+        assert.deepEqual(await link.claim(userId, [sha256(bytes)], "probe"), []);
       });
     }
   } finally {

@@ -60,12 +60,19 @@ test("owner API: authentication and form ownership", async () => {
       json: { name: "mallory" },
     });
     const mallory = other.body.ownerToken;
+    // Another user's form answers exactly like a missing one (no existence oracle).
     const foreign = await call(url, { token: mallory });
-    assert.equal(foreign.status, 403);
-    assert.equal(foreign.body.error.code, "forbidden");
-    const missing = await call(`${inst.url}/owner/forms/nope/webhooks`, { token });
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.code, "form_not_found");
+    const formIdOf = url.split("/").at(-2)!;
+    const missingId = "nope";
+    const missing = await call(`${inst.url}/owner/forms/${missingId}/webhooks`, { token });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error.code, "form_not_found");
+    assert.equal(
+      foreign.body.error.message.replace(formIdOf, "ID"),
+      missing.body.error.message.replace(missingId, "ID"),
+    );
     const created = await call(url, {
       method: "POST",
       token,

@@ -1,0 +1,184 @@
+/**
+ * Sign-in, sign-out and the front page. `GET /console` shows the sign-in form (a field
+ * "Owner token" and a button "Sign in") until a session exists, then the forms and any
+ * flagged webhook failures.
+ *
+ * @module
+ */
+import { type Context, Hono } from "hono";
+import { getCookie } from "hono/cookie";
+import { timingSafeEqual } from "../crypto/hmac.ts";
+import { verifyToken } from "../relay/tokens.ts";
+import {
+  clearConsoleCookie,
+  type ConsoleDeps,
+  type ConsoleEnv,
+  CSRF_FIELD,
+  field,
+  formBody,
+  SESSION_COOKIE,
+  sessionOf,
+  setConsoleCookie,
+  SIGN_IN_COOKIE,
+} from "./context.ts";
+import { flaggedWebhooks, flagReason } from "./flags.ts";
+import { ActionButton, ErrorBox, html, Notice, Page } from "./layout.tsx";
+import type { Session } from "./sessions.ts";
+
+function SignInPage({ csrf, error }: { csrf: string; error?: string }) {
+  return (
+    <Page title="Sign in" session={null}>
+      <ErrorBox text={error} />
+      <form method="post" action="/console/sign-in">
+        <input type="hidden" name={CSRF_FIELD} value={csrf} />
+        <label for="token">Owner token</label>
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="off"
+          required
+          spellcheck={false}
+        />
+        <button type="submit">Sign in</button>
+      </form>
+      <p class="muted">
+        The owner token is the <code>spo_…</code> token <code>sealpost init</code>{" "}
+        wrote to the data directory's credentials file.
+      </p>
+    </Page>
+  );
+}
+
+/** Mounts sign-in, sign-out and the front page. */
+export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  const newSignIn = () =>
+    crypto.getRandomValues(new Uint8Array(24)).toBase64({ alphabet: "base64url" });
+
+  const signInPage = (c: Context<ConsoleEnv>, error?: string) => {
+    const csrf = newSignIn();
+    setConsoleCookie(c, deps.config, SIGN_IN_COOKIE, csrf, 3600);
+    return c.html(html(<SignInPage csrf={csrf} error={error} />), error ? 401 : 200);
+  };
+
+  app.get("/console", async (c) => {
+    const session = await sessionOf(c, deps);
+    if (!session) return signInPage(c);
+    return c.html(html(await frontPage(deps, session, c.req.query("done"))));
+  });
+
+  app.post("/console/sign-in", async (c) => {
+    const body = await formBody(c);
+    const expected = getCookie(c, SIGN_IN_COOKIE);
+    const presented = field(body, CSRF_FIELD);
+    if (!expected || !presented || !timingSafeEqual(expected, presented)) {
+      return c.html(
+        html(
+          <Page title="Sign in" session={null}>
+            <ErrorBox text="The sign-in form expired or was not sent by this console." />
+            <p>
+              <a href="/console">Sign in again</a>
+            </p>
+          </Page>,
+        ),
+        403,
+      );
+    }
+    const row = await verifyToken(deps.kv, field(body, "token"));
+    if (!row || row.kind !== "owner" || !row.userId) {
+      return c.html(
+        html(<SignInPage csrf={presented} error="That owner token is not valid." />),
+        401,
+      );
+    }
+    const { cookie } = await deps.sessions.create(row);
+    clearConsoleCookie(c, deps.config, SIGN_IN_COOKIE);
+    setConsoleCookie(c, deps.config, SESSION_COOKIE, cookie, deps.sessions.limits.maxSeconds);
+    return c.redirect("/console", 303);
+  });
+
+  app.post("/console/sign-out", async (c) => {
+    await deps.sessions.end(c.var.session);
+    clearConsoleCookie(c, deps.config, SESSION_COOKIE);
+    return c.redirect("/console", 303);
+  });
+
+  app.post("/console/sign-out-everywhere", async (c) => {
+    await deps.sessions.endAll(c.var.session.userId);
+    clearConsoleCookie(c, deps.config, SESSION_COOKIE);
+    return c.redirect("/console", 303);
+  });
+
+  return app;
+}
+
+async function frontPage(deps: ConsoleDeps, session: Session, done?: string) {
+  const forms = await deps.vault.forms.list(session.userId);
+  const flagged = await flaggedWebhooks(deps.webhooks, forms.map((f) => f.formId));
+  const titles = new Map(forms.map((f) => [f.formId, f.title]));
+  return (
+    <Page title="Forms" session={session}>
+      <Notice text={done} />
+      {flagged.length > 0 && (
+        <section class="flag" aria-labelledby="flagged">
+          <h2 id="flagged">Webhook failures need your attention</h2>
+          <ul>
+            {flagged.map(({ config, flag }) => (
+              <li>
+                <a href={`/console/webhooks/${config.id}`}>
+                  {config.name || config.url}
+                </a>{" "}
+                of form “{titles.get(config.formId) ?? config.formId}”: {flagReason(flag)}{" "}
+                <ActionButton
+                  session={session}
+                  action={`/console/webhooks/${config.id}/retry-failed`}
+                  label="Retry all failed"
+                />
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {forms.length === 0
+        ? (
+          <p>
+            No forms yet. <a href="/console/forms/new">Create one</a>.
+          </p>
+        )
+        : (
+          <table>
+            <caption class="muted">Your forms</caption>
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Form id</th>
+                <th scope="col">Version</th>
+                <th scope="col">Published</th>
+                <th scope="col">Records</th>
+              </tr>
+            </thead>
+            <tbody>
+              {forms.map((f) => (
+                <tr>
+                  <td>
+                    <a href={`/console/forms/${encodeURIComponent(f.formId)}`}>{f.title}</a>
+                  </td>
+                  <td>
+                    <code>{f.formId}</code>
+                  </td>
+                  <td>{f.schemaVersion}</td>
+                  <td>{f.publishedVersion ? `v${f.publishedVersion}` : "not published"}</td>
+                  <td>
+                    <a href={`/console/forms/${encodeURIComponent(f.formId)}/records`}>
+                      Records
+                    </a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+    </Page>
+  );
+}

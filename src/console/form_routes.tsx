@@ -1,0 +1,260 @@
+/**
+ * Forms in the console: a form's overview, a new form, the builder (publishes a new schema
+ * version), the version history with what changed, and sharing (link with the pin, embed
+ * snippet, QR code).
+ *
+ * @module
+ */
+import { type Context, Hono } from "hono";
+import encodeQR from "qr";
+import { ApiError } from "../http/errors.ts";
+import type { VaultForm } from "../vault/index.ts";
+import { Builder, PREVIEW_URL, previewDocument } from "./builder.tsx";
+import { applyAction, type DraftField, readAction, readDraft } from "./builder_form.ts";
+import { type ConsoleDeps, type ConsoleEnv, field, formBody } from "./context.ts";
+import { flaggedWebhooks } from "./flags.ts";
+import { diffVersions } from "./form_diff.ts";
+import { FormTabs, html, Notice, Page } from "./layout.tsx";
+import { FlagBox } from "./webhook_pages.tsx";
+import { iframeSnippet, scriptSnippet, shareLink } from "../web/links.ts";
+
+type C = Context<ConsoleEnv>;
+
+/** Mounts the form pages. */
+export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  const { vault } = deps;
+  const ownForm = (c: C) => vault.forms.get(c.var.session.userId, c.req.param("formId") ?? "");
+  const link = async (form: VaultForm) =>
+    shareLink(vault.link.relayUrl, form.formId, await vault.keys.manifestFingerprint());
+
+  const newPage = async (c: C, title: string, fields: DraftField[], error?: string) => {
+    const databases = await vault.listDatabases(c.var.session.userId);
+    return c.html(
+      html(
+        <Page title="New form" session={c.var.session}>
+          <Builder
+            session={c.var.session}
+            action="/console/forms/new"
+            title={title}
+            fields={fields}
+            error={error}
+            databases={databases}
+          />
+        </Page>,
+      ),
+      error ? 400 : 200,
+    );
+  };
+
+  const builderPage = (c: C, form: VaultForm, title: string, fields: DraftField[], e?: string) =>
+    c.html(
+      html(
+        <Page title={`Builder: ${form.title}`} session={c.var.session}>
+          <FormTabs formId={form.formId} current="Builder" />
+          <p class="muted">
+            {`Current schema version ${form.schemaVersion}; published ${
+              form.publishedVersion ? `v${form.publishedVersion}` : "never"
+            }. Publishing saves a new version and signs and publishes its manifest.`}
+          </p>
+          <Builder
+            session={c.var.session}
+            action={`/console/forms/${encodeURIComponent(form.formId)}/builder`}
+            title={title}
+            fields={fields}
+            error={e}
+          />
+        </Page>,
+      ),
+      e ? 400 : 200,
+    );
+
+  app.get(
+    "/console/forms/new",
+    (c) => newPage(c, "Untitled form", [{ id: "name", kind: "text", label: "Your name" }]),
+  );
+
+  app.post(PREVIEW_URL, async (c) => {
+    const body = await formBody(c);
+    return c.json(previewDocument(field(body, "title"), readDraft(body)));
+  });
+
+  app.post("/console/forms/new", async (c) => {
+    const body = await formBody(c);
+    const action = readAction(body);
+    const fields = applyAction(readDraft(body), action);
+    const title = field(body, "title");
+    if (action.kind !== "publish") return newPage(c, title, fields);
+    try {
+      const form = await vault.createForm(c.var.session.userId, {
+        databaseId: field(body, "databaseId"),
+        ...(field(body, "formId") ? { formId: field(body, "formId") } : {}),
+        title,
+        fields,
+      });
+      await vault.publish(c.var.session.userId, form.formId);
+      const done = encodeURIComponent(`Form created and version 1 published.`);
+      return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}?done=${done}`, 303);
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) {
+        return newPage(c, title, fields, err.message);
+      }
+      throw err;
+    }
+  });
+
+  app.get("/console/forms/:formId", async (c) => {
+    const session = c.var.session;
+    const form = await ownForm(c);
+    const flagged = await flaggedWebhooks(deps.webhooks, [form.formId]);
+    const base = `/console/forms/${encodeURIComponent(form.formId)}`;
+    return c.html(html(
+      <Page title={form.title} session={session}>
+        <FormTabs formId={form.formId} current="Overview" />
+        <Notice text={c.req.query("done")} />
+        {flagged.map(({ config, flag }) => (
+          <FlagBox session={session} config={config} flag={flag} />
+        ))}
+        <table>
+          <tbody>
+            <tr>
+              <th scope="row">Form id</th>
+              <td>
+                <code>{form.formId}</code>
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">Schema version</th>
+              <td>{form.schemaVersion}</td>
+            </tr>
+            <tr>
+              <th scope="row">Published</th>
+              <td>
+                {form.publishedVersion
+                  ? `v${form.publishedVersion} at ${form.publishedAt}`
+                  : "not published"}
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">Fields</th>
+              <td>
+                {form.fields.map((f) =>
+                  `${f.label || f.id} (${f.kind})`
+                ).join(", ")}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+        <p>
+          <a href={`${base}/records`}>Records</a> · <a href={`${base}/share`}>Share link</a>
+        </p>
+      </Page>,
+    ));
+  });
+
+  app.get("/console/forms/:formId/builder", async (c) => {
+    const form = await ownForm(c);
+    return builderPage(c, form, form.title, form.fields as unknown as DraftField[]);
+  });
+
+  app.post("/console/forms/:formId/builder", async (c) => {
+    const form = await ownForm(c);
+    const body = await formBody(c);
+    const action = readAction(body);
+    const fields = applyAction(readDraft(body), action);
+    const title = field(body, "title") || form.title;
+    if (action.kind !== "publish") return builderPage(c, form, title, fields);
+    try {
+      const next = await vault.forms.update(c.var.session.userId, form.formId, { title, fields });
+      await vault.publish(c.var.session.userId, form.formId);
+      const done = encodeURIComponent(`Version ${next.schemaVersion} published.`);
+      return c.redirect(
+        `/console/forms/${encodeURIComponent(form.formId)}/versions?done=${done}`,
+        303,
+      );
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) {
+        return builderPage(c, form, title, fields, err.message);
+      }
+      throw err;
+    }
+  });
+
+  app.get("/console/forms/:formId/versions", async (c) => {
+    const form = await ownForm(c);
+    const versions = await vault.forms.versions(c.var.session.userId, form.formId);
+    return c.html(html(
+      <Page title={`Versions of ${form.title}`} session={c.var.session}>
+        <FormTabs formId={form.formId} current="Versions" />
+        <Notice text={c.req.query("done")} />
+        <ol reversed>
+          {versions.toReversed().map((v) => {
+            const i = versions.indexOf(v);
+            const changes = diffVersions(i > 0 ? versions[i - 1] : null, v);
+            return (
+              <li>
+                <h2>
+                  {`Version ${v.schemaVersion}`}
+                  {v.schemaVersion === form.publishedVersion ? " (published)" : ""}
+                </h2>
+                <p class="muted">{`Saved ${v.createdAt}`}</p>
+                <ul>
+                  {changes.length === 0
+                    ? <li>No changes</li>
+                    : changes.map((ch) => <li>{ch.text}</li>)}
+                </ul>
+              </li>
+            );
+          })}
+        </ol>
+      </Page>,
+    ));
+  });
+
+  app.get("/console/forms/:formId/share", async (c) => {
+    const form = await ownForm(c);
+    const url = await link(form);
+    const pin = await vault.keys.manifestFingerprint();
+    return c.html(html(
+      <Page title={`Share ${form.title}`} session={c.var.session}>
+        <FormTabs formId={form.formId} current="Share" />
+        {!form.publishedVersion && (
+          <p class="error">This form is not published yet: publish it from the builder.</p>
+        )}
+        <h2>Link</h2>
+        <p>
+          <a href={url}>{url}</a>
+        </p>
+        <p>
+          {"Pin (the manifest key's fingerprint, after #pin=): "}
+          <code>{pin}</code>
+        </p>
+        <h2>Embed</h2>
+        <label for="embed">Embed snippet (iframe)</label>
+        <textarea id="embed" readonly>
+          {iframeSnippet(vault.link.relayUrl, form.formId, pin, form.title)}
+        </textarea>
+        <label for="embed-script">Embed snippet (script; the frame grows with the form)</label>
+        <textarea id="embed-script" readonly>
+          {scriptSnippet(vault.link.relayUrl, form.formId, pin, form.title)}
+        </textarea>
+        <h2>QR code</h2>
+        <img
+          class="qr"
+          src={`/console/forms/${encodeURIComponent(form.formId)}/qr.svg`}
+          alt={`QR code of ${url}`}
+          width="220"
+          height="220"
+        />
+      </Page>,
+    ));
+  });
+
+  app.get("/console/forms/:formId/qr.svg", async (c) => {
+    const svg = encodeQR(await link(await ownForm(c)), "svg");
+    c.header("content-type", "image/svg+xml");
+    return c.body(svg);
+  });
+
+  return app;
+}

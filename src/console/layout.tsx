@@ -1,0 +1,131 @@
+/**
+ * The console's page frame and small shared components. Every value goes through JSX, which
+ * escapes text and attributes, so submitted values render as text.
+ *
+ * @module
+ */
+import type { Child } from "hono/jsx";
+import { CONSOLE_SCRIPT_PATH } from "./assets.ts";
+import { CSRF_FIELD } from "./context.ts";
+import type { Session } from "./sessions.ts";
+
+/** Props of {@linkcode Page}. */
+export interface PageProps {
+  title: string;
+  /** The signed-in session (null on the sign-in page: no navigation). */
+  session: Session | null;
+  children?: Child;
+}
+
+/** A whole console page: head, top bar with navigation and sign-out, main content. */
+export function Page({ title, session, children }: PageProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · Sealpost console`}</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href="/console/assets/console.css" />
+        {session && <script type="module" src={CONSOLE_SCRIPT_PATH}></script>}
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/console">Sealpost console</a>
+          {session && (
+            <nav aria-label="Main">
+              <a href="/console">Forms</a>
+              <a href="/console/forms/new">New form</a>
+              <a href="/console/quarantine">Quarantine</a>
+            </nav>
+          )}
+          {session && (
+            <form method="post" action="/console/sign-out">
+              <Csrf session={session} />
+              <button type="submit" class="secondary">Sign out</button>
+            </form>
+          )}
+          {session && (
+            <form method="post" action="/console/sign-out-everywhere">
+              <Csrf session={session} />
+              <button type="submit" class="secondary">Sign out everywhere</button>
+            </form>
+          )}
+        </header>
+        <main>
+          <h1>{title}</h1>
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** The hidden CSRF field every POST form carries. */
+export function Csrf({ session }: { session: Session }) {
+  return <input type="hidden" name={CSRF_FIELD} value={session.csrf} />;
+}
+
+/** A POST form with only a button (delete, retry, ...), CSRF included. */
+export function ActionButton(
+  { session, action, label, danger }: {
+    session: Session;
+    action: string;
+    label: string;
+    danger?: boolean;
+  },
+) {
+  return (
+    <form method="post" action={action} class="inline">
+      <Csrf session={session} />
+      <button type="submit" class={danger ? "danger" : "secondary"}>{label}</button>
+    </form>
+  );
+}
+
+/** The tabs of a form's pages in the console. */
+export function FormTabs({ formId, current }: { formId: string; current: string }) {
+  const base = `/console/forms/${encodeURIComponent(formId)}`;
+  const tabs: [string, string][] = [
+    ["Overview", base],
+    ["Records", `${base}/records`],
+    ["Builder", `${base}/builder`],
+    ["Versions", `${base}/versions`],
+    ["Share", `${base}/share`],
+    ["Webhooks", `${base}/webhooks`],
+  ];
+  return (
+    <nav class="tabs" aria-label="Form">
+      {tabs.map(([label, href]) => (
+        <a href={href} aria-current={label === current ? "page" : undefined}>{label}</a>
+      ))}
+    </nav>
+  );
+}
+
+/** A success notice (after a redirect, from `?done=`). */
+export function Notice({ text }: { text: string | undefined }) {
+  return text ? <p class="notice" role="status">{text}</p> : null;
+}
+
+/** An error message box. */
+export function ErrorBox({ text }: { text: string | undefined | null }) {
+  return text ? <p class="error" role="alert">{text}</p> : null;
+}
+
+/** Renders a page element to a full HTML document string. */
+export function html(page: unknown): string {
+  return "<!doctype html>" + String(page);
+}
+
+/** A whole error page (no navigation: the session may be gone). */
+export function errorPage(message: string): string {
+  return html(
+    <Page title="Something went wrong" session={null}>
+      <ErrorBox text={message} />
+      <p>
+        <a href="/console">Back to the console</a>
+      </p>
+    </Page>,
+  );
+}

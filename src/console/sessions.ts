@@ -1,0 +1,130 @@
+/**
+ * Console sessions, server-side in Deno KV. The browser holds only a random secret in an
+ * HttpOnly cookie; the store keys the session by the secret's SHA-256, so a copy of the store
+ * yields no usable cookie. A session ends after `idleSeconds` without a request, at most
+ * `maxSeconds` after sign-in, when its owner token is revoked, or on sign-out (one session, or
+ * every session of the user).
+ *
+ * @module
+ */
+import { timingSafeEqual } from "../crypto/hmac.ts";
+import { consoleKeys, type ConsoleSessionRow, keys, type TokenRow } from "../store/keys.ts";
+
+/** Lifetimes of a session, in seconds. */
+export interface SessionLimits {
+  idleSeconds: number;
+  maxSeconds: number;
+}
+
+/** A live session with its store key. */
+export interface Session extends ConsoleSessionRow {
+  idHash: string;
+}
+
+/** Writes the idle clock at most this often (one write per minute, not per request). */
+const TOUCH_EVERY_MS = 60_000;
+
+function randomSecret(): string {
+  return crypto.getRandomValues(new Uint8Array(32)).toBase64({
+    alphabet: "base64url",
+    omitPadding: true,
+  });
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return new Uint8Array(digest).toHex();
+}
+
+/**
+ * The session store.
+ *
+ * @example
+ * ```ts
+ * const sessions = new Sessions(kv, { idleSeconds: 1800, maxSeconds: 43200 });
+ * const { cookie } = await sessions.create(tokenRow);
+ * const session = await sessions.get(cookie);
+ * ```
+ */
+export class Sessions {
+  constructor(
+    private kv: Deno.Kv,
+    readonly limits: SessionLimits,
+    private now: () => number = Date.now,
+  ) {}
+
+  /** Starts a session for an owner token; returns the cookie secret (never stored). */
+  async create(token: TokenRow): Promise<{ cookie: string; session: Session }> {
+    const cookie = randomSecret();
+    const idHash = await sha256Hex(cookie);
+    const now = this.now();
+    const row: ConsoleSessionRow = {
+      userId: token.userId!,
+      tokenId: token.id,
+      csrf: randomSecret(),
+      createdAt: now,
+      seenAt: now,
+    };
+    const expireIn = this.limits.maxSeconds * 1000;
+    await this.kv.atomic()
+      .set(consoleKeys.session(idHash), row, { expireIn })
+      .set(consoleKeys.userSession(row.userId, idHash), null, { expireIn })
+      .commit();
+    return { cookie, session: { ...row, idHash } };
+  }
+
+  /**
+   * The live session of a cookie secret, or null (unknown, expired, or its token revoked).
+   * Refreshes the idle clock.
+   */
+  async get(cookie: string | undefined): Promise<Session | null> {
+    if (!cookie || cookie.length > 100) return null;
+    const idHash = await sha256Hex(cookie);
+    const entry = await this.kv.get<ConsoleSessionRow>(consoleKeys.session(idHash));
+    const row = entry.value;
+    if (!row) return null;
+    const now = this.now();
+    const expired = now - row.seenAt > this.limits.idleSeconds * 1000 ||
+      now - row.createdAt > this.limits.maxSeconds * 1000;
+    const token = expired ? null : (await this.kv.get<TokenRow>(keys.token(row.tokenId))).value;
+    if (!token || token.userId !== row.userId) {
+      await this.#delete(row.userId, idHash);
+      return null;
+    }
+    if (now - row.seenAt >= TOUCH_EVERY_MS) {
+      const left = row.createdAt + this.limits.maxSeconds * 1000 - now;
+      const next = { ...row, seenAt: now };
+      await this.kv.atomic().check(entry).set(entry.key, next, { expireIn: left }).commit();
+      return { ...next, idHash };
+    }
+    return { ...row, idHash };
+  }
+
+  /** Whether `presented` is the session's CSRF token (constant time). */
+  checkCsrf(session: Session, presented: string | undefined | null): boolean {
+    return typeof presented === "string" && timingSafeEqual(presented, session.csrf);
+  }
+
+  /** Ends one session. */
+  async end(session: Session): Promise<void> {
+    await this.#delete(session.userId, session.idHash);
+  }
+
+  /** Ends every session of `userId` ("sign out everywhere"); returns how many. */
+  async endAll(userId: string): Promise<number> {
+    let count = 0;
+    const iter = this.kv.list({ prefix: consoleKeys.userSessions(userId) }, { batchSize: 500 });
+    for await (const entry of iter) {
+      await this.#delete(userId, entry.key[entry.key.length - 1] as string);
+      count++;
+    }
+    return count;
+  }
+
+  async #delete(userId: string, idHash: string): Promise<void> {
+    await this.kv.atomic()
+      .delete(consoleKeys.session(idHash))
+      .delete(consoleKeys.userSession(userId, idHash))
+      .commit();
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * Webhooks in the console: add and edit (with a body preview), a test send, deliveries with
+ * their attempts, retry one or all failed, remove. Uses the webhook engine in-process.
+ *
+ * @module
+ */
+import { type Context, Hono } from "hono";
+import { ApiError } from "../http/errors.ts";
+import type { WebhookConfigRow } from "../store/keys.ts";
+import type { VaultForm } from "../vault/index.ts";
+import type { TestSendResult } from "../webhooks/index.ts";
+import { type ConsoleDeps, type ConsoleEnv, formBody } from "./context.ts";
+import { ActionButton, FormTabs, html, Notice, Page } from "./layout.tsx";
+import { createFromForm, patchFromForm, previewBody, previewFromForm } from "./webhook_form.ts";
+import {
+  Attempts,
+  Deliveries,
+  FlagBox,
+  SecretOnce,
+  TestResult,
+  WebhookEditor,
+} from "./webhook_pages.tsx";
+
+type C = Context<ConsoleEnv>;
+
+/** Where the console island posts a webhook editor for a live body preview. */
+const previewUrl = (formId: string) =>
+  `/console/forms/${encodeURIComponent(formId)}/webhooks/preview`;
+
+/** Mounts the webhook pages. */
+export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  const { vault, webhooks: engine } = deps;
+  const { store } = engine;
+
+  const ownWebhook = async (c: C): Promise<{ row: WebhookConfigRow; form: VaultForm }> => {
+    const id = c.req.param("webhookId") ?? "";
+    const row = /^[0-9a-f]{24}$/.test(id) ? await store.config(id) : null;
+    if (!row) throw new ApiError(404, "webhook_not_found", `Webhook "${id}" not found`);
+    const form = await vault.forms.get(c.var.session.userId, row.formId).catch(() => {
+      throw new ApiError(404, "webhook_not_found", `Webhook "${id}" not found`);
+    });
+    return { row, form };
+  };
+
+  const ownDelivery = async (c: C) => {
+    const id = c.req.param("deliveryId") ?? "";
+    const entry = /^[0-9a-f]{32}$/.test(id) ? await store.delivery(id) : null;
+    const row = entry && await store.config(entry.value.webhookId);
+    if (!entry || !row || (await vault.forms.row(row.formId))?.userId !== c.var.session.userId) {
+      throw new ApiError(404, "delivery_not_found", `Delivery "${id}" not found`);
+    }
+    return { entry, row };
+  };
+
+  /** A configuration's page: flag, editor, test send, deliveries. */
+  const webhookPage = async (
+    c: C,
+    row: WebhookConfigRow,
+    form: VaultForm,
+    extra: {
+      posted?: Record<string, string | string[]>;
+      error?: string | null;
+      preview?: { body: string; contentType: string } | null;
+      secret?: string | null;
+      test?: TestSendResult | null;
+    } = {},
+    status: 200 | 400 = 200,
+  ) => {
+    const session = c.var.session;
+    const flag = await store.flag(row.id);
+    const failedOnly = c.req.query("failed") === "1";
+    const page = await store.deliveries(row.id, { failed: failedOnly, limit: 50 });
+    const base = `/console/webhooks/${row.id}`;
+    return c.html(
+      html(
+        <Page title={`Webhook ${row.name || row.url}`} session={session}>
+          <FormTabs formId={form.formId} current="Webhooks" />
+          <Notice text={c.req.query("done")} />
+          {flag && <FlagBox session={session} config={row} flag={flag} />}
+          <SecretOnce secret={extra.secret ?? null} />
+          <TestResult test={extra.test ?? null} />
+          <h2>Test and retry</h2>
+          <ActionButton session={session} action={`${base}/test`} label="Send a test" />
+          <ActionButton
+            session={session}
+            action={`${base}/retry-failed`}
+            label="Retry all failed"
+          />
+          <ActionButton session={session} action={`${base}/delete`} label="Remove webhook" danger />
+          <h2>Deliveries</h2>
+          <p>
+            {failedOnly
+              ? <a href={base}>Show all deliveries</a>
+              : <a href={`${base}?failed=1`}>Show failed deliveries only</a>}
+          </p>
+          <Deliveries session={session} rows={page.items} />
+          <h2>Settings</h2>
+          <WebhookEditor
+            session={session}
+            previewUrl={previewUrl(form.formId)}
+            action={base}
+            row={row}
+            posted={extra.posted}
+            error={extra.error}
+            preview={extra.preview}
+          />
+        </Page>,
+      ),
+      status,
+    );
+  };
+
+  app.get("/console/forms/:formId/webhooks", async (c) => {
+    const session = c.var.session;
+    const form = await vault.forms.get(session.userId, c.req.param("formId"));
+    return c.html(html(await listPage(session, form)));
+  });
+
+  const listPage = async (
+    session: ConsoleEnv["Variables"]["session"],
+    form: VaultForm,
+    extra: {
+      posted?: Record<string, string | string[]>;
+      error?: string | null;
+      preview?: { body: string; contentType: string } | null;
+    } = {},
+  ) => {
+    const rows = await store.configsOf(form.formId);
+    const flags = await store.flags(rows.map((r) => r.id));
+    const action = `/console/forms/${encodeURIComponent(form.formId)}/webhooks`;
+    return (
+      <Page title={`Webhooks of ${form.title}`} session={session}>
+        <FormTabs formId={form.formId} current="Webhooks" />
+        {rows.map((r) => {
+          const flag = flags.get(r.id);
+          return flag ? <FlagBox session={session} config={r} flag={flag} /> : null;
+        })}
+        {rows.length === 0 ? <p>No webhooks yet.</p> : (
+          <ul>
+            {rows.map((r) => (
+              <li>
+                <a href={`/console/webhooks/${r.id}`}>{r.name || r.url}</a>
+                {` ${r.method} ${r.url} (${r.mode})${flags.has(r.id) ? " — failing" : ""}`}
+              </li>
+            ))}
+          </ul>
+        )}
+        <h2>Add a webhook</h2>
+        <WebhookEditor
+          session={session}
+          previewUrl={previewUrl(form.formId)}
+          action={action}
+          row={null}
+          posted={extra.posted}
+          error={extra.error}
+          preview={extra.preview}
+        />
+      </Page>
+    );
+  };
+
+  app.post("/console/forms/:formId/webhooks", async (c) => {
+    const session = c.var.session;
+    const form = await vault.forms.get(session.userId, c.req.param("formId"));
+    const body = await formBody(c);
+    try {
+      const { row, secret } = createFromForm(form.formId, body);
+      if (body.action === "preview") {
+        const preview = await previewBody(row, form.fields);
+        return c.html(html(await listPage(session, form, { posted: body, preview })));
+      }
+      await store.create(row);
+      if (secret) return await webhookPage(c, row, form, { secret });
+      return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20added.`, 303);
+    } catch (err) {
+      if (err instanceof ApiError && err.status !== 400) throw err;
+      if (!(err instanceof Error)) throw err;
+      return c.html(html(await listPage(session, form, { posted: body, error: err.message })), 400);
+    }
+  });
+
+  app.post("/console/forms/:formId/webhooks/preview", async (c) => {
+    const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
+    try {
+      return c.json(await previewFromForm(form.formId, await formBody(c), form.fields));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) return c.json({ error: err.message });
+      throw err;
+    }
+  });
+
+  app.get("/console/webhooks/:webhookId", async (c) => {
+    const { row, form } = await ownWebhook(c);
+    return await webhookPage(c, row, form);
+  });
+
+  app.post("/console/webhooks/:webhookId", async (c) => {
+    const { row: before, form } = await ownWebhook(c);
+    const body = await formBody(c);
+    try {
+      const { row, secret } = patchFromForm(before, body);
+      if (body.action === "preview") {
+        const preview = await previewBody(row, form.fields);
+        return await webhookPage(c, before, form, { posted: body, preview });
+      }
+      await store.update(before, row);
+      if (secret) return await webhookPage(c, row, form, { secret });
+      return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20saved.`, 303);
+    } catch (err) {
+      if (err instanceof ApiError && err.status !== 400) throw err;
+      if (!(err instanceof Error)) throw err;
+      return await webhookPage(c, before, form, { posted: body, error: err.message }, 400);
+    }
+  });
+
+  app.post("/console/webhooks/:webhookId/test", async (c) => {
+    const { row, form } = await ownWebhook(c);
+    return await webhookPage(c, row, form, { test: await engine.testSend(row) });
+  });
+
+  app.post("/console/webhooks/:webhookId/retry-failed", async (c) => {
+    const { row } = await ownWebhook(c);
+    const count = await engine.retryFailed(row.id);
+    const done = encodeURIComponent(
+      `Retrying ${count} failed deliver${count === 1 ? "y" : "ies"}.`,
+    );
+    return c.redirect(`/console/webhooks/${row.id}?done=${done}`, 303);
+  });
+
+  app.post("/console/webhooks/:webhookId/delete", async (c) => {
+    const { row, form } = await ownWebhook(c);
+    await store.remove(row);
+    return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}/webhooks`, 303);
+  });
+
+  app.get("/console/deliveries/:deliveryId", async (c) => {
+    const { entry, row } = await ownDelivery(c);
+    const d = entry.value;
+    const attempts = await store.attempts(d.id);
+    return c.html(html(
+      <Page title={`Delivery ${d.id}`} session={c.var.session}>
+        <p>
+          <a href={`/console/webhooks/${row.id}`}>{`Back to webhook ${row.name || row.url}`}</a>
+        </p>
+        <p>
+          {`${d.reason} of record ${d.recordId}: ${d.status}, ${d.attempts} attempt(s)`}
+          {d.nextAttemptAt ? `, next attempt at ${d.nextAttemptAt}` : ""}
+        </p>
+        {d.status !== "skipped" && (
+          <ActionButton
+            session={c.var.session}
+            action={`/console/deliveries/${d.id}/retry`}
+            label="Retry"
+          />
+        )}
+        <h2>Attempts</h2>
+        <Attempts attempts={attempts} />
+      </Page>,
+    ));
+  });
+
+  app.post("/console/deliveries/:deliveryId/retry", async (c) => {
+    const { entry, row } = await ownDelivery(c);
+    await engine.retry(entry);
+    return c.redirect(`/console/webhooks/${row.id}?done=Delivery%20retried.`, 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,261 @@
+/**
+ * One HTTP/1.1 connection: reads requests (keep-alive, pipelining), hands each to the fetch
+ * handler and writes its response, under the timeouts of {@link ConnectionLimits}.
+ *
+ * @module
+ */
+import type { ConnectionLimits } from "./limits.ts";
+import { ConnReader, HeadTooLarge } from "./reader.ts";
+import { RequestBody } from "./request_body.ts";
+import { BadRequest, parseRequestHead, type RequestHead } from "./request_head.ts";
+import { plainError, writeResponse } from "./response_writer.ts";
+
+/** The application: a fetch handler, as `Deno.serve` calls it. */
+export type FetchHandler = (
+  request: Request,
+  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+) => Response | Promise<Response>;
+
+/** A body left unread by the handler is read and dropped up to this size, else closed. */
+const MAX_DISCARD = 64 * 1024;
+/** Request bodies up to this size (by Content-Length) are read before the handler runs. */
+const SMALL_BODY = 64 * 1024;
+const CONTINUE = new TextEncoder().encode("HTTP/1.1 100 Continue\r\n\r\n");
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/**
+ * Serves one accepted connection until either side closes it or a limit cuts it.
+ *
+ * @example
+ * ```ts
+ * const connection = new HttpConnection(conn, limits, app.fetch, (c, idle) => {});
+ * await connection.run();
+ * ```
+ */
+export class HttpConnection {
+  #closed = false;
+  #draining = false;
+  #idle = true;
+  #bytes = 0;
+  #pendingIo = 0;
+  // Deadlines (epoch ms; Infinity = none), enforced by the listener's sweep (expire()).
+  #readDeadline = Infinity;
+  #writeDeadline = Infinity;
+  #requestDeadline = Infinity;
+  #meter: { windowEnd: number; mark: number } | null = null;
+  readonly address: string;
+
+  constructor(
+    private conn: Deno.TcpConn,
+    private limits: ConnectionLimits,
+    private handler: FetchHandler,
+    private onIdle: (connection: HttpConnection, idle: boolean) => void,
+  ) {
+    this.address = conn.remoteAddr.hostname;
+  }
+
+  /** Whether the connection waits for a request (nothing in progress). */
+  get idle(): boolean {
+    return this.#idle;
+  }
+
+  /** Closes the connection now (whatever is in progress fails). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.conn.close();
+    } catch { /* already closed */ }
+  }
+
+  /** Finishes the exchange in progress (answering with `Connection: close`), then closes. */
+  drain(): void {
+    this.#draining = true;
+    if (this.#idle) this.close();
+  }
+
+  #setIdle(idle: boolean) {
+    this.#idle = idle;
+    this.onIdle(this, idle);
+  }
+
+  /**
+   * Closes the connection when one of its deadlines has passed at `now`, or when a streaming
+   * exchange moved too few bytes in the window that just ended while waiting on the client.
+   * The listener calls it for every open connection a few times a second (one timer for all,
+   * none per read or write).
+   */
+  expire(now: number): void {
+    if (now >= this.#readDeadline || now >= this.#writeDeadline || now >= this.#requestDeadline) {
+      this.close();
+      return;
+    }
+    const meter = this.#meter;
+    if (meter && now >= meter.windowEnd) {
+      const windowMs = this.limits.throughputWindowMs;
+      const least = this.limits.minBytesPerSecond * windowMs / 1000;
+      if (this.#pendingIo > 0 && this.#bytes - meter.mark < least) this.close();
+      meter.mark = this.#bytes;
+      meter.windowEnd = now + windowMs;
+    }
+  }
+
+  /** Awaits a read, closing the connection (at the next sweep) past `ms`. */
+  async #read<T>(ms: number, io: Promise<T>): Promise<T> {
+    this.#readDeadline = Date.now() + ms;
+    this.#pendingIo++;
+    try {
+      return await io;
+    } finally {
+      this.#pendingIo--;
+      this.#readDeadline = Infinity;
+    }
+  }
+
+  /** Writes all of `bytes`, each write closing the connection past the body idle timeout. */
+  async #write(bytes: Uint8Array): Promise<void> {
+    this.#pendingIo++;
+    try {
+      let offset = 0;
+      while (offset < bytes.byteLength) {
+        this.#writeDeadline = Date.now() + this.limits.bodyIdleTimeoutMs;
+        const n = await this.conn.write(bytes.subarray(offset));
+        offset += n;
+        this.#bytes += n;
+      }
+    } finally {
+      this.#pendingIo--;
+      this.#writeDeadline = Infinity;
+    }
+  }
+
+  /** Serves requests until the connection ends; never throws. */
+  async run(): Promise<void> {
+    const reader = new ConnReader(this.conn, (n) => this.#bytes += n);
+    let first = true;
+    try {
+      while (!this.#closed && !this.#draining) {
+        this.#setIdle(true);
+        if (!first) {
+          const more = await this.#read(this.limits.keepAliveTimeoutMs, reader.waitForData());
+          if (!more) break;
+        }
+        first = false;
+        let head: RequestHead | null;
+        try {
+          // A pipelined or already-arrived head needs no read (and no promise).
+          const text = reader.takeHead(this.limits.maxHeadBytes) ??
+            await this.#read(
+              this.limits.headerTimeoutMs,
+              reader.readHead(this.limits.maxHeadBytes),
+            );
+          if (text === null) break;
+          this.#setIdle(false);
+          head = parseRequestHead(text);
+        } catch (err) {
+          if (err instanceof HeadTooLarge) {
+            await this.#reject(431, "headers_too_large", "The request head is too large");
+          } else if (err instanceof BadRequest) {
+            await this.#reject(err.status, "bad_request", err.message);
+          }
+          break;
+        }
+        if (!await this.#exchange(reader, head)) break;
+      }
+    } catch {
+      // The peer went away or a limit closed the connection: nothing left to answer.
+    } finally {
+      this.close();
+      this.onIdle(this, false);
+    }
+  }
+
+  async #reject(status: number, code: string, message: string) {
+    await writeResponse(this.#sink, plainError(status, code, message), {
+      headOnly: false,
+      keepAlive: false,
+    });
+  }
+
+  /** Where responses are written: through {@link #write} (timed, metered). */
+  #sink = {
+    write: async (bytes: Uint8Array) => {
+      await this.#write(bytes);
+      return bytes.byteLength;
+    },
+  };
+
+  /** One request and its response; returns whether the connection may serve another. */
+  async #exchange(reader: ConnReader, head: RequestHead): Promise<boolean> {
+    const path = head.target.split("?")[0];
+    const host = head.host && HOST.test(head.host) ? head.host : "localhost";
+    const url = `http://${host}${head.target === "*" ? "/" : head.target}`;
+    const body = new RequestBody(reader, head.framing);
+    let continued = !head.expectContinue;
+    const idleMs = this.limits.bodyIdleTimeoutMs;
+    const timedRead = async <T>(read: Promise<T>): Promise<T> => {
+      if (!continued) {
+        continued = true;
+        await this.#write(CONTINUE);
+      }
+      return await this.#read(idleMs, read);
+    };
+    const { promise: completed, resolve: complete } = Promise.withResolvers<void>();
+    if (this.limits.isStreamingRoute(head.method, path)) {
+      const windowEnd = Date.now() + this.limits.throughputWindowMs;
+      this.#meter = { windowEnd, mark: this.#bytes };
+    } else this.#requestDeadline = Date.now() + this.limits.requestTimeoutMs;
+    try {
+      let requestBody: BodyInit | null = null;
+      if (head.method !== "GET" && head.method !== "HEAD" && !body.done) {
+        const { framing } = head;
+        // A small body is read before the handler runs (one buffer, no stream); a large or
+        // chunked one streams as the handler reads it.
+        requestBody = framing.kind === "length" && framing.length <= SMALL_BODY
+          ? await readAll(framing.length, (into) => timedRead(body.readInto(into)))
+          : body.stream(timedRead);
+      }
+      let request: Request;
+      try {
+        request = new Request(url, {
+          method: head.method,
+          headers: head.headers,
+          body: requestBody,
+        });
+      } catch {
+        await this.#reject(400, "bad_request", "Malformed request");
+        return false;
+      }
+      const response = await this.handler(request, {
+        remoteAddr: this.conn.remoteAddr,
+        completed,
+      });
+      const keepAlive = head.keepAlive && !this.#draining;
+      await writeResponse(this.#sink, response, { headOnly: head.method === "HEAD", keepAlive });
+      if (!keepAlive) return false;
+      if (body.done) return true;
+      // An unread body: the client that waits for 100 Continue never sends it.
+      if (!continued) return false;
+      return await this.#read(idleMs, body.discard(MAX_DISCARD));
+    } finally {
+      this.#requestDeadline = Infinity;
+      this.#meter = null;
+      complete();
+    }
+  }
+}
+
+/** Reads a body of `length` bytes through `readInto` into one buffer. */
+async function readAll(
+  length: number,
+  readInto: (into: Uint8Array) => Promise<number | null>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const out = new Uint8Array(length);
+  let offset = 0;
+  while (offset < length) {
+    const n = await readInto(out.subarray(offset));
+    if (n === null) break;
+    offset += n;
+  }
+  return out;
+}

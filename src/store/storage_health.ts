@@ -1,0 +1,80 @@
+/**
+ * Storage trouble (a full disk, a read-only data dir): recognising it in errors, and the
+ * state `/healthz` reports.
+ *
+ * @module
+ */
+import { join } from "node:path";
+
+/** Messages of the operating system and SQLite that mean "storage cannot take writes now". */
+const STORAGE_FAILURE =
+  /no space left on device|os error 28\b|disk quota exceeded|os error 122\b|database or disk is full|read-only file system|os error 30\b|readonly database|disk I\/O error/i;
+
+/**
+ * The storage failure `err` stands for (a short reason), or null when it is something else.
+ * Causes are followed, since wrappers keep the original error there.
+ *
+ * @example
+ * ```ts
+ * storageFailure(new Error("No space left on device (os error 28)")); // "disk full"
+ * ```
+ */
+export function storageFailure(err: unknown): string | null {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
+    const message = e instanceof Error ? e.message : String(e);
+    const match = STORAGE_FAILURE.exec(message);
+    if (match) {
+      return /space|28|quota|122|full/i.test(match[0]) ? "disk full" : "storage read-only";
+    }
+  }
+  return null;
+}
+
+/** How long a probe result is reused (a flood of health checks writes no more often). */
+const PROBE_EVERY_MS = 2000;
+
+/**
+ * Storage health of one data dir: degraded after a storage failure, healthy again once a
+ * probe write succeeds.
+ *
+ * @example
+ * ```ts
+ * const health = new StorageHealth("./data");
+ * health.failed("disk full");
+ * await health.check(); // { ok: false, reason: "disk full" } until the probe writes again
+ * ```
+ */
+export class StorageHealth {
+  #reason: string | null = null;
+  #probedAt = -Infinity;
+  #probing: Promise<void> | null = null;
+
+  constructor(private dataDir: string, private now: () => number = Date.now) {}
+
+  /** Records a storage failure seen while serving. */
+  failed(reason: string): void {
+    this.#reason = reason;
+    this.#probedAt = -Infinity;
+  }
+
+  /** The current state, after a probe write when the last one is not fresh. */
+  async check(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    if (this.now() - this.#probedAt >= PROBE_EVERY_MS) {
+      await (this.#probing ??= this.#probe().finally(() => this.#probing = null));
+    }
+    return this.#reason === null ? { ok: true } : { ok: false, reason: this.#reason };
+  }
+
+  async #probe(): Promise<void> {
+    const path = join(this.dataDir, ".health-probe");
+    try {
+      await Deno.writeFile(path, new Uint8Array(4096), { mode: 0o600 });
+      await Deno.remove(path);
+      this.#reason = null;
+    } catch (err) {
+      this.#reason = storageFailure(err) ?? `storage unavailable: ${(err as Error).message}`;
+      await Deno.remove(path).catch(() => {});
+    }
+    this.#probedAt = this.now();
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Quarantine rows: an envelope that cannot become a record is kept with its code and reason,
+ * its sealed box stored in parts beside the row, until the owner retries or discards it.
+ *
+ * @module
+ */
+import { concatBytes } from "../crypto/encoding.ts";
+import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
+import type { Quarantine } from "./envelope_checks.ts";
+import type { InStoreAck } from "./record_apply.ts";
+import type { QueueItem } from "./relay_link.ts";
+
+/** Bytes of one stored part of a quarantined ciphertext. */
+const PART_BYTES = 60 * 1024;
+
+/**
+ * Parts of a quarantined ciphertext of `bytes` bytes.
+ *
+ * @example
+ * ```ts
+ * quarantineParts(100_000); // 2
+ * ```
+ */
+export function quarantineParts(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / PART_BYTES));
+}
+
+/**
+ * The quarantine row id of an envelope version: `{submissionId}.{version}`.
+ *
+ * @example
+ * ```ts
+ * quarantineId({ submissionId: "ab".repeat(16), version: 2 }); // "abab….2"
+ * ```
+ */
+export function quarantineId(item: { submissionId: string; version: number }): string {
+  return `${item.submissionId}.${item.version}`;
+}
+
+/**
+ * Stores `item` of database `db` in quarantine for the reason `why`: the ciphertext's parts
+ * first, then the row (with `ack`, when given, in the row's operation). Idempotent.
+ *
+ * @example
+ * ```ts
+ * await writeQuarantine(kv, db, item, ciphertext, new Quarantine("too_large", "…", 1), null);
+ * ```
+ */
+export async function writeQuarantine(
+  kv: Deno.Kv,
+  db: VaultDatabaseRow,
+  item: QueueItem,
+  ciphertext: Uint8Array,
+  why: Quarantine,
+  ack: InStoreAck | null,
+): Promise<void> {
+  const id = quarantineId(item);
+  const key = vaultKeys.quarantine(id);
+  const existing = await kv.get<VaultQuarantineRow>(key);
+  const parts = quarantineParts(ciphertext.length);
+  if (!existing.value) {
+    // The parts go first, in bounded operations; the row that refers to them commits last.
+    for (let i = 0; i < parts; i += 8) {
+      const op = kv.atomic();
+      for (let j = i; j < Math.min(parts, i + 8); j++) {
+        op.set(
+          vaultKeys.quarantineData(id, j),
+          ciphertext.subarray(j * PART_BYTES, (j + 1) * PART_BYTES),
+        );
+      }
+      await op.commit();
+    }
+  }
+  const row: VaultQuarantineRow = {
+    id,
+    databaseId: db.id,
+    fingerprint: db.fingerprint,
+    submissionId: item.submissionId,
+    version: item.version,
+    formId: item.formId,
+    formVersion: why.formVersion,
+    code: why.code,
+    reason: why.message,
+    receivedAt: item.receivedAt,
+    quarantinedAt: existing.value?.quarantinedAt ?? new Date().toISOString(),
+    parts,
+  };
+  const op = kv.atomic().set(key, row);
+  ack?.add(op);
+  await op.commit();
+}
+
+/**
+ * The database and queue item of a quarantined envelope, its ciphertext read back from its
+ * parts, to process it again.
+ *
+ * @example
+ * ```ts
+ * const { db, item } = await quarantinedItem(kv, row);
+ * ```
+ */
+export async function quarantinedItem(
+  kv: Deno.Kv,
+  row: VaultQuarantineRow,
+): Promise<{ db: VaultDatabaseRow; item: QueueItem }> {
+  const chunks: Uint8Array[] = [];
+  for await (const entry of kv.list<Uint8Array>({ prefix: vaultKeys.quarantineDataOf(row.id) })) {
+    chunks.push(entry.value);
+  }
+  const db = (await kv.get<VaultDatabaseRow>(vaultKeys.database(row.databaseId))).value;
+  if (!db) throw new Error(`Database "${row.databaseId}" of quarantined ${row.id} is gone`);
+  const item: QueueItem = {
+    seq: 0,
+    submissionId: row.submissionId,
+    version: row.version,
+    formId: row.formId,
+    recipientPubkey: db.publicKey,
+    submitterId: null,
+    receivedAt: row.receivedAt,
+    ciphertext: concatBytes(...chunks).toBase64(),
+  };
+  return { db, item };
+}

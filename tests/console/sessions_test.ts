@@ -1,0 +1,236 @@
+/**
+ * Console sign-in, sessions, cookies and CSRF: the session store with a fake clock, and the
+ * pages over real HTTP (wrong token, cookie flags, CSRF refusals, sign-out everywhere, the
+ * relay role serving no console).
+ */
+import assert from "node:assert/strict";
+import { Sessions } from "../../src/console/sessions.ts";
+import { mintToken } from "../../src/relay/tokens.ts";
+import { keys } from "../../src/store/keys.ts";
+import { startInstance } from "../_support/server.ts";
+import { ConsoleClient, csrfOf } from "./_client.ts";
+
+async function memoryStore() {
+  const kv = await Deno.openKv(":memory:");
+  const { row } = await mintToken("owner", "user-1");
+  await kv.set(keys.token(row.id), row);
+  return { kv, row };
+}
+
+Deno.test("a session ends after the idle time, even when used before", async () => {
+  const { kv, row } = await memoryStore();
+  let now = 1_000_000;
+  const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 3600 }, () => now);
+  try {
+    const { cookie } = await sessions.create(row);
+    now += 590_000;
+    assert.ok(await sessions.get(cookie), "alive before the idle time");
+    now += 590_000; // used 590 s ago: still alive, and the idle clock restarts
+    assert.ok(await sessions.get(cookie));
+    now += 601_000;
+    assert.equal(await sessions.get(cookie), null, "idle too long");
+    assert.equal(await sessions.get(cookie), null, "and gone for good");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a session ends at its absolute expiry however active", async () => {
+  const { kv, row } = await memoryStore();
+  let now = 0;
+  const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 1800 }, () => now);
+  try {
+    const { cookie } = await sessions.create(row);
+    for (let i = 0; i < 3; i++) {
+      now += 500_000;
+      assert.ok(await sessions.get(cookie), `alive at ${now}`);
+    }
+    now += 500_000; // 2000 s after sign-in
+    assert.equal(await sessions.get(cookie), null);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a session ends when its owner token is revoked; sign out everywhere ends all", async () => {
+  const { kv, row } = await memoryStore();
+  const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 3600 });
+  try {
+    const a = await sessions.create(row);
+    const b = await sessions.create(row);
+    assert.equal(await sessions.endAll("user-1"), 2);
+    assert.equal(await sessions.get(a.cookie), null);
+    assert.equal(await sessions.get(b.cookie), null);
+    const c = await sessions.create(row);
+    await kv.delete(keys.token(row.id));
+    assert.equal(await sessions.get(c.cookie), null);
+    assert.equal(await sessions.get("not-a-session"), null);
+    assert.equal(await sessions.get(undefined), null);
+    assert.ok(sessions.checkCsrf(c.session, c.session.csrf));
+    const other = (c.session.csrf[0] === "x" ? "y" : "x") + c.session.csrf.slice(1);
+    assert.ok(!sessions.checkCsrf(c.session, other));
+    assert.ok(!sessions.checkCsrf(c.session, null));
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("sign-in page, wrong token, cookie flags, CSRF refusals and sign-out", async () => {
+  const inst = await startInstance();
+  try {
+    const browser = new ConsoleClient(inst.url);
+    const first = await browser.request("/console");
+    const csp = first.headers.get("content-security-policy")!;
+    await first.body?.cancel();
+    const page = await browser.page("/console");
+    assert.match(page, /<label for="token">Owner token<\/label>/);
+    assert.match(page, /<button type="submit">Sign in<\/button>/);
+    assert.match(csp, /script-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-inline/);
+    assert.equal(first.headers.get("x-frame-options"), "DENY");
+
+    // A wrong token: an error, no cookie.
+    const wrong = await browser.post("/console/sign-in", { token: "spo_nope" }, csrfOf(page));
+    assert.equal(wrong.status, 401);
+    assert.match(await wrong.text(), /That owner token is not valid/);
+    assert.deepEqual(wrong.headers.getSetCookie(), []);
+    // The admin token is no owner token.
+    const admin = await browser.post(
+      "/console/sign-in",
+      { token: inst.credentials.adminToken },
+      csrfOf(page),
+    );
+    await admin.body?.cancel();
+    assert.equal(admin.status, 401);
+    // Sign-in without the sign-in form's token is refused.
+    const forged = await browser.post(
+      "/console/sign-in",
+      { token: inst.credentials.ownerToken },
+      "forged",
+    );
+    await forged.body?.cancel();
+    assert.equal(forged.status, 403);
+    assert.deepEqual(forged.headers.getSetCookie(), []);
+
+    const ok = await browser.post(
+      "/console/sign-in",
+      { token: inst.credentials.ownerToken },
+      csrfOf(await browser.page("/console")),
+    );
+    await ok.body?.cancel();
+    assert.equal(ok.status, 303);
+    const cookie = ok.headers.getSetCookie().find((c) => c.startsWith("sealpost_console="))!;
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+    assert.match(cookie, /Path=\/console/);
+    assert.doesNotMatch(cookie, /Secure/, "plain http: no Secure flag");
+    assert.doesNotMatch(cookie, new RegExp(inst.credentials.ownerToken), "no token in cookie");
+
+    const front = await browser.page("/console");
+    assert.match(front, /<h1>Forms<\/h1>/);
+    const csrf = csrfOf(front);
+
+    // State-changing requests without (or with a wrong) CSRF token: 403, nothing changes.
+    for (const token of [null, "wrong"]) {
+      const refused = await browser.post("/console/sign-out", {}, token);
+      await refused.body?.cancel();
+      assert.equal(refused.status, 403);
+    }
+    const api = await browser.request("/console/quarantine/retry", {
+      method: "POST",
+      headers: { accept: "application/json" },
+    });
+    assert.equal(api.status, 403);
+    assert.equal((await api.json()).error.code, "csrf_failed");
+    assert.match(await browser.page("/console"), /<h1>Forms<\/h1>/, "still signed in");
+
+    // Another browser's session, then sign out everywhere from this one.
+    const other = new ConsoleClient(inst.url);
+    await other.signIn(inst.credentials.ownerToken);
+    const everywhere = await browser.post("/console/sign-out-everywhere", {}, csrf);
+    await everywhere.body?.cancel();
+    assert.equal(everywhere.status, 303);
+    assert.match(await browser.page("/console"), /Owner token/);
+    assert.match(await other.page("/console"), /Owner token/, "the other session ended too");
+
+    // Sign out (one session).
+    const csrf2 = await browser.signIn(inst.credentials.ownerToken);
+    const out = await browser.post("/console/sign-out", {}, csrf2);
+    await out.body?.cancel();
+    assert.equal(out.status, 303);
+    assert.match(await browser.page("/console"), /Owner token/);
+    // Pages need a session.
+    const gone = await browser.request("/console/quarantine");
+    await gone.body?.cancel();
+    assert.equal(gone.status, 303);
+    assert.equal(gone.headers.get("location"), "/console");
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("cookies are Secure when the public base URL is https", async () => {
+  const inst = await startInstance({ SEALPOST_BASE_URL: "https://forms.example.test" });
+  try {
+    const browser = new ConsoleClient(inst.url);
+    const page = await browser.request("/console");
+    await page.body?.cancel();
+    assert.match(page.headers.getSetCookie()[0], /Secure/);
+    const form = await new ConsoleClient(inst.url).page("/console");
+    const signIn = await browser.post(
+      "/console/sign-in",
+      { token: inst.credentials.ownerToken },
+      csrfOf(form),
+    );
+    await signIn.body?.cancel();
+    // The sign-in form's cookie of `browser` differs from `form`'s token: refused.
+    assert.equal(signIn.status, 403);
+    const csrf = csrfOf(await browser.page("/console"));
+    const ok = await browser.post("/console/sign-in", { token: inst.credentials.ownerToken }, csrf);
+    await ok.body?.cancel();
+    const cookie = ok.headers.getSetCookie().find((c) => c.startsWith("sealpost_console="))!;
+    assert.match(cookie, /; Secure/);
+    assert.match(cookie, /HttpOnly/);
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("the relay role serves no console", async () => {
+  const inst = await startInstance({ SEALPOST_SERVER_ROLE: "relay" });
+  try {
+    for (const path of ["/console", "/console/sign-in", "/console/assets/console.css"]) {
+      const response = await fetch(inst.url + path);
+      await response.body?.cancel();
+      assert.equal(response.status, 404, path);
+    }
+    const post = await fetch(inst.url + "/console/sign-in", { method: "POST" });
+    assert.equal(post.status, 404);
+    assert.equal((await post.json()).error.code, "not_found");
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("a vault-role process serves the console; images may load from its relay", async () => {
+  const relay = await startInstance({ SEALPOST_SERVER_ROLE: "relay" });
+  Deno.env.set("SEALPOST_RELAY_TOKEN", relay.credentials.ownerToken);
+  let vault: Awaited<ReturnType<typeof startInstance>> | null = null;
+  try {
+    vault = await startInstance({
+      SEALPOST_SERVER_ROLE: "vault",
+      SEALPOST_VAULT_RELAY_URL: relay.url,
+    });
+    const browser = new ConsoleClient(vault.url);
+    await browser.signIn(vault.credentials.ownerToken);
+    const front = await browser.request("/console");
+    assert.equal(front.status, 200);
+    await front.body?.cancel();
+    const csp = front.headers.get("content-security-policy")!;
+    assert.ok(csp.includes(`img-src 'self' data: ${new URL(relay.url).origin}`), csp);
+  } finally {
+    Deno.env.delete("SEALPOST_RELAY_TOKEN");
+    await vault?.close();
+    await relay.close();
+  }
+});
