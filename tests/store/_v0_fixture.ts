@@ -3,7 +3,7 @@
  * no version key, a webhook delivery with its body inline in the row and a ref that is a bare
  * webhook id, a delivery whose body is in parts (also with a bare ref), a configuration without
  * `concurrency`, and a submission head with the old `pending` list. Each delivery carries its
- * attempt log inside its row, as versions 0 and 1 did.
+ * attempt log inside its row, as versions 0 to 2 did.
  */
 import { keys, webhookKeys } from "../../src/store/keys.ts";
 
@@ -20,7 +20,7 @@ export const V0 = {
 
 const NOW = "2026-11-01T00:00:00.000Z";
 
-/** The attempt log every fixture delivery carries inside its row (versions 0 and 1). */
+/** The attempt log every fixture delivery carries inside its row (versions 0 to 2). */
 export const ATTEMPTS = [
   {
     n: 1,

@@ -4,7 +4,7 @@ import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
 import { WebhookStore } from "../../src/webhooks/index.ts";
 import { ATTEMPTS, V0, writeV0Fixture } from "./_v0_fixture.ts";
 
-Deno.test("migrations 1 and 2: a version-0 store is rewritten into the current layout", async () => {
+Deno.test("migrations 1 to 3: a version-0 store is rewritten into the current layout", async () => {
   using kv = await Deno.openKv(":memory:");
   await writeV0Fixture(kv);
   const result = await migrateStore(kv, "fixture");
@@ -48,7 +48,7 @@ Deno.test("migrations 1 and 2: a version-0 store is rewritten into the current l
     V0.partBodies.map((p) => new TextDecoder().decode(p)).join(""),
   );
   assert.equal((await store.config(V0.webhookId))?.concurrency, null);
-  // Migration 2: the attempt log left the rows; each attempt is read on its own.
+  // Migration 3: the attempt log left the rows; each attempt is read on its own.
   assert.equal("log" in inlineRow, false);
   for (const id of [V0.inlineId, V0.partsId]) {
     assert.deepEqual(await store.attempts(id), ATTEMPTS);
@@ -56,21 +56,21 @@ Deno.test("migrations 1 and 2: a version-0 store is rewritten into the current l
   }
 });
 
-Deno.test("migration 2: a version-1 store's attempt logs become attempt rows", async () => {
+Deno.test("migration 3: a version-2 store's attempt logs become attempt rows", async () => {
   using kv = await Deno.openKv(":memory:");
   await writeV0Fixture(kv);
   await migrateStore(kv, "fixture");
-  // Back to version 1: the migrated layout, with the log inside the row again.
+  // Back to version 2: the migrated layout, with the log inside the row again.
   const key = webhookKeys.delivery(V0.webhookId, V0.inlineId);
   const row = (await kv.get<Record<string, unknown>>(key)).value!;
-  const op = kv.atomic().set(key, { ...row, log: ATTEMPTS }).set(keys.schemaVersion(), 1);
+  const op = kv.atomic().set(key, { ...row, log: ATTEMPTS }).set(keys.schemaVersion(), 2);
   for (const attempt of ATTEMPTS) op.delete(webhookKeys.attempt(V0.inlineId, attempt.n));
   await op.commit();
   const store = new WebhookStore(kv);
   assert.deepEqual(await store.attempts(V0.inlineId), []);
 
   const result = await migrateStore(kv, "fixture");
-  assert.deepEqual([result.from, result.to], [1, 2]);
+  assert.deepEqual([result.from, result.to], [2, 3]);
   assert.deepEqual((await kv.get(key)).value, row);
   assert.deepEqual(await store.attempts(V0.inlineId), ATTEMPTS);
   // A removed configuration's purge takes the attempt rows with the delivery.
