@@ -183,10 +183,11 @@ export class WebhookEngine {
    * back in the queue, and events not yet taken stay in the outbox.
    */
   async stop(): Promise<void> {
+    const stopped = this.#life.stop(); // From here on, no new work starts.
     this.#outbox.stop();
     if (this.#sweeper !== null) clearInterval(this.#sweeper);
     this.#sweeper = null;
-    await this.#life.stop();
+    await stopped;
     await this.#committer.idle();
   }
 
