@@ -62,7 +62,7 @@ export {
 export { buildRequest, type OutboundRequest, signBody, standardSignature } from "./request.ts";
 export { type WebhookRouteDeps, webhookRoutes } from "./routes.ts";
 export { type AttemptResult, sendRequest } from "./send.ts";
-export { MAX_LOGGED_ATTEMPTS, WebhookStore } from "./store.ts";
+export { WebhookStore } from "./store.ts";
 export {
   type DeliveryEffect,
   type DeliveryInput,
