@@ -133,9 +133,8 @@ export class Dispatcher {
         return;
       }
       const body = await store.body(entry.value);
-      this.sending.add(deliveryId);
       try {
-        const result = await this.#send(config, entry.value, body);
+        const result = await this.#send(config, entry.value, body, true);
         if (!result) {
           await store.kv.enqueue(message, { delay: DEFER_MS });
           return;
@@ -165,16 +164,19 @@ export class Dispatcher {
 
   /**
    * One request of delivery `row` to `config` once a slot of the configuration is free; null
-   * when none came in time.
+   * when none came in time. `stored`: the delivery is in the store (a queued attempt).
    */
   async #send(
     config: WebhookConfigRow,
     row: WebhookDeliveryRow,
     body: Uint8Array,
+    stored = false,
   ): Promise<AttemptResult | null> {
     const limit = config.concurrency ?? this.options.settings.concurrency_per_webhook;
     const slot = await this.#limiter.acquire(config.id, limit, SLOT_WAIT_MS);
     if (!slot) return null;
+    // A stored delivery is "being sent" (the owner's retry waits) from here until recorded.
+    if (stored) this.sending.add(row.id);
     let result: AttemptResult;
     try {
       const request = buildRequest(config, { id: row.id, body, contentType: row.contentType });
