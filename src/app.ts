@@ -78,7 +78,12 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   if (config.server.role !== "vault") app.use(senderCors(deps.forms, publicBaseUrl(config)));
   // Rate limits of the route families whose routers set none: manifest reads, pre-signed
   // blob reads and the vault's owner API (before its authentication).
-  app.use("/forms/*", rateLimit(limiter(config.rate_limits.manifests), proxies));
+  // Public reads share one family: manifests, the form page, its assets, the embed script and
+  // the OpenAPI document.
+  const publicReads = rateLimit(limiter(config.rate_limits.manifests), proxies);
+  for (const path of ["/forms/*", "/f/*", "/assets/*", "/embed.js", "/openapi.json"]) {
+    app.use(path, publicReads);
+  }
   const blobReads = rateLimit(limiter(config.rate_limits.blob_reads), proxies);
   app.use(
     "/blobs/*",

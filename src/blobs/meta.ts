@@ -65,8 +65,9 @@ export async function getUsage(kv: Deno.Kv, userId: string): Promise<BlobUsageRo
 }
 
 /**
- * Throws {@linkcode QuotaExceededError} when a new blob of `sizeBytes` would not fit in the
- * user's quota (a blob already stored takes no more room).
+ * Throws {@linkcode QuotaExceededError} when a blob of `sizeBytes` would not fit in the user's
+ * quota. Asked of every blob alike, stored already or not, so that a full quota answers the
+ * same for every file and tells no uploader which bytes someone stored before.
  *
  * @example
  * ```ts
@@ -79,22 +80,19 @@ export async function assertRoomFor(
   sizeBytes: number,
   quotaBytes: number,
 ): Promise<void> {
-  const [meta, usage] = await kv.getMany<[BlobMetaRow, BlobUsageRow]>([
-    blobKeys.meta(key.userId, key.hash),
-    blobKeys.usage(key.userId),
-  ]);
-  if (meta.value) return;
-  const used = usage.value?.bytes ?? 0;
+  const used = (await getUsage(kv, key.userId)).bytes;
   if (used + sizeBytes > quotaBytes) {
     throw new QuotaExceededError(key.userId, sizeBytes, used, quotaBytes);
   }
 }
 
 /**
- * Records an upload whose bytes are in the store. A new blob gets its row, joins the
- * unclaimed index and counts against the quota (checked in the same atomic operation:
- * {@linkcode QuotaExceededError} when it does not fit). A blob already stored keeps its
- * metadata; if unclaimed, its upload time moves to `now`, restarting its grace period.
+ * Records an upload whose bytes are in the store. The upload must fit in the quota whether or
+ * not the bytes are stored already ({@linkcode QuotaExceededError}; the same answer either
+ * way, so a full quota is no oracle). A new blob gets its row, joins the unclaimed index and
+ * counts against the quota (checked in the same atomic operation). A blob already stored
+ * keeps its metadata and costs nothing more; if unclaimed, its upload time moves to `now`,
+ * restarting its grace period.
  *
  * @example
  * ```ts
@@ -117,6 +115,10 @@ export function recordUpload(
       usageKey,
     ]);
     const existing = metaEntry.value;
+    const usage = usageEntry.value ?? EMPTY_USAGE;
+    if (usage.bytes + upload.sizeBytes > quotaBytes) {
+      throw new QuotaExceededError(key.userId, upload.sizeBytes, usage.bytes, quotaBytes);
+    }
     if (existing) {
       if (existing.claimedAt !== null) return { created: false, meta: existing };
       const meta: BlobMetaRow = { ...existing, uploadedAt: now.toISOString() };
@@ -127,10 +129,6 @@ export function recordUpload(
         .set(metaKey, meta)
         .commit();
       return result.ok ? { created: false, meta } : undefined;
-    }
-    const usage = usageEntry.value ?? EMPTY_USAGE;
-    if (usage.bytes + upload.sizeBytes > quotaBytes) {
-      throw new QuotaExceededError(key.userId, upload.sizeBytes, usage.bytes, quotaBytes);
     }
     const meta: BlobMetaRow = {
       userId: key.userId,

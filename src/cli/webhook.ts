@@ -6,11 +6,23 @@
  *
  * @module
  */
-import { MAX_WEBHOOK_CONCURRENCY } from "../config/index.ts";
-import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
 import type { SealpostClient } from "./client.ts";
+import { UsageError } from "./args.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import { readValues } from "./submit.ts";
+import { COMMANDS, type Flag, type Flags, OPTIONS, settingsBody } from "./webhook_flags.ts";
+import {
+  type Attempt,
+  attemptLine,
+  type Delivery,
+  deliveryLine,
+  type Page,
+  type TestResult,
+  testText,
+  type Webhook,
+  webhookLine,
+  webhookText,
+} from "./webhook_format.ts";
 
 const SETTINGS_HELP = `
 Settings (add, edit; edit sends only the ones given):
@@ -74,283 +86,10 @@ ${SETTINGS_HELP}`,
 `,
 };
 
-/** The settings' flags (add, edit) by type, and edit's flags that remove a setting. */
-const SETTING_STRINGS = [
-  "target",
-  "name",
-  "method",
-  "mode",
-  "template",
-  "bearer",
-  "bearer-file",
-  "secret",
-  "secret-file",
-  "signature-header",
-  "events",
-  "concurrency",
-] as const;
-const SETTING_BOOLEANS = ["generate-secret", "standard-webhooks"] as const;
-const REMOVALS = [
-  "no-bearer",
-  "no-secret",
-  "no-headers",
-  "no-mappings",
-  "no-standard-webhooks",
-  "no-concurrency",
-] as const;
-
-const OPTIONS = {
-  ...OWNER_OPTIONS,
-  ...flagOptions("string", [...SETTING_STRINGS, "form", "values", "webhook", "limit", "cursor"]),
-  ...flagOptions("boolean", [...SETTING_BOOLEANS, ...REMOVALS, "failed"]),
-  header: { type: "string", multiple: true },
-  map: { type: "string", multiple: true },
-} as const;
-
-type Flags = Parsed<typeof OPTIONS>["values"];
-type Flag = keyof typeof OPTIONS;
-
-const SETTINGS: Flag[] = [...SETTING_STRINGS, ...SETTING_BOOLEANS, "header", "map"];
-
-/** The flags each command takes besides the common ones. */
-const COMMANDS: Record<string, Flag[]> = {
-  "webhook add": ["form", ...SETTINGS],
-  "webhook list": ["form"],
-  "webhook show": [],
-  "webhook edit": [...SETTINGS, ...REMOVALS],
-  "webhook remove": [],
-  "webhook test": ["values"],
-  "deliveries list": ["webhook", "failed", "limit", "cursor"],
-  "deliveries show": [],
-  "deliveries retry": ["webhook", "failed"],
-};
-
-type FlaggedFailure = {
-  at: string;
-  deliveryId: string | null;
-  reason: "permanent" | "exhausted" | "blocked";
-  status: number | null;
-  error: string | null;
-};
-
-type Webhook = {
-  id: string;
-  formId: string;
-  name: string;
-  url: string;
-  method: string;
-  mode: string;
-  template: string | null;
-  bearer: string | null;
-  headers: string[];
-  signingSecret: string | null;
-  signatureHeader: string;
-  mappings: Record<string, string>;
-  events: string[];
-  standardWebhooks: boolean;
-  /** Absent from instances older than the setting. */
-  concurrency?: number | null;
-  flagged: FlaggedFailure | null;
-  createdAt: string;
-  updatedAt: string;
-  generatedSigningSecret?: string;
-};
-
-type Delivery = {
-  id: string;
-  webhookId: string;
-  recordId: string;
-  reason: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  lastSnippet: string | null;
-  createdAt: string;
-  completedAt: string | null;
-};
-
-type Attempt = {
-  n: number;
-  at: string;
-  status: number | null;
-  durationMs: number;
-  outcome: string;
-  error: string | null;
-  snippet: string | null;
-  retryAfterSeconds: number | null;
-};
-
-type TestResult = {
-  contentType: string;
-  body: string;
-  status: number | null;
-  durationMs: number;
-  outcome: string;
-  error: string | null;
-  snippet: string | null;
-};
-
-type Page = { items: Delivery[]; nextCursor: string | null };
-
 /** The one positional argument `what` (and no other). */
 function single(args: string[], what: string): string {
   if (args.length > 1) throw new UsageError(`Unexpected argument "${args[1]}"`);
   return encodeURIComponent(need(args[0], what));
-}
-
-/** The flag of `names` that was given, if any; a usage error when several were. */
-function oneOf(flags: Flags, names: Flag[]): Flag | undefined {
-  const given = names.filter((n) => flags[n] !== undefined);
-  if (given.length > 1) {
-    throw new UsageError(`Give one of ${given.map((n) => `--${n}`).join(", ")}, not several`);
-  }
-  return given[0];
-}
-
-/** A secret from its flag, or the trimmed content of the file its `-file` flag names. */
-async function secretOf(flags: Flags, flag: "bearer" | "secret"): Promise<string> {
-  const file = flags[`${flag}-file`];
-  if (file === undefined) return flags[flag]!;
-  const text = (await readInput(file, `--${flag}-file`)).trim();
-  if (!text) throw new UsageError(`--${flag}-file "${file}" is empty`);
-  return text;
-}
-
-/** `--map FIELD=KEY` flags as the mappings object. */
-function mappingsOf(specs: string[]): Record<string, string> {
-  const mappings: Record<string, string> = {};
-  for (const spec of specs) {
-    const eq = spec.indexOf("=");
-    if (eq < 1 || eq === spec.length - 1) throw new UsageError(`--map "${spec}" is not FIELD=KEY`);
-    const field = spec.slice(0, eq);
-    if (field in mappings) throw new UsageError(`--map gives field "${field}" twice`);
-    mappings[field] = spec.slice(eq + 1);
-  }
-  return mappings;
-}
-
-/** The request body of `add` or `edit`: the settings given, nothing else. */
-async function settingsBody(flags: Flags): Promise<Record<string, unknown>> {
-  const fromStdin = (["template", "bearer-file", "secret-file"] as const).filter((n) =>
-    flags[n] === "-"
-  );
-  if (fromStdin.length > 1) {
-    throw new UsageError(`Only one of ${fromStdin.map((n) => `--${n}`).join(", ")} can read stdin`);
-  }
-  const body: Record<string, unknown> = {};
-  if (flags.name !== undefined) body.name = flags.name;
-  if (flags.target !== undefined) body.url = flags.target;
-  if (flags.method !== undefined) body.method = flags.method.toUpperCase();
-  if (flags.mode !== undefined) body.mode = flags.mode;
-  if (flags.template !== undefined) body.template = await readInput(flags.template, "--template");
-  const bearer = oneOf(flags, ["bearer", "bearer-file", "no-bearer"]);
-  if (bearer) body.bearer = bearer === "no-bearer" ? null : await secretOf(flags, "bearer");
-  const secret = oneOf(flags, ["secret", "secret-file", "generate-secret", "no-secret"]);
-  if (secret === "generate-secret") body.generateSigningSecret = true;
-  else if (secret) {
-    body.signingSecret = secret === "no-secret" ? null : await secretOf(flags, "secret");
-  }
-  if (flags["signature-header"] !== undefined) body.signatureHeader = flags["signature-header"];
-  if (oneOf(flags, ["header", "no-headers"])) body.headers = flags.header ?? [];
-  if (oneOf(flags, ["map", "no-mappings"])) body.mappings = mappingsOf(flags.map ?? []);
-  if (flags.events !== undefined) {
-    const events = flags.events.split(",").map((e) => e.trim()).filter(Boolean);
-    body.events = events.length === 1 && events[0] === "none" ? [] : events;
-  }
-  const standard = oneOf(flags, ["standard-webhooks", "no-standard-webhooks"]);
-  if (standard) body.standardWebhooks = standard === "standard-webhooks";
-  const concurrency = oneOf(flags, ["concurrency", "no-concurrency"]);
-  if (concurrency) {
-    body.concurrency = concurrency === "no-concurrency"
-      ? null
-      : countFlag("concurrency", flags.concurrency!, MAX_WEBHOOK_CONCURRENCY);
-  }
-  return body;
-}
-
-function flagText(f: FlaggedFailure): string {
-  return `${f.reason}${f.status === null ? "" : ` HTTP ${f.status}`}${
-    f.error ? `: ${f.error}` : ""
-  } (${f.deliveryId === null ? "" : `delivery ${f.deliveryId}, `}${f.at})`;
-}
-
-function webhookLine(w: Webhook): string {
-  return [
-    w.id,
-    `${w.method} ${w.url}`,
-    w.mode,
-    w.events.length ? w.events.join(",") : "no events",
-    ...(w.name ? [w.name] : []),
-    ...(w.flagged ? [`FLAGGED ${flagText(w.flagged)}`] : []),
-  ].join("  ");
-}
-
-function webhookText(w: Webhook): string {
-  const mappings = Object.entries(w.mappings).map(([field, key]) => `${field} -> ${key}`);
-  const rows: [string, string][] = [
-    ["id", w.id],
-    ["form", w.formId],
-    ["name", w.name || "-"],
-    ["target", `${w.method} ${w.url}`],
-    ["mode", w.mode],
-    ["bearer", w.bearer ?? "none"],
-    ["headers", w.headers.join(`\n${" ".repeat(19)}`) || "none"],
-    ["signing secret", w.signingSecret ?? "none"],
-    ["signature header", w.signatureHeader],
-    ["standard webhooks", w.standardWebhooks ? "yes" : "no"],
-    ["concurrency", w.concurrency ? String(w.concurrency) : "instance default"],
-    ["mappings", mappings.join(", ") || "none (every field under its id)"],
-    ["events", w.events.join(", ") || "none"],
-    ["created", w.createdAt],
-    ["updated", w.updatedAt],
-    ["flagged", w.flagged ? flagText(w.flagged) : "no"],
-  ];
-  let text = rows.map(([label, value]) => `${`${label}:`.padEnd(19)}${value}`).join("\n");
-  if (w.template !== null) text += `\ntemplate:\n${w.template.replace(/^/gm, "  ")}`;
-  if (w.generatedSigningSecret) {
-    text += `\ngenerated signing secret: ${w.generatedSigningSecret}\n` +
-      "  (shown this once: give it to the receiver now)";
-  }
-  return text;
-}
-
-function deliveryLine(d: Delivery): string {
-  return [
-    d.id,
-    d.recordId,
-    d.reason,
-    d.status,
-    `${d.attempts} attempt${d.attempts === 1 ? "" : "s"}`,
-    ...(d.lastStatus === null ? [] : [`HTTP ${d.lastStatus}`]),
-    ...(d.lastError ? [d.lastError] : []),
-  ].join("  ");
-}
-
-function attemptLine(a: Attempt): string {
-  return [
-    `#${a.n}`,
-    a.at,
-    a.status === null ? "no response" : `HTTP ${a.status}`,
-    `${Math.round(a.durationMs)} ms`,
-    a.outcome,
-    ...(a.retryAfterSeconds === null ? [] : [`Retry-After ${a.retryAfterSeconds} s`]),
-    ...(a.error ? [a.error] : []),
-    ...(a.snippet ? [JSON.stringify(a.snippet)] : []),
-  ].join("  ");
-}
-
-function testText(r: TestResult): string {
-  const lines = [
-    `${r.outcome}  ${r.status === null ? "no response" : `HTTP ${r.status}`}  ${
-      Math.round(r.durationMs)
-    } ms`,
-  ];
-  if (r.error) lines.push(`error:    ${r.error}`);
-  if (r.snippet) lines.push(`response: ${r.snippet}`);
-  lines.push(`sent:     ${r.contentType}`, r.body);
-  return lines.join("\n");
 }
 
 async function webhookRun(

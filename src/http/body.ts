@@ -6,6 +6,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { nestsDeeperThan } from "../forms/_common.ts";
 import { ApiError } from "./errors.ts";
+import { concatBytes } from "../crypto/encoding.ts";
 
 /**
  * Deepest nesting of arrays and objects a JSON request body may have. Deno KV's serializer
@@ -50,14 +51,7 @@ export async function readBodyLimited(
     }
     chunks.push(step.value);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0] : concatBytes(...chunks);
 }
 
 /**

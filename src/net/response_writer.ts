@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { concatBytes } from "../crypto/encoding.ts";
 
 /** Where the bytes go: a `Deno.Conn`, or anything with its `write`. */
 export interface ByteSink {
@@ -71,16 +72,6 @@ export async function writeAll(sink: ByteSink, bytes: Uint8Array): Promise<void>
   while (offset < bytes.byteLength) offset += await sink.write(bytes.subarray(offset));
 }
 
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
-
 function headText(status: number, headers: Headers, framing: string, keepAlive: boolean): string {
   let text = `HTTP/1.1 ${status} ${REASONS[status] ?? ""}\r\n`;
   for (const [name, value] of headers) {
@@ -134,7 +125,7 @@ export async function writeResponse(
     }
     const bytes = headBytes(head);
     const payload = body ?? encoder.encode(text);
-    await writeAll(sink, concat([bytes, payload], bytes.byteLength + length));
+    await writeAll(sink, concatBytes(bytes, payload));
     return;
   }
   if (!response.body) {
@@ -157,8 +148,7 @@ export async function writeResponse(
         left -= step.value.byteLength;
         if (left < 0) throw new Error("Response body longer than its Content-Length");
         if (pending && step.value.byteLength <= SMALL_BODY) {
-          const size = pending.byteLength + step.value.byteLength;
-          await writeAll(sink, concat([pending, step.value], size));
+          await writeAll(sink, concatBytes(pending, step.value));
         } else {
           if (pending) await writeAll(sink, pending);
           await writeAll(sink, step.value);
@@ -186,14 +176,14 @@ export async function writeResponse(
       const head = headBytes(
         headText(status, headers, `content-length: ${size}\r\n`, options.keepAlive),
       );
-      await writeAll(sink, concat([head, ...first], head.byteLength + size));
+      await writeAll(sink, concatBytes(head, ...first));
       return;
     }
     const head = headBytes(
       headText(status, headers, "transfer-encoding: chunked\r\n", options.keepAlive),
     );
     await writeAll(sink, head);
-    await writeChunk(sink, concat(first, size));
+    await writeChunk(sink, concatBytes(...first));
     for (;;) {
       const step = await reader.read();
       if (step.done) break;

@@ -1,21 +1,15 @@
 /**
- * The relay's HTTP surface: intake, manifests, identity registry and owner queues.
+ * The relay's HTTP surface: intake, manifests, identity registry and owner queues (the routes'
+ * OpenAPI definitions are in src/relay/route_specs.ts).
  *
  * @module
  */
 import { AddressRanges } from "../net/ip.ts";
-import {
-  errorContent as error,
-  intQuery,
-  jsonContent as json,
-  newRouter,
-} from "../http/openapi.ts";
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { newRouter } from "../http/openapi.ts";
+import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import { type Config, publicBaseUrl } from "../config/index.ts";
-import { ManifestSchema } from "../forms/manifest.ts";
-import { SubmissionEnvelopeSchema, SubmissionIdSchema } from "../forms/payload.ts";
+import type { ManifestSchema } from "../forms/manifest.ts";
 import { jsonBody } from "../http/body.ts";
-import { ChallengeIdSchema, FormIdSchema, QueuePositionSchema } from "../http/ids.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
 import type { DatabaseRow } from "../store/keys.ts";
@@ -32,14 +26,17 @@ import { originGuard } from "./cors.ts";
 import type { FormDirectory } from "./manifests.ts";
 import { ackQueue, listQueue } from "./queue.ts";
 import {
-  AckRequestSchema,
-  AmendReceiptSchema,
-  DatabaseSchema,
-  FingerprintSchema,
-  QueueItemSchema,
-  ReceiptSchema,
-  UserSchema,
-} from "./schemas.ts";
+  getManifest,
+  getMe,
+  getQueue,
+  postAck,
+  postDatabase,
+  postSubmission,
+  postUser,
+  putManifest,
+  putSubmission,
+  verifyDatabase,
+} from "./route_specs.ts";
 import type { Intake } from "./submissions.ts";
 
 /** What the relay routes need. */
@@ -53,218 +50,6 @@ export interface RelayDeps {
     owner: TokenBuckets | null;
   };
 }
-
-const owner = [{ ownerToken: [] }];
-
-const postSubmission = createRoute({
-  method: "post",
-  path: "/submissions",
-  tags: ["intake"],
-  summary: "Submit a sealed envelope",
-  description: "Anonymous for public forms. Idempotent on submissionId: the same id and bytes " +
-    "again answer the same receipt; the same id with other bytes is a 409.",
-  request: { body: { ...json(SubmissionEnvelopeSchema, "The envelope"), required: true } },
-  responses: {
-    200: json(ReceiptSchema, "Stored durably and queued for the recipient"),
-    400: error("Required envelope fields missing or malformed"),
-    403: error("origin_not_allowed: the form does not take submissions from this web origin"),
-    404: error("Form not published, or recipientPubkey is not its key"),
-    409: error("submissionId already used with other content"),
-    413: error("Ciphertext too large"),
-    429: error("Rate limited; see Retry-After"),
-  },
-});
-
-const putSubmission = createRoute({
-  method: "put",
-  path: "/submissions/{submissionId}",
-  tags: ["intake"],
-  summary: "Amend a submission with its edit token",
-  security: [{ editToken: [] }],
-  request: {
-    params: z.object({ submissionId: SubmissionIdSchema }),
-    body: {
-      ...json(SubmissionEnvelopeSchema, "The new envelope (payload mode Update)"),
-      required: true,
-    },
-  },
-  responses: {
-    200: json(AmendReceiptSchema, "The amendment is queued as a new version"),
-    400: error("Malformed envelope"),
-    401: error("No edit token"),
-    403: error("Wrong edit token, or origin_not_allowed (the form's allowed origins)"),
-    404: error("Unknown submission or form"),
-    410: error("The edit window is over"),
-    413: error("Ciphertext too large"),
-    429: error("Rate limited"),
-  },
-});
-
-const getManifest = createRoute({
-  method: "get",
-  path: "/forms/{formId}/manifest",
-  tags: ["forms"],
-  summary: "A published form manifest, as published",
-  request: { params: z.object({ formId: FormIdSchema }) },
-  responses: {
-    200: json(ManifestSchema, "The manifest"),
-    404: error("Not published"),
-  },
-});
-
-const putManifest = createRoute({
-  method: "put",
-  path: "/owner/forms/{formId}",
-  tags: ["owner"],
-  summary: "Publish (or republish) a form manifest",
-  security: owner,
-  request: {
-    params: z.object({ formId: FormIdSchema }),
-    body: { ...json(ManifestSchema, "The signed manifest"), required: true },
-  },
-  responses: {
-    200: json(
-      z.object({ formId: z.string(), schemaVersion: z.number(), publishedAt: z.string() }),
-      "Published",
-    ),
-    400: error("Malformed manifest"),
-    401: error("No owner token"),
-    403: error("The recipient key is not one of the user's databases"),
-    409: error("The form id belongs to another user, or the version went backwards"),
-    413: error("Manifest too large"),
-  },
-});
-
-const postUser = createRoute({
-  method: "post",
-  path: "/admin/users",
-  tags: ["admin"],
-  summary: "Create a user and its first owner token",
-  security: [{ adminToken: [] }],
-  request: {
-    body: { ...json(z.object({ name: z.string().min(1).max(200) }), "The user"), required: true },
-  },
-  responses: {
-    201: json(
-      z.object({ user: UserSchema, ownerToken: z.string() }),
-      "Created; the token is shown once",
-    ),
-    400: error("Malformed request"),
-    401: error("No admin token"),
-    403: error("Not an admin token"),
-  },
-});
-
-const getMe = createRoute({
-  method: "get",
-  path: "/owner/me",
-  tags: ["owner"],
-  summary: "The token's user and databases",
-  security: owner,
-  responses: {
-    200: json(z.object({ user: UserSchema, databases: z.array(DatabaseSchema) }), "The user"),
-    401: error("No owner token"),
-  },
-});
-
-const postDatabase = createRoute({
-  method: "post",
-  path: "/owner/databases",
-  tags: ["owner"],
-  summary: "Start registering a recipient key: answers a challenge sealed to it",
-  security: owner,
-  request: {
-    body: {
-      ...json(
-        z.object({
-          name: z.string().min(1).max(200),
-          publicKey: z.string().max(128).openapi({
-            description: "Base64 X25519 public key (32 bytes)",
-          }),
-        }),
-        "The key to register",
-      ),
-      required: true,
-    },
-  },
-  responses: {
-    201: json(
-      z.object({ challengeId: z.string(), sealedChallenge: z.string(), expiresAtUtc: z.string() }),
-      "Open sealedChallenge with the private key and POST it to /owner/databases/verify",
-    ),
-    400: error("Malformed key"),
-    401: error("No owner token"),
-    409: error("Key already registered"),
-  },
-});
-
-const verifyDatabase = createRoute({
-  method: "post",
-  path: "/owner/databases/verify",
-  tags: ["owner"],
-  summary: "Finish registering a recipient key with the opened challenge",
-  security: owner,
-  request: {
-    body: {
-      ...json(
-        z.object({ challengeId: ChallengeIdSchema, challenge: z.string().min(1).max(1024) }),
-        "The opened challenge, base64",
-      ),
-      required: true,
-    },
-  },
-  responses: {
-    201: json(DatabaseSchema, "Registered"),
-    400: error("Malformed"),
-    401: error("No owner token"),
-    403: error("Wrong answer"),
-    404: error("Unknown or expired challenge"),
-    409: error("Key already registered"),
-  },
-});
-
-const getQueue = createRoute({
-  method: "get",
-  path: "/owner/queues/{fingerprint}",
-  tags: ["owner"],
-  summary: "Pending envelopes of a recipient key, in arrival order",
-  security: owner,
-  request: {
-    params: z.object({ fingerprint: FingerprintSchema }),
-    query: z.object({
-      after: QueuePositionSchema.optional().openapi({
-        description: "Cursor: the nextCursor of the previous page",
-      }),
-      limit: intQuery(1, 500).default(100),
-    }),
-  },
-  responses: {
-    200: json(
-      z.object({ items: z.array(QueueItemSchema), nextCursor: z.string().nullable() }),
-      "A page of the queue",
-    ),
-    401: error("No owner token"),
-    404: error("Unknown key, or another user's (the same answer)"),
-  },
-});
-
-const postAck = createRoute({
-  method: "post",
-  path: "/owner/queues/{fingerprint}/ack",
-  tags: ["owner"],
-  summary: "Acknowledge envelopes: they leave the queue (idempotent)",
-  security: owner,
-  request: {
-    params: z.object({ fingerprint: FingerprintSchema }),
-    body: { ...json(AckRequestSchema, "What to ack"), required: true },
-  },
-  responses: {
-    200: json(z.object({ acked: z.number().int() }), "How many versions left the queue"),
-    400: error("Malformed"),
-    401: error("No owner token"),
-    404: error("Unknown key, or another user's (the same answer)"),
-  },
-});
 
 function publicDatabase(db: DatabaseRow) {
   return {

@@ -7,6 +7,8 @@
  */
 import type { Migration } from "./schema.ts";
 import {
+  blobKeys,
+  type BlobMetaRow,
   type SubmissionRow,
   vaultKeys,
   type VaultRecordRow,
@@ -73,12 +75,27 @@ const webhookBodiesInRefs: Migration = {
 /**
  * Version 2: each form's records by receipt time, its live record count and its records per
  * day (src/vault/record_index.ts), built for the records saved before inserts and deletes
- * kept them. Counts are set from the finished index, so running it again changes nothing.
+ * kept them; counts are set from the finished index, so running it again changes nothing.
+ * And blob claims counted per claimant: a blob claimed before (one `claimedAt`, no count)
+ * gets one claim by `owner` (the claimant of the owner API's default), so it stays kept;
+ * an unclaimed one a count of 0.
  */
 const recordTimeIndex: Migration = {
   to: 2,
-  description: "records by receipt time, record counts and records per day",
+  description: "records by receipt time, record counts, records per day; blob claim counts",
   async run(kv) {
+    await rewrite<Omit<BlobMetaRow, "claims"> & { claims?: number }>(
+      kv,
+      ["blobs", "meta"],
+      (row, key) => {
+        if (row.claims !== undefined) return Promise.resolve(null);
+        const claims = row.claimedAt === null ? 0 : 1;
+        return Promise.resolve((op) => {
+          op.set(key, { ...row, claims });
+          if (claims) op.set(blobKeys.claim(row.userId, row.hash, "owner"), true);
+        });
+      },
+    );
     for await (const form of kv.list<{ formId: string }>({ prefix: vaultKeys.forms() })) {
       const { formId } = form.value;
       let op = kv.atomic();

@@ -12,10 +12,8 @@
  * @module
  */
 import { open } from "../crypto/sealed_box.ts";
-import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { CryptoError } from "../crypto/errors.ts";
-import { formatIssues } from "../http/errors.ts";
 import { ackMutations } from "../relay/queue.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
@@ -34,6 +32,7 @@ import { quarantinedItem, writeQuarantine } from "./quarantine_rows.ts";
 import { type InStoreAck, RecordApplier } from "./record_apply.ts";
 import { recordClaimant } from "./records.ts";
 import type { QueueItem, RelayLink } from "./relay_link.ts";
+import { ValuesChecker } from "./values_check.ts";
 
 /** Pages processed at once while draining. */
 const PAGES_IN_FLIGHT = 2;
@@ -79,20 +78,19 @@ export class Ingestor {
   #loop: Promise<void> | null = null;
   #onQueued = () => this.wake();
   #records: RecordApplier;
-  #schemas = new WeakMap<object, ReturnType<typeof buildValuesSchema>>();
-  /** formId → its database id (fixed when the form is created; forms are never deleted). */
-  #formDatabases = new Map<string, string>();
+  #values: ValuesChecker;
 
   constructor(
     private kv: Deno.Kv,
     private link: RelayLink,
     private keys: VaultKeys,
-    private forms: VaultForms,
+    forms: VaultForms,
     private options: IngestOptions,
   ) {
     // Two commits in flight: a submission has one version in the committer at a time (see
     // #settle), and nothing pages records by commit sequence.
     this.#records = new RecordApplier(kv, new GroupCommitter(kv, undefined, 2));
+    this.#values = new ValuesChecker(forms);
   }
 
   /** Starts the background loop: drains on start, on each `queued` event and every poll. */
@@ -298,7 +296,7 @@ export class Ingestor {
         ? await this.link.claim(db.relayUserId, owned, claimant)
         : [];
       checkMode(read, item.version);
-      const payload = await this.#validate(db, item.formId, read);
+      const payload = await this.#values.check(db, item.formId, read);
       checkFilesStored(ownedFiles(payload.values), new Set(missing), payload.formVersion);
       return await this.#records.apply(item, payload, ack);
     } catch (err) {
@@ -324,52 +322,6 @@ export class Ingestor {
       throw new Quarantine("decryption_failed", err.message.slice(0, MAX_REASON), null);
     }
     return parsePayload(plain);
-  }
-
-  /** `payload` with its values checked against the archived schema of its form version. */
-  async #validate(
-    db: VaultDatabaseRow,
-    formId: string,
-    payload: SubmissionPayload,
-  ): Promise<SubmissionPayload> {
-    const quarantine = (code: string, message: string) =>
-      new Quarantine(code, message, payload.formVersion);
-    if (await this.#databaseOf(formId) !== db.id) {
-      throw quarantine("unknown_form", `Form "${formId}" is not a form of database "${db.id}"`);
-    }
-    const version = await this.forms.version(formId, payload.formVersion);
-    if (!version) {
-      const newest = (await this.forms.row(formId))?.schemaVersion;
-      throw quarantine(
-        "unknown_form_version",
-        `Form "${formId}" has no schema version ${payload.formVersion} (newest: ${newest})`,
-      );
-    }
-    let schema = this.#schemas.get(version);
-    if (!schema) {
-      // Archived versions never change: compile each one's schema once.
-      schema = buildValuesSchema(version.fields as unknown as FieldDef[], { mode: "strict" });
-      this.#schemas.set(version, schema);
-    }
-    let parsed;
-    try {
-      parsed = schema.safeParse(payload.values);
-    } catch (err) {
-      // Checking is pure: whatever throws here would throw on every retry of this envelope.
-      throw quarantine("invalid_values", `values: could not be checked: ${(err as Error).message}`);
-    }
-    if (!parsed.success) {
-      throw quarantine("invalid_values", formatIssues(parsed.error, "values", MAX_REASON));
-    }
-    return { ...payload, values: parsed.data };
-  }
-
-  async #databaseOf(formId: string): Promise<string | null> {
-    const known = this.#formDatabases.get(formId);
-    if (known) return known;
-    const form = await this.forms.row(formId);
-    if (form) this.#formDatabases.set(formId, form.databaseId);
-    return form?.databaseId ?? null;
   }
 
   /**

@@ -78,7 +78,21 @@ Deno.test("quota: slot and PUT refuse what does not fit; duplicates cost nothing
     assert.equal(await code(t.put(b)), "413 quota_exceeded");
     assert.equal(await t.store.size({ userId: "u1", hash: sha256(b) }), null);
     assert.deepEqual(await Array.fromAsync(Deno.readDir(join(t.root, "tmp"))), []);
-    // The same bytes again are stored already: no room needed.
+    // The same bytes again need room like any others (a full quota is no oracle of what is
+    // stored): refused alike, on the slot and on the PUT.
+    assert.equal(await code(t.slotQuery(a, { sizeBytes: 600 })), "413 quota_exceeded");
+    assert.equal(await code(t.put(a)), "413 quota_exceeded");
+    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 600, count: 1 });
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota: bytes stored already cost nothing more when they fit", async () => {
+  const t = await setup({ quota_bytes_per_user: 1300 });
+  try {
+    const a = random(600);
+    assert.equal((await t.put(a)).created, true);
     assert.equal((await t.put(a)).created, false);
     assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 600, count: 1 });
   } finally {

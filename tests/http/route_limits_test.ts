@@ -41,3 +41,30 @@ Deno.test("rate limits: manifests, blob reads and /vault each have their own buc
     await inst.close();
   }
 });
+
+Deno.test("rate limits: the form page, its assets, the embed script and /openapi.json share the public-read bucket; the console has its own", async () => {
+  const env: Record<string, string> = {
+    SEALPOST_RATE_LIMITS_ENABLED: "true",
+    SEALPOST_RATE_LIMITS_MANIFESTS_PER_MINUTE: "1",
+    SEALPOST_RATE_LIMITS_MANIFESTS_BURST: "3",
+    SEALPOST_RATE_LIMITS_VAULT_PER_MINUTE: "1",
+    SEALPOST_RATE_LIMITS_VAULT_BURST: "1",
+  };
+  const inst = await startInstance(env);
+  try {
+    const paths = ["/f/contact", "/embed.js", "/openapi.json"];
+    for (const path of paths) assert.notEqual((await call(`${inst.url}${path}`)).status, 429);
+    // The bucket of three is spent: every public read of this address waits now.
+    for (const path of [...paths, "/assets/form.0.js", "/forms/contact/manifest"]) {
+      const limited = await call(`${inst.url}${path}`);
+      assert.equal(limited.status, 429, path);
+      assert.equal(limited.body.error.code, "rate_limited");
+    }
+    // The console counts apart from the vault API (its own buckets, the vault's rule).
+    assert.notEqual((await call(`${inst.url}/console`)).status, 429);
+    assert.equal((await call(`${inst.url}/console`)).status, 429);
+    assert.notEqual((await call(`${inst.url}/vault/forms`)).status, 429);
+  } finally {
+    await inst.close();
+  }
+});

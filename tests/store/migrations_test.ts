@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { keys, webhookKeys } from "../../src/store/keys.ts";
+import { blobKeys, type BlobMetaRow, keys, webhookKeys } from "../../src/store/keys.ts";
 import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
 import { WebhookStore } from "../../src/webhooks/index.ts";
 import { ATTEMPTS, V0, writeV0Fixture } from "./_v0_fixture.ts";
@@ -88,4 +88,30 @@ Deno.test("migrations: running them again changes nothing", async () => {
   await migrateStore(kv, "fixture");
   const after = await Array.fromAsync(kv.list({ prefix: [] }));
   assert.deepEqual(after.map((e) => [e.key, e.value]), before.map((e) => [e.key, e.value]));
+});
+
+Deno.test("migration 2: blob rows of version 1 get claim counts, claimed ones one owner claim", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const row = (hash: string, claimedAt: string | null) => ({
+    userId: "u1",
+    hash,
+    mime: null,
+    sizeBytes: 3,
+    uploadedAt: "2026-11-01T00:00:00.000Z",
+    claimedAt,
+  });
+  await kv.set(
+    blobKeys.meta("u1", "a".repeat(64)),
+    row("a".repeat(64), "2026-11-02T00:00:00.000Z"),
+  );
+  await kv.set(blobKeys.meta("u1", "b".repeat(64)), row("b".repeat(64), null));
+  await kv.set(keys.schemaVersion(), 1);
+  const result = await migrateStore(kv, "fixture");
+  assert.equal(result.from, 1);
+  const claimed = (await kv.get<BlobMetaRow>(blobKeys.meta("u1", "a".repeat(64)))).value!;
+  assert.equal(claimed.claims, 1);
+  assert.equal((await kv.get(blobKeys.claim("u1", "a".repeat(64), "owner"))).value, true);
+  const unclaimed = (await kv.get<BlobMetaRow>(blobKeys.meta("u1", "b".repeat(64)))).value!;
+  assert.equal(unclaimed.claims, 0);
+  assert.equal((await kv.get(blobKeys.claim("u1", "b".repeat(64), "owner"))).value, null);
 });
