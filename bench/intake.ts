@@ -1,46 +1,87 @@
 /**
- * bench/intake: wrk posts 1 KiB-ciphertext envelopes at 64 connections to POST /submissions,
- * and in the same run to a baseline (bare Deno.serve + one KV atomic check+set per request).
+ * bench/intake: POST /submissions loaded as the SDK's senders load it (random UUIDv4 ids,
+ * dashes removed), beside two baselines measured in the same run, in interleaved rounds:
  *
- * Usage: deno run -A bench/intake.ts [--seconds 10] [--connections 64] [--log]
- * (`--log` keeps the per-request JSON log on, written to /dev/null.)
+ * - (a) `bench/intake_baseline.ts`: a bare `Deno.serve` doing the same durable writes (same
+ *   two rows, same existence check, same SHA-256) through the project's group committer;
+ * - (b) `bench/intake_ceiling.ts`: the same rows straight into SQLite (Deno KV's table shape,
+ *   WAL, synchronous FULL), one transaction per batch of `--connections` envelopes.
+ *
+ * Loads (see bench/intake.lua): `random` (1 KiB, the headline), `mix` (1/8/64 KiB with 10%
+ * idempotent retries) and `seq` (sequential ids, an extra line only). Then the disk each
+ * server used per 1 KiB envelope, and a flat-cost probe: intake on a store prefilled with
+ * `--stored` envelopes against an empty one.
+ *
+ * Usage: deno run -A bench/intake.ts [--seconds 8] [--connections 64] [--rounds 3]
+ *   [--stored 200000] [--log]
  */
 import { parseArgs } from "node:util";
-import { publishForm, registerDatabase } from "../tests/_support/owner.ts";
-import { freePort, spawnServer, waitFor } from "../tests/_support/process.ts";
+import { publishForm, registerDatabase, type TestDatabase } from "../tests/_support/owner.ts";
+import { freePort, type ServerProcess, spawnServer, waitFor } from "../tests/_support/process.ts";
+import { keys, type QueueRow, type SubmissionRow } from "../src/store/keys.ts";
 import { fmt, wrk, type WrkResult } from "./_wrk.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    seconds: { type: "string", default: "10" },
+    seconds: { type: "string", default: "8" },
     connections: { type: "string", default: "64" },
+    rounds: { type: "string", default: "3" },
+    stored: { type: "string", default: "200000" },
     log: { type: "boolean", default: false },
   },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
+const rounds = Number(values.rounds);
+const stored = Number(values.stored);
 const script = new URL("./intake.lua", import.meta.url).pathname;
+const here = (file: string) => new URL(file, import.meta.url).pathname;
+type Mode = "random" | "mix" | "seq";
+
+const loadavg = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Bytes of the files in `dir` whose names start with `prefix` (store, -wal, -shm). */
+function bytesOf(dir: string, prefix: string): number {
+  let total = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    if (entry.isFile && entry.name.startsWith(prefix)) {
+      total += Deno.statSync(`${dir}/${entry.name}`).size;
+    }
+  }
+  return total;
+}
+
+interface Sealpost {
+  server: ServerProcess;
+  db: TestDatabase;
+  url: string;
+}
 
 /** Starts `sealpost serve` in a fresh data dir with one database and a published form. */
-async function startSealpost() {
+async function startSealpost(): Promise<Sealpost> {
   const data = await Deno.makeTempDir({ prefix: "sealpost-bench-" });
   const server = await spawnServer(data, { SEALPOST_SERVER_REQUEST_LOG: String(values.log) });
   const db = await registerDatabase(server);
   await publishForm(server, db, "bench");
-  return { child: server.child, url: server.url, data, publicKey: db.publicKey };
+  return { server, db, url: `${server.url}/submissions` };
 }
 
-async function startBaseline() {
+async function startBaseline(fingerprint: string) {
   const data = await Deno.makeTempDir({ prefix: "sealpost-baseline-" });
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
-      new URL("./intake_baseline.ts", import.meta.url).pathname,
+      here("./intake_baseline.ts"),
       String(port),
       `${data}/baseline.kv`,
+      fingerprint,
     ],
     stdout: "null",
     stderr: "inherit",
@@ -50,68 +91,245 @@ async function startBaseline() {
   return { child, url, data };
 }
 
-async function stop(p: { child: Deno.ChildProcess; data: string }) {
-  p.child.kill("SIGTERM");
-  await p.child.status;
-  await Deno.remove(p.data, { recursive: true });
-}
-
-function runTag(): string {
-  return crypto.getRandomValues(new Uint8Array(4)).toHex();
-}
-
-const ciphertext = crypto.getRandomValues(new Uint8Array(1024)).toBase64();
-const sealpost = await startSealpost();
-const baseline = await startBaseline();
-const env = (publicKey: string) => ({
-  FORM_ID: "bench",
-  RECIPIENT_PUBKEY: publicKey,
-  CIPHERTEXT: ciphertext,
-});
-for (const [k, v] of Object.entries(env(sealpost.publicKey))) Deno.env.set(k, v);
-
-const results: Record<string, WrkResult> = {};
-try {
-  // Warm both up, then measure: baseline, Sealpost, baseline, Sealpost; keep the best of each.
-  for (const url of [baseline.url, `${sealpost.url}/submissions`]) {
-    Deno.env.set("RUN_TAG", runTag());
-    await wrk(url, script, { connections, seconds: 2 });
+/** Writes `count` envelopes' rows (head + queue row, 1 KiB inline) straight into the store. */
+async function prefill(dataDir: string, db: TestDatabase, count: number) {
+  const kv = await Deno.openKv(`${dataDir}/sealpost.kv`);
+  const ciphertext = crypto.getRandomValues(new Uint8Array(1024));
+  let seq = Date.now() * 1000 - count - 1;
+  const perOp = 100;
+  for (let start = 0; start < count; start += perOp) {
+    const op = kv.atomic();
+    for (let i = start; i < Math.min(count, start + perOp); i++) {
+      const id = crypto.randomUUID().replaceAll("-", "");
+      const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
+      const createdAt = new Date().toISOString();
+      const head: SubmissionRow = {
+        id,
+        formId: "bench",
+        fingerprint: db.fingerprint,
+        createdAt,
+        version: 1,
+        digest,
+        latestDigest: digest,
+      };
+      const queued: QueueRow = {
+        submissionId: id,
+        version: 1,
+        formId: "bench",
+        recipientPubkey: db.publicKey,
+        submitterId: null,
+        receivedAt: createdAt,
+        bytes: ciphertext.length,
+        ciphertext,
+      };
+      op.set(keys.submission(id), head).set(keys.queue(db.fingerprint, ++seq), queued);
+    }
+    await op.commit();
   }
-  for (let round = 0; round < 2; round++) {
-    for (
-      const [name, url] of [["baseline", baseline.url], ["sealpost", `${sealpost.url}/submissions`]]
-    ) {
-      Deno.env.set("RUN_TAG", runTag());
-      const r = await wrk(url, script, { connections, seconds });
-      if (!results[name] || r.rps > results[name].rps) results[name] = r;
+  kv.close();
+}
+
+const tag = () => crypto.getRandomValues(new Uint8Array(4)).toHex();
+const ciphertexts = {
+  CT_1K: crypto.getRandomValues(new Uint8Array(1024)).toBase64(),
+  CT_8K: crypto.getRandomValues(new Uint8Array(8192)).toBase64(),
+  CT_64K: crypto.getRandomValues(new Uint8Array(65536)).toBase64(),
+};
+for (const [k, v] of Object.entries(ciphertexts)) Deno.env.set(k, v);
+
+function load(url: string, mode: Mode, secs = seconds): Promise<WrkResult> {
+  Deno.env.set("MODE", mode);
+  Deno.env.set("RUN_TAG", tag());
+  return wrk(url, script, { connections, seconds: secs });
+}
+
+async function ceiling(
+  path: string,
+  mode: Mode,
+): Promise<{ rate: number; p99TxMs: number; envelopes: number }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      here("./intake_ceiling.ts"),
+      path,
+      String(seconds),
+      String(connections),
+      mode,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error("intake_ceiling failed");
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+const ok = (r: WrkResult) => r.requests - r.non2xx;
+const row = (name: string, rps: number, p50: string, p99: number, extra = "") =>
+  `| ${name} | ${fmt(rps, 0)} | ${p50} | ${fmt(p99, 1)} | ${extra} |`;
+
+console.log(
+  `bench/intake: ${connections} connections, ${seconds} s per run, ${rounds} interleaved rounds ` +
+    `(a, sealpost, b), medians; load average at start ${loadavg()}`,
+);
+const sealpost = await startSealpost();
+Deno.env.set("FORM_ID", "bench");
+Deno.env.set("RECIPIENT_PUBKEY", sealpost.db.publicKey);
+const baseline = await startBaseline(sealpost.db.fingerprint);
+const ceilingDir = await Deno.makeTempDir({ prefix: "sealpost-ceiling-" });
+const probes: Sealpost[] = [];
+try {
+  const okCount = { a: 0, s: 0 };
+  for (const [key, url] of [["a", baseline.url], ["s", sealpost.url]] as const) {
+    okCount[key] += ok(await load(url, "random", 2));
+  }
+  const results: Record<string, { a: WrkResult[]; s: WrkResult[]; b: number[]; bp99: number[] }> =
+    {};
+  const ceilingCount = { random: 0, mix: 0 };
+  for (const mode of ["random", "mix"] as const) {
+    results[mode] = { a: [], s: [], b: [], bp99: [] };
+    for (let round = 0; round < rounds; round++) {
+      const a = await load(baseline.url, mode);
+      const s = await load(sealpost.url, mode);
+      const b = await ceiling(`${ceilingDir}/${mode}.db`, mode);
+      results[mode].a.push(a);
+      results[mode].s.push(s);
+      results[mode].b.push(b.rate);
+      results[mode].bp99.push(b.p99TxMs);
+      ceilingCount[mode] += b.envelopes;
+      if (mode === "random") {
+        okCount.a += ok(a);
+        okCount.s += ok(s);
+      }
+      console.log(
+        `  ${mode} round ${round + 1}: a ${fmt(a.rps, 0)} req/s p99 ${fmt(a.p99ms, 1)} ms, ` +
+          `sealpost ${fmt(s.rps, 0)} req/s p99 ${fmt(s.p99ms, 1)} ms (non-2xx ${s.non2xx}), ` +
+          `b ${fmt(b.rate, 0)} envelopes/s; load ${loadavg()}`,
+      );
+    }
+    if (mode === "random") {
+      // Disk per 1 KiB envelope, before the mix adds other sizes.
+      const disk = {
+        a: bytesOf(baseline.data, "baseline.kv") / okCount.a,
+        s: bytesOf(sealpost.server.dataDir, "sealpost.kv") / okCount.s,
+        b: bytesOf(ceilingDir, "random.db") / ceilingCount.random,
+      };
+      console.log(
+        `\nDisk per 1 KiB envelope (store file + WAL / envelopes stored): sealpost ` +
+          `${fmt(disk.s, 0)} B (${
+            fmt(disk.s / 1024, 2)
+          }x the ciphertext; ${okCount.s} envelopes), ` +
+          `a ${fmt(disk.a, 0)} B (${fmt(disk.a / 1024, 2)}x), b ${fmt(disk.b, 0)} B ` +
+          `(${fmt(disk.b / 1024, 2)}x); target <= 1.6x\n`,
+      );
     }
   }
-} finally {
-  await stop(sealpost);
-  await stop(baseline);
-}
+  const seq = { a: await load(baseline.url, "seq"), s: await load(sealpost.url, "seq") };
 
-const s = results.sealpost;
-const b = results.baseline;
-console.log(
-  `bench/intake: ${connections} connections, ${seconds} s per run, 1 KiB ciphertext, best of 2`,
-);
-console.log("| server | req/s | p50 ms | p99 ms | requests | non-2xx | socket errors |");
-console.log("|---|---:|---:|---:|---:|---:|---:|");
-for (
-  const [name, r] of [["baseline (Deno.serve + 1 KV check+set)", b], [
-    "sealpost POST /submissions",
-    s,
-  ]] as const
-) {
-  console.log(
-    `| ${name} | ${fmt(r.rps, 0)} | ${fmt(r.p50ms, 2)} | ${
-      fmt(r.p99ms, 2)
-    } | ${r.requests} | ${r.non2xx} | ${r.errors} |`,
-  );
+  console.log("| load | server | req/s | p50 ms | p99 ms | non-2xx, socket errors |");
+  console.log("|---|---|---:|---:|---:|---|");
+  for (const mode of ["random", "mix"] as const) {
+    const r = results[mode];
+    const m = (xs: WrkResult[], f: (x: WrkResult) => number) => median(xs.map(f));
+    const label = mode === "random" ? "random ids, 1 KiB" : "random ids, 1/8/64 KiB, 10% retries";
+    console.log(
+      `| ${label} ` +
+        row(
+          "(a) Deno.serve + same writes, group commit",
+          m(r.a, (x) => x.rps),
+          fmt(m(r.a, (x) => x.p50ms), 1),
+          m(r.a, (x) => x.p99ms),
+          `${r.a.reduce((n, x) => n + x.non2xx, 0)}, ${r.a.reduce((n, x) => n + x.errors, 0)}`,
+        ),
+    );
+    console.log(
+      `| ${label} ` +
+        row(
+          "sealpost POST /submissions",
+          m(r.s, (x) => x.rps),
+          fmt(m(r.s, (x) => x.p50ms), 1),
+          m(r.s, (x) => x.p99ms),
+          `${r.s.reduce((n, x) => n + x.non2xx, 0)}, ${r.s.reduce((n, x) => n + x.errors, 0)}`,
+        ),
+    );
+    console.log(
+      `| ${label} ` +
+        row(
+          `(b) raw SQLite, ${connections} per transaction`,
+          median(r.b),
+          "–",
+          median(r.bp99),
+          "p99 is per transaction",
+        ),
+    );
+  }
+  for (const [name, r] of [["(a)", seq.a], ["sealpost", seq.s]] as const) {
+    console.log(
+      `| sequential ids, 1 KiB (extra line) ` +
+        row(name, r.rps, fmt(r.p50ms, 1), r.p99ms, `${r.non2xx}, ${r.errors}`),
+    );
+  }
+  console.log("\nRatios (median of the per-round ratios):");
+  for (const mode of ["random", "mix"] as const) {
+    const r = results[mode];
+    const toA = median(r.s.map((s, i) => s.rps / r.a[i].rps));
+    const toB = median(r.s.map((s, i) => s.rps / r.b[i]));
+    const p99 = median(r.s.map((s) => s.p99ms));
+    console.log(
+      `  ${mode.padEnd(6)}: sealpost/(a) ${fmt(toA, 2)} (target >= 0.9), sealpost/(b) ` +
+        `${fmt(toB, 2)} (target >= 0.6), sealpost p99 ${fmt(p99, 1)} ms (target < 25 ms)`,
+    );
+  }
+
+  if (stored > 0) {
+    const empty = await startSealpost();
+    const full = await startSealpost();
+    probes.push(empty, full);
+    await full.server.stop();
+    const t0 = performance.now();
+    await prefill(full.server.dataDir, full.db, stored);
+    console.log(
+      `\nFlat cost: prefilled ${stored} envelopes (1 KiB, random ids) in ` +
+        `${fmt((performance.now() - t0) / 1000, 0)} s, store ${
+          fmt(bytesOf(full.server.dataDir, "sealpost.kv") / 2 ** 20, 0)
+        } MiB`,
+    );
+    full.server = await spawnServer(full.server.dataDir, {
+      SEALPOST_SERVER_REQUEST_LOG: String(values.log),
+    });
+    full.url = `${full.server.url}/submissions`;
+    const runs = { empty: [] as WrkResult[], full: [] as WrkResult[] };
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, p] of [["empty", empty], ["full", full]] as const) {
+        Deno.env.set("RECIPIENT_PUBKEY", p.db.publicKey);
+        runs[name].push(await load(p.url, "random"));
+      }
+      console.log(
+        `  round ${round + 1}: empty ${fmt(runs.empty[round].rps, 0)} req/s p99 ` +
+          `${fmt(runs.empty[round].p99ms, 1)} ms, ${stored} stored ${
+            fmt(runs.full[round].rps, 0)
+          } ` +
+          `req/s p99 ${fmt(runs.full[round].p99ms, 1)} ms; load ${loadavg()}`,
+      );
+    }
+    const rps = (xs: WrkResult[]) => median(xs.map((x) => x.rps));
+    const p99 = (xs: WrkResult[]) => median(xs.map((x) => x.p99ms));
+    console.log(
+      `  medians: empty ${fmt(rps(runs.empty), 0)} req/s p99 ${fmt(p99(runs.empty), 1)} ms; ` +
+        `${stored} stored ${fmt(rps(runs.full), 0)} req/s p99 ${fmt(p99(runs.full), 1)} ms; ` +
+        `throughput ${fmt(rps(runs.full) / rps(runs.empty), 2)}x, p99 ${
+          fmt(p99(runs.full) / p99(runs.empty), 2)
+        }x (target within 10%)`,
+    );
+  }
+  console.log(`\nload average at end: ${loadavg()}`);
+} finally {
+  for (const p of [sealpost, ...probes]) {
+    await p.server.stop();
+    await Deno.remove(p.server.dataDir, { recursive: true });
+  }
+  baseline.child.kill("SIGTERM");
+  await baseline.child.status;
+  await Deno.remove(baseline.data, { recursive: true });
+  await Deno.remove(ceilingDir, { recursive: true });
 }
-console.log(
-  `ratio sealpost/baseline: ${fmt(s.rps / b.rps, 2)} (target >= 1.0); p99 ${
-    fmt(s.p99ms, 2)
-  } ms (target < 25 ms)`,
-);

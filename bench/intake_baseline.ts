@@ -1,14 +1,87 @@
 /**
- * Baseline for bench/intake: a bare Deno.serve that parses the JSON body and does one KV
- * atomic check+set per request — the least a durable intake must do.
+ * Baseline (a) for bench/intake: a bare `Deno.serve` doing the durable writes Sealpost does,
+ * through the project's own group committer: parse the JSON envelope, decode the ciphertext,
+ * SHA-256 of the same canonical form, then one group-committed check (the id is unused) with
+ * the same two rows (head by id, queue row with the ciphertext inline). A failed check reads
+ * the head and answers a replay or a conflict. Ciphertexts over 60 KiB go to 60 KiB chunk
+ * rows in the same commit (Sealpost stages them in commits of their own first, which costs
+ * more). No routing, validation, form lookup, edit token, metrics or logging.
  *
- * Usage: deno run -A bench/intake_baseline.ts <port> <kv-path>
+ * Usage: deno run -A bench/intake_baseline.ts <port> <kv-path> <fingerprint>
  */
-const [port, path] = Deno.args;
+import { sha256 } from "@noble/hashes/sha2.js";
+import { GroupCommitter } from "../src/store/group_commit.ts";
+
+const [port, path, fingerprint] = Deno.args;
+const CHUNK = 60 * 1024;
 const kv = await Deno.openKv(path);
+const committer = new GroupCommitter(kv);
+
+interface Envelope {
+  submissionId: string;
+  formId: string;
+  recipientPubkey: string;
+  submitterId: string | null;
+  ciphertext: string;
+}
+
 Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => {} }, async (req) => {
-  const body = await req.json();
-  const key = ["submissions", body.submissionId];
-  const result = await kv.atomic().check({ key, versionstamp: null }).set(key, body).commit();
-  return Response.json({ submissionId: body.submissionId, stored: result.ok });
+  let env: Envelope;
+  let ciphertext: Uint8Array;
+  try {
+    env = await req.json();
+    ciphertext = Uint8Array.fromBase64(env.ciphertext);
+  } catch {
+    // wrk closes its connections mid-request when a run ends.
+    return new Response(null, { status: 400 });
+  }
+  const canonical = JSON.stringify([
+    env.formId,
+    env.recipientPubkey,
+    env.submitterId ?? null,
+    env.ciphertext,
+  ]);
+  const digest = sha256(new TextEncoder().encode(canonical)).toHex();
+  const headKey = ["submissions", env.submissionId];
+  const now = new Date().toISOString();
+  const head = {
+    id: env.submissionId,
+    formId: env.formId,
+    fingerprint,
+    createdAt: now,
+    version: 1,
+    digest,
+    latestDigest: digest,
+  };
+  const chunks = ciphertext.length > CHUNK ? Math.ceil(ciphertext.length / CHUNK) : 0;
+  const { ok } = await committer.commit({
+    lock: env.submissionId,
+    checks: [{ key: headKey, versionstamp: null }],
+    mutations: 2 + chunks,
+    bytes: ciphertext.length + 1024,
+    apply: (op, seq) => {
+      const blobId = `${seq}`;
+      for (let i = 0; i < chunks; i++) {
+        op.set(["chunks", blobId, i], ciphertext.subarray(i * CHUNK, (i + 1) * CHUNK));
+      }
+      op.set(headKey, head).set(["queue", fingerprint, seq], {
+        submissionId: env.submissionId,
+        version: 1,
+        formId: env.formId,
+        recipientPubkey: env.recipientPubkey,
+        submitterId: env.submitterId ?? null,
+        receivedAt: now,
+        bytes: ciphertext.length,
+        ...(chunks ? { blobId, chunks } : { ciphertext }),
+      });
+    },
+  });
+  if (ok) return Response.json({ submissionId: env.submissionId, version: 1 });
+  const existing = await kv.get<{ digest: string }>(headKey);
+  if (existing.value?.digest === digest) {
+    return Response.json({ submissionId: env.submissionId, version: 1 });
+  }
+  return Response.json({ error: { code: "submission_conflict", message: "conflict" } }, {
+    status: 409,
+  });
 });

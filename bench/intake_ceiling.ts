@@ -1,0 +1,132 @@
+/**
+ * Ceiling (b) for bench/intake: the same rows written straight into SQLite, no HTTP and no
+ * Deno KV in between. The table is Deno KV's own (`kv`: blob key, `WITHOUT ROWID`, with its
+ * expiration index; read from a Deno KV file with node:sqlite), keys in Deno KV's tuple
+ * encoding, values V8-serialized as Deno KV stores them, WAL with `synchronous = FULL`. Each
+ * transaction is one group-commit batch: per envelope, a point read of the head key (the
+ * existence check), then the head row and the queue row (ciphertext inline; over 60 KiB in
+ * 60 KiB chunk rows), plus Deno KV's data-version bump. Values are serialized once, outside
+ * the timed loop, so that only SQLite's work is timed.
+ *
+ * Usage: deno run -A bench/intake_ceiling.ts <db-path> <seconds> <batch> <random|mix>
+ * Prints one JSON line: envelopes written, seconds, envelopes/s, p99 transaction ms.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { serialize } from "node:v8";
+
+const [path, secondsArg, batchArg, mode] = Deno.args;
+const seconds = Number(secondsArg);
+const batch = Number(batchArg);
+const CHUNK = 60 * 1024;
+
+const db = new DatabaseSync(path);
+db.exec(`
+  PRAGMA journal_mode = WAL;
+  PRAGMA synchronous = FULL;
+  CREATE TABLE IF NOT EXISTS data_version (
+    k integer primary key, version integer not null, seq integer not null default 0);
+  INSERT OR IGNORE INTO data_version (k, version) VALUES (0, 0);
+  CREATE TABLE IF NOT EXISTS kv (
+    k blob primary key, v blob not null, v_encoding integer not null, version integer not null,
+    seq integer not null default 0, expiration_ms integer not null default -1) without rowid;
+  CREATE INDEX IF NOT EXISTS kv_expiration_ms_idx on kv (expiration_ms);
+`);
+const exists = db.prepare("SELECT version FROM kv WHERE k = ?");
+const put = db.prepare(
+  "INSERT OR REPLACE INTO kv (k, v, v_encoding, version, seq, expiration_ms) VALUES (?, ?, ?, ?, 0, -1)",
+);
+const bump = db.prepare("UPDATE data_version SET version = version + 1 WHERE k = 0");
+
+const enc = new TextEncoder();
+/** Deno KV's tuple encoding of string and number key parts. */
+function key(...parts: (string | number)[]): Uint8Array {
+  const out: number[] = [];
+  for (const part of parts) {
+    if (typeof part === "string") {
+      out.push(0x02, ...enc.encode(part), 0x00);
+    } else {
+      const view = new DataView(new ArrayBuffer(8));
+      view.setFloat64(0, part);
+      const bytes = new Uint8Array(view.buffer);
+      // Order-preserving float encoding: flip the sign bit of a positive number.
+      bytes[0] ^= 0x80;
+      out.push(0x21, ...bytes);
+    }
+  }
+  return new Uint8Array(out);
+}
+
+const fingerprint = crypto.getRandomValues(new Uint8Array(16)).toHex();
+const now = new Date().toISOString();
+const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
+const sampleId = crypto.randomUUID().replaceAll("-", "");
+// Values are built once per size, outside the timed loop: the ceiling times SQLite alone.
+const headValue = serialize({
+  id: sampleId,
+  formId: "bench",
+  fingerprint,
+  createdAt: now,
+  version: 1,
+  digest,
+  latestDigest: digest,
+});
+const sizes = [1024, 8192, 65536].map((n) => {
+  const ciphertext = crypto.getRandomValues(new Uint8Array(n));
+  const chunks = n > CHUNK ? Math.ceil(n / CHUNK) : 0;
+  const queued = serialize({
+    submissionId: sampleId,
+    version: 1,
+    formId: "bench",
+    recipientPubkey: fingerprint,
+    submitterId: null,
+    receivedAt: now,
+    bytes: n,
+    ...(chunks ? { blobId: String(Date.now() * 1000), chunks } : { ciphertext }),
+  });
+  const parts = Array.from(
+    { length: chunks },
+    (_, c) => ciphertext.subarray(c * CHUNK, (c + 1) * CHUNK),
+  );
+  return { queued, parts };
+});
+const written: string[] = [];
+let version = 0;
+let seq = Date.now() * 1000;
+let envelopes = 0;
+const txMs: number[] = [];
+const started = performance.now();
+const until = started + seconds * 1000;
+while (performance.now() < until) {
+  const t0 = performance.now();
+  db.exec("BEGIN IMMEDIATE");
+  bump.run();
+  version++;
+  for (let i = 0; i < batch; i++) {
+    const retry = mode === "mix" && written.length > 0 && Math.random() < 0.1;
+    const id = retry
+      ? written[Math.floor(Math.random() * written.length)]
+      : crypto.randomUUID().replaceAll("-", "");
+    const headKey = key("submissions", id);
+    envelopes++;
+    if (exists.get(headKey)) continue;
+    const r = Math.random();
+    const { queued, parts } = sizes[mode === "mix" ? (r < 0.6 ? 0 : r < 0.9 ? 1 : 2) : 0];
+    put.run(headKey, headValue, 1, version);
+    const blobId = String(++seq);
+    for (const [c, part] of parts.entries()) put.run(key("chunks", blobId, c), part, 2, version);
+    put.run(key("queue", fingerprint, seq), queued, 1, version);
+    if (written.length < 4096) written.push(id);
+    else written[Math.floor(Math.random() * written.length)] = id;
+  }
+  db.exec("COMMIT");
+  txMs.push(performance.now() - t0);
+}
+const elapsed = (performance.now() - started) / 1000;
+db.close();
+txMs.sort((a, b) => a - b);
+console.log(JSON.stringify({
+  envelopes,
+  seconds: elapsed,
+  rate: envelopes / elapsed,
+  p99TxMs: txMs[Math.floor(txMs.length * 0.99)] ?? 0,
+}));
