@@ -31,6 +31,8 @@ const HELP: Record<string, string> = {
       --allowed-origins URL,URL  (create, update) only pages of these origins may submit
                           (e.g. https://example.com); "" allows any (the default)
       --submit-label TEXT  (create, update) the form page's submit button ("" for "Submit")
+      --files plain|encrypted  (create, update) senders encrypt every file to the form's
+                          key (age) before uploading; "plain" is the specification's flow
   form publish FORMID     Sign the current version's manifest and publish it
   form show FORMID        The form at its current version, and every archived version
   form list               The forms of this vault
@@ -83,6 +85,7 @@ const OPTIONS = {
     "retention-days",
     "allowed-origins",
     "submit-label",
+    "files",
   ]),
   publish: { type: "boolean" },
 } as const;
@@ -166,11 +169,21 @@ async function verifiedManifest(client: SealpostClient, form: string) {
   return { manifest, pin: fingerprint };
 }
 
-/** `--allowed-origins a,b` ("" for any origin) and `--submit-label TEXT` for the API. */
-function pageSettings(flags: Flags): { allowedOrigins?: string[]; submitLabel?: string } {
+/**
+ * `--allowed-origins a,b` ("" for any origin), `--submit-label TEXT` and
+ * `--files plain|encrypted` for the API.
+ */
+function pageSettings(
+  flags: Flags,
+): { allowedOrigins?: string[]; submitLabel?: string; files?: string } {
   const list = flags["allowed-origins"];
   const label = flags["submit-label"];
+  const files = flags.files;
+  if (files !== undefined && files !== "plain" && files !== "encrypted") {
+    throw new UsageError(`--files must be "plain" or "encrypted", not "${files}"`);
+  }
   return {
+    ...(files === undefined ? {} : { files }),
     ...(list === undefined ? {} : {
       allowedOrigins: list.split(",").map((o) => o.trim()).filter(Boolean),
     }),

@@ -7,7 +7,7 @@
 import { open } from "../crypto/sealed_box.ts";
 import type { FieldDef } from "../forms/fields.ts";
 import { buildValuesSchema } from "../forms/fields.ts";
-import type { Manifest } from "../forms/manifest.ts";
+import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import { deleteLargeValue } from "../store/large_value.ts";
@@ -205,6 +205,7 @@ export class Vault {
       fields: unknown;
       allowedOrigins?: string[];
       submitLabel?: string;
+      files?: FilesMode;
     },
   ): Promise<VaultForm> {
     await this.database(userId, input.databaseId);
