@@ -109,7 +109,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
     app.use("/vault-files/*", rateLimit(limiter(config.rate_limits.blob_reads), proxies));
-    app.route("/", vaultFileRoutes(deps.vault.files));
+    app.route("/", vaultFileRoutes(deps.kv, deps.vault));
   }
   // Webhooks' owner API (src/webhooks): outbound configuration lives with the vault only.
   if (deps.vault) {
