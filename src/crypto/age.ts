@@ -81,6 +81,26 @@ export function ageIdentity(secretKey: Uint8Array): string {
   return bech32.encode("age-secret-key-", bech32.toWords(secretKey), false).toUpperCase();
 }
 
+/**
+ * The raw X25519 public key of an age X25519 recipient (`age1…`).
+ *
+ * @throws {CryptoError} `invalid_key` when `recipient` is not one.
+ * @example
+ * ```ts
+ * parseAgeRecipient(ageRecipient(publicKey)); // the same 32 bytes
+ * ```
+ */
+export function parseAgeRecipient(recipient: string): Uint8Array {
+  try {
+    const { prefix, words } = bech32.decode(recipient.toLowerCase() as `${string}1${string}`);
+    const key = Uint8Array.from(bech32.fromWords(words));
+    if (prefix === "age" && key.length === 32) return key;
+  } catch {
+    // Reported below.
+  }
+  throw new CryptoError("invalid_key", `"${recipient}" is not an age X25519 recipient (age1…)`);
+}
+
 function checkKey(key: Uint8Array, name: string): void {
   if (!(key instanceof Uint8Array) || key.length !== 32) {
     throw new CryptoError("invalid_key", `An X25519 ${name} must be 32 bytes`);
