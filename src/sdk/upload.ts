@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { encryptFile, MAX_ENCRYPTED_PLAINTEXT_BYTES } from "../crypto/age.ts";
+import { encryptFile, MAX_ENCRYPTED_PLAINTEXT_BYTES } from "../crypto/age_encrypt.ts";
 import { toHex } from "../crypto/encoding.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { MAX_FILE_BYTES, type OwnedFileRef } from "../forms/file_ref.ts";
@@ -119,7 +119,7 @@ async function encryptFor(
       { field },
     );
   }
-  return await encryptFile(bytes, publicKey);
+  return encryptFile(bytes, publicKey);
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ageIdentity, ageRecipient, paddedSize } from "../../src/crypto/age.ts";
+import { ageIdentity, ageRecipient } from "../../src/crypto/age.ts";
+import { paddedSize } from "../../src/crypto/age_encrypt.ts";
 import { blobPathParts } from "../../src/blobs/fs_store.ts";
 import { sealpost } from "../_support/cli.ts";
 import { call, startInstance } from "../_support/server.ts";

@@ -3,11 +3,15 @@ import {
   ageIdentity,
   ageRecipient,
   decryptFileStream,
+  parseAgeRecipient,
+} from "../../src/crypto/age.ts";
+import {
   encryptFile,
   MAX_ENCRYPTED_PLAINTEXT_BYTES,
   MIN_PADDED_BYTES,
   paddedSize,
-} from "../../src/crypto/age.ts";
+} from "../../src/crypto/age_encrypt.ts";
+import { Decrypter, Encrypter } from "age-encryption";
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { MAX_FILE_BYTES } from "../../src/forms/file_ref.ts";
 import { AGE } from "../_support/tools.ts";
@@ -56,6 +60,8 @@ Deno.test("ageRecipient/ageIdentity: the age CLI derives the same recipient", as
   await w.close();
   assert.equal(new TextDecoder().decode((await keygen.output()).stdout).trim(), recipient);
   assert.throws(() => ageRecipient(new Uint8Array(31)), /32 bytes/);
+  assert.deepEqual(parseAgeRecipient(recipient), pair.publicKey);
+  assert.throws(() => parseAgeRecipient("age1qqqq"), { code: "invalid_key" });
 });
 
 Deno.test("encryptFile: the age CLI decrypts it; padding is zeros; fresh bytes each time", async () => {
@@ -64,12 +70,12 @@ Deno.test("encryptFile: the age CLI decrypts it; padding is zeros; fresh bytes e
   try {
     const idFile = `${dir}/identity.txt`;
     await Deno.writeTextFile(idFile, ageIdentity(pair.secretKey) + "\n");
-    const ciphertext = await encryptFile(marker, pair.publicKey);
+    const ciphertext = encryptFile(marker, pair.publicKey);
     const plain = await age(["-d", "-i", idFile], ciphertext);
     assert.equal(plain.length, paddedSize(marker.length));
     assert.deepEqual(plain.subarray(0, marker.length), marker);
     assert.ok(plain.subarray(marker.length).every((b) => b === 0));
-    const again = await encryptFile(marker, pair.publicKey);
+    const again = encryptFile(marker, pair.publicKey);
     assert.notDeepEqual(again, ciphertext);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -91,7 +97,7 @@ Deno.test("decryptFileStream: reads what the age CLI wrote, cut to sizeBytes", a
 
 Deno.test("decryptFileStream: wrong key and damaged bytes are refused", async () => {
   const pair = generateKeyPair();
-  const ciphertext = await encryptFile(marker, pair.publicKey);
+  const ciphertext = encryptFile(marker, pair.publicKey);
   await assert.rejects(
     decryptFileStream(new Blob([ciphertext as BlobPart]).stream(), generateKeyPair().secretKey, 10),
     { name: "CryptoError", code: "decryption_failed" },
@@ -103,8 +109,30 @@ Deno.test("decryptFileStream: wrong key and damaged bytes are refused", async ()
       await decryptFileStream(new Blob([damaged as BlobPart]).stream(), pair.secretKey, 10_000),
     ),
   );
-  await assert.rejects(
-    encryptFile(new Uint8Array(MAX_ENCRYPTED_PLAINTEXT_BYTES + 1), pair.publicKey),
+  assert.throws(
+    () => encryptFile(new Uint8Array(MAX_ENCRYPTED_PLAINTEXT_BYTES + 1), pair.publicKey),
     { code: "invalid_input" },
   );
+  assert.throws(() => encryptFile(marker, new Uint8Array(32)), { code: "invalid_key" });
+});
+
+Deno.test("encryptFile and age-encryption agree, across chunk boundaries and bucket sizes", async () => {
+  const pair = generateKeyPair();
+  const decrypter = new Decrypter();
+  decrypter.addIdentity(ageIdentity(pair.secretKey));
+  for (const size of [1, 4096, 65_536, 65_537, 200_000, 1_000_003]) {
+    const plain = crypto.getRandomValues(new Uint8Array(Math.min(size, 65_536)));
+    const file = new Uint8Array(size).map((_, i) => plain[i % plain.length]);
+    const opened = await decrypter.decrypt(encryptFile(file, pair.publicKey));
+    assert.equal(opened.length, paddedSize(size));
+    assert.deepEqual(opened.subarray(0, size), file);
+  }
+  // And our streaming reader opens what age-encryption wrote.
+  const encrypter = new Encrypter();
+  encrypter.addRecipient(ageRecipient(pair.publicKey));
+  const theirs = await encrypter.encrypt(marker);
+  const plain = await readAll(
+    await decryptFileStream(new Blob([theirs as BlobPart]).stream(), pair.secretKey, marker.length),
+  );
+  assert.deepEqual(plain, marker);
 });
