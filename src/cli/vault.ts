@@ -7,6 +7,7 @@
 import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
 import { csvHeader, type CsvRecord, csvRow } from "../vault/csv.ts";
 import type { SealpostClient } from "./client.ts";
+import { saveRecordFiles } from "./export_files.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import type { Manifest } from "../forms/manifest.ts";
 import { verifyManifest } from "../sdk/manifest.ts";
@@ -58,9 +59,10 @@ Example: a fields file (every kind, its options and value shapes: docs/forms.md)
   records list FORMID [--limit N]        The first N records (default 20)
   records get FORMID RECORDID            One record
   records delete FORMID RECORDID         Delete a record
-  records export FORMID [--format jsonl|csv] [--out FILE]
+  records export FORMID [--format jsonl|csv] [--out FILE] [--with-files DIR]
                           Every record, streamed page by page (JSON Lines by default);
-                          progress on stderr when it is a terminal
+                          progress on stderr when it is a terminal. --with-files: each
+                          uploaded file too (decrypted), as DIR/<recordId>/<fieldId>/<name>
 `,
   quarantine: `Usage: sealpost quarantine <list|retry> [options]
 
@@ -86,6 +88,7 @@ const OPTIONS = {
     "allowed-origins",
     "submit-label",
     "files",
+    "with-files",
   ]),
   publish: { type: "boolean" },
 } as const;
@@ -131,6 +134,7 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
   const encoder = new TextEncoder();
   const progress = Deno.stderr.isTerminal();
   const fieldIds = form.fields.map((f) => f.id);
+  const files = form.fields.filter((f) => f.kind === "image" || f.kind === "attachment");
   if (format === "csv") await writer.write(encoder.encode(csvHeader(fieldIds)));
   let cursor: string | null = null;
   let count = 0;
@@ -144,6 +148,8 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
       let chunk = "";
       for (const record of page.items) {
         chunk += format === "jsonl" ? JSON.stringify(record) + "\n" : csvRow(record, fieldIds);
+        const dir = flags["with-files"];
+        if (dir) await saveRecordFiles(client, formId, files.map((f) => f.id), record, dir);
       }
       await writer.write(encoder.encode(chunk));
       count += page.items.length;

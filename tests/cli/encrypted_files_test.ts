@@ -82,6 +82,26 @@ Deno.test("CLI: form --files encrypted, submit --file encrypts, blob put --encry
     const link = await call(`${recordUrl}/files/doc`, { token });
     assert.deepEqual(await (await fetch(link.body.url)).bytes(), plain);
 
+    // records export --with-files: the decrypted files beside the records.
+    const filesDir = join(dir, "export");
+    const exported = await sealpost([
+      "records",
+      "export",
+      form.formId,
+      "--with-files",
+      filesDir,
+      "--out",
+      join(dir, "records.jsonl"),
+      ...base,
+    ]);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.deepEqual(
+      await Deno.readFile(join(filesDir, submissionId, "doc", "notes.txt")),
+      plain,
+    );
+    const lines = (await Deno.readTextFile(join(dir, "records.jsonl"))).trim().split("\n");
+    assert.equal(JSON.parse(lines[0]).values.doc.encryption, "age");
+
     // blob put --encrypt to the form's age recipient: the age CLI opens the stored bytes.
     const recipient = ageRecipient(Uint8Array.fromBase64(db.publicKey));
     const put = await sealpost([
