@@ -1,7 +1,8 @@
 /**
  * The owner's half of Sealpost's encrypted files (age format, https://age-encryption.org/v1):
- * key encodings and streaming decryption with the `age-encryption` package (built on
- * @noble). Senders encrypt with `age_encrypt.ts`.
+ * key encodings, and streaming decryption: the header with the `age-encryption` package
+ * (built on @noble), the payload chunk by chunk in `_age_stream.ts`. Senders encrypt with
+ * `age_encrypt.ts`.
  *
  * A form's recipient public key is an age X25519 recipient (`age1…`) as it is, and the
  * database's secret key is an age identity (`AGE-SECRET-KEY-1…`): the same 32 bytes, in
@@ -15,6 +16,7 @@
  */
 import { bech32 } from "@scure/base";
 import { Decrypter } from "age-encryption";
+import { openAgeStream } from "./_age_stream.ts";
 import { CryptoError } from "./errors.ts";
 
 /**
@@ -90,7 +92,7 @@ export async function decryptFileStream(
   decrypter.addIdentity(ageIdentity(secretKey));
   let plain: ReadableStream<Uint8Array>;
   try {
-    plain = await decrypter.decrypt(ciphertext);
+    plain = await openAgeStream(ciphertext, (header) => decrypter.decryptHeader(header));
   } catch (err) {
     throw new CryptoError("decryption_failed", `The file does not decrypt: ${errorText(err)}`);
   }

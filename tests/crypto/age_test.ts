@@ -21,10 +21,12 @@ const marker = new TextEncoder().encode("MARKER-plaintext-0123456789 ".repeat(30
 async function age(args: string[], stdin: Uint8Array): Promise<Uint8Array> {
   const child = new Deno.Command(AGE, { args, stdin: "piped", stdout: "piped", stderr: "piped" })
     .spawn();
+  // Write while reading: a large file would fill the stdout pipe and block both sides.
+  const output = child.output();
   const writer = child.stdin.getWriter();
   await writer.write(stdin);
   await writer.close();
-  const out = await child.output();
+  const out = await output;
   assert.ok(out.success, new TextDecoder().decode(out.stderr));
   return out.stdout;
 }
@@ -135,4 +137,40 @@ Deno.test("encryptFile and age-encryption agree, across chunk boundaries and buc
     await decryptFileStream(new Blob([theirs as BlobPart]).stream(), pair.secretKey, marker.length),
   );
   assert.deepEqual(plain, marker);
+});
+
+/** `bytes` as a stream of `piece`-byte chunks. */
+function pieces(bytes: Uint8Array, piece: number): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(at, at += piece));
+    },
+  });
+}
+
+Deno.test("decryptFileStream: many chunks in odd pieces, exact chunk boundaries; truncation refused", async () => {
+  const pair = generateKeyPair();
+  for (const size of [65_536, 131_072, 200_003]) {
+    const file = new Uint8Array(size).map(() => Math.random() * 256);
+    const ciphertext = await age(["-r", ageRecipient(pair.publicKey)], file);
+    for (const piece of [1000, 65_552, 1 << 20]) {
+      const plain = await readAll(
+        await decryptFileStream(pieces(ciphertext, piece), pair.secretKey, size),
+      );
+      assert.deepEqual(plain, file, `${size} bytes in ${piece}-byte pieces`);
+    }
+    // Cut at a chunk boundary, or inside a chunk: never accepted as a shorter file.
+    for (const cut of [16 + 65_552, 100]) {
+      const short = ciphertext.subarray(0, ciphertext.length - cut);
+      await assert.rejects(async () =>
+        await readAll(await decryptFileStream(pieces(short, 4096), pair.secretKey, size))
+      );
+    }
+  }
+  await assert.rejects(
+    decryptFileStream(pieces(new TextEncoder().encode("not an age file"), 5), pair.secretKey, 1),
+    { code: "decryption_failed" },
+  );
 });
