@@ -94,18 +94,18 @@ export async function prepareFile(
     "application/octet-stream";
   const fileName = input.fileName ??
     (typeof File !== "undefined" && data instanceof File ? data.name : undefined);
-  const upload = encrypt ? await encryptFor(manifest, bytes, options.field) : bytes;
+  const upload = encrypt ? encryptFor(manifest, bytes, options.field) : bytes;
   const hash = await sha256Hex(upload);
   const ref = ownedFileRef(manifest, relayUrl, { hash, mime, sizeBytes: bytes.length, fileName });
   if (encrypt) ref.encryption = "age";
   return { ref, bytes: upload };
 }
 
-async function encryptFor(
+function encryptFor(
   manifest: UploadTarget,
   bytes: Uint8Array,
   field: string | undefined,
-): Promise<Uint8Array> {
+): Uint8Array {
   let publicKey: Uint8Array;
   try {
     publicKey = Uint8Array.fromBase64(manifest.recipient.publicKey);
