@@ -125,18 +125,20 @@ export function encryptFile(plaintext: Uint8Array, publicKey: Uint8Array): Uint8
   for (let i = 0; i < chunks; i++) {
     const start = i * CHUNK;
     const length = Math.min(CHUNK, size - start);
-    // The chunk's plaintext: the file's bytes, then zeros (the padding).
-    const chunk = padded.subarray(0, length);
-    chunk.fill(0);
-    if (start < plaintext.length) {
-      chunk.set(plaintext.subarray(start, Math.min(start + length, plaintext.length)));
+    // The chunk's plaintext: the file's bytes, then zeros (the padding); copied only when
+    // the chunk holds padding.
+    let chunk = plaintext.subarray(start, start + length);
+    if (chunk.length < length) {
+      chunk = padded.subarray(0, length);
+      chunk.fill(0);
+      if (start < plaintext.length) chunk.set(plaintext.subarray(start));
     }
     const streamNonce = new Uint8Array(12);
     new DataView(streamNonce.buffer).setUint32(7, i);
     streamNonce[11] = i === chunks - 1 ? 1 : 0;
-    const sealed = chacha20poly1305(payloadKey, streamNonce).encrypt(chunk);
-    out.set(sealed, at);
-    at += sealed.length;
+    // Sealed straight into the output buffer.
+    chacha20poly1305(payloadKey, streamNonce).encrypt(chunk, out.subarray(at, at + length + 16));
+    at += length + 16;
   }
   return out;
 }
