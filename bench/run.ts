@@ -13,6 +13,7 @@ const known = [
   "formpage",
   "serving",
   "console",
+  "files",
 ];
 const present = known.filter((name) => {
   try {

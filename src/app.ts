@@ -20,7 +20,7 @@ import type { Intake } from "./relay/submissions.ts";
 import { storageFailure, StorageHealth } from "./store/storage_health.ts";
 import { VERSION } from "./version.ts";
 import { webRoutes } from "./web/routes.ts";
-import { type Vault, vaultRoutes } from "./vault/index.ts";
+import { type Vault, vaultFileRoutes, vaultRoutes } from "./vault/index.ts";
 import { type WebhookEngine, webhookRoutes } from "./webhooks/index.ts";
 
 /** Everything the application needs from the process. */
@@ -111,6 +111,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     );
   }
   if (deps.vault) app.route("/", vaultRoutes(deps.kv, deps.vault));
+  // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
+  if (deps.vault) {
+    app.use("/vault-files/*", rateLimit(limiter(config.rate_limits.blob_reads), proxies));
+    app.route("/", vaultFileRoutes(deps.kv, deps.vault));
+  }
   // Webhooks' owner API (src/webhooks): outbound configuration lives with the vault only.
   if (deps.vault) {
     app.route(

@@ -139,10 +139,10 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     settings: config.webhooks,
     onAttempt: metrics ? (outcome) => metrics.webhookAttempt(outcome) : undefined,
     // Owned files: fresh read URLs from the relay, through the vault's link (in-process or
-    // HTTP). A relay-only process saves no records, so it resolves none.
+    // HTTP); encrypted files: the vault's signed link that decrypts them. A relay-only
+    // process saves no records, so it resolves none.
     blobUrl: vault
-      ? async (ref, { formId, lifetimeSeconds }) =>
-        (await vault.blobReadUrl(formId, ref.hash, lifetimeSeconds))?.url ?? null
+      ? (ref, { formId, lifetimeSeconds }) => vault.files.url(formId, ref, lifetimeSeconds)
       : undefined,
   });
   webhooks.register(queue);
@@ -186,6 +186,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const addr = server.addr;
   // Vault: with port 0 the relay URL is known only now.
   if (vault?.link instanceof LocalRelayLink) vault.link.relayUrl = publicBaseUrl(config, addr.port);
+  if (vault) vault.files.baseUrl = publicBaseUrl(config, addr.port);
   vault?.ingest.start();
   // Retention (src/vault/retention.ts) and file releases, every retention.sweep_interval_seconds.
   vault?.startMaintenance(config.retention.sweep_interval_seconds * 1000);

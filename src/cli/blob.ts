@@ -9,14 +9,15 @@ import { parseCommand, reportFailure, UsageError } from "./args.ts";
 import { basename } from "node:path";
 import { MAX_FILE_BYTES, SealpostError, uploadFile } from "../sdk/mod.ts";
 import { SealpostClient } from "./client.ts";
+import { parseAgeRecipient } from "../crypto/age.ts";
 import { mimeFromPath } from "./submit.ts";
 
 const USAGE = `Usage: sealpost blob put <file> --user <id> [options]
 
 Uploads a file for a form owner: hashes it, asks the instance for an upload slot
 (POST /submissions/upload-slot) and PUTs the bytes to the pre-signed URL. Prints the file
-reference {"url", "hash", "owned": true, "fileName", "mime", "sizeBytes"}, ready to be the
-value of an image or attachment field.
+reference {"url", "hash", "owned": true, "fileName", "mime", "sizeBytes"} (plus
+"encryption": "age" with --encrypt), ready to be the value of an image or attachment field.
 
 Arguments:
   file              The file to upload (1 byte to ${MAX_FILE_BYTES} bytes)
@@ -25,6 +26,12 @@ Options:
   --user ID         The form owner's user id (the manifest's recipient.userId)
   --mime TYPE       Media type, bound into the upload signature (default: from the file
                     extension, else application/octet-stream)
+  --encrypt         Encrypt the file end to end first (forms with files "encrypted"): pad it,
+                    encrypt it to --recipient in the age format and upload the ciphertext as
+                    application/octet-stream; the reference adds "encryption": "age" and keeps
+                    the real mime, name and size (docs/uploads.md)
+  --recipient KEY   The form's recipient key for --encrypt: the manifest's
+                    recipient.publicKey (base64) or its age recipient (age1…)
   --url URL         Instance to upload to (default: SEALPOST_URL, else the base URL in
                     <data dir>/credentials.json, else http://127.0.0.1:8080)
   --data DIR        Data dir whose credentials name the instance (default ./data)
@@ -37,6 +44,8 @@ Exit status: 0 uploaded, 1 refused or failed, 2 usage error.
 const OPTIONS = {
   user: { type: "string" },
   mime: { type: "string" },
+  encrypt: { type: "boolean" },
+  recipient: { type: "string" },
   url: { type: "string" },
   data: { type: "string" },
   json: { type: "boolean" },
@@ -59,6 +68,32 @@ async function readUpload(path: string): Promise<Uint8Array> {
   }
   // At most 50 MB, read once: the bytes hashed are exactly the bytes sent.
   return await Deno.readFile(path);
+}
+
+/** The base64 X25519 key of `--recipient` (base64 or age1…); "" without `--encrypt`. */
+function recipientKey(encrypt: boolean, recipient: string | undefined): string {
+  if (!encrypt) {
+    if (recipient !== undefined) throw new UsageError("--recipient goes with --encrypt");
+    return "";
+  }
+  if (!recipient) throw new UsageError("--encrypt needs --recipient KEY (the form's key)");
+  if (recipient.startsWith("age1")) {
+    try {
+      return parseAgeRecipient(recipient).toBase64();
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  let key: Uint8Array | null = null;
+  try {
+    key = Uint8Array.fromBase64(recipient);
+  } catch {
+    // Reported below.
+  }
+  if (key?.length !== 32) {
+    throw new UsageError(`--recipient "${recipient}" is neither age1… nor 32 bytes of base64`);
+  }
+  return recipient;
 }
 
 /**
@@ -92,6 +127,7 @@ export async function blobCommand(args: string[]): Promise<number> {
     }
     if (!flags.user) throw new UsageError("Missing --user ID (the form owner's user id)");
     if (flags.mime === "") throw new UsageError("--mime is empty");
+    const publicKey = recipientKey(flags.encrypt === true, flags.recipient);
     const path = positionals[1];
     const bytes = await readUpload(path);
     const { baseUrl } = await SealpostClient.resolve({
@@ -101,11 +137,20 @@ export async function blobCommand(args: string[]): Promise<number> {
     });
     // The upload needs only the relay URL and the owner's user id of a manifest.
     const ref = await uploadFile(
-      { relayUrl: baseUrl, recipient: { userId: flags.user, publicKey: "" } },
+      { relayUrl: baseUrl, recipient: { userId: flags.user, publicKey } },
       { data: bytes, mime: flags.mime ?? mimeFromPath(path), fileName: basename(path) },
+      { encrypt: flags.encrypt === true },
     );
-    const { url, hash, owned, fileName, mime, sizeBytes } = ref;
-    const printed = { url, hash, owned, fileName, mime, sizeBytes };
+    const { url, hash, owned, fileName, mime, sizeBytes, encryption } = ref;
+    const printed = {
+      url,
+      hash,
+      owned,
+      fileName,
+      mime,
+      sizeBytes,
+      ...(encryption ? { encryption } : {}),
+    };
     console.log(JSON.stringify(printed, null, json ? undefined : 2));
     return 0;
   } catch (e) {

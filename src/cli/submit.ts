@@ -21,7 +21,8 @@ Arguments:
 Options:
   --values FILE          JSON object of field id to value ("-" reads standard input)
   --file FIELD=PATH      Upload PATH for the image/attachment field FIELD (repeatable);
-                         the media type follows the file extension
+                         the media type follows the file extension. Encrypted end to end
+                         (age) first when the signed manifest says files "encrypted"
   --pin FINGERPRINT      SHA-256 (64 hex characters) of the form's manifest key
   --relay URL            Relay to resolve a form id against and to submit to
                          (default: SEALPOST_URL, else ${DEFAULT_RELAY_URL}, for resolving;

@@ -7,6 +7,7 @@
 import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
 import { csvHeader, type CsvRecord, csvRow } from "../vault/csv.ts";
 import type { SealpostClient } from "./client.ts";
+import { saveRecordFiles } from "./export_files.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import type { Manifest } from "../forms/manifest.ts";
 import { verifyManifest } from "../sdk/manifest.ts";
@@ -31,6 +32,8 @@ const HELP: Record<string, string> = {
       --allowed-origins URL,URL  (create, update) only pages of these origins may submit
                           (e.g. https://example.com); "" allows any (the default)
       --submit-label TEXT  (create, update) the form page's submit button ("" for "Submit")
+      --files plain|encrypted  (create, update) senders encrypt every file to the form's
+                          key (age) before uploading; "plain" is the specification's flow
   form publish FORMID     Sign the current version's manifest and publish it
   form show FORMID        The form at its current version, and every archived version
   form list               The forms of this vault
@@ -56,9 +59,10 @@ Example: a fields file (every kind, its options and value shapes: docs/forms.md)
   records list FORMID [--limit N]        The first N records (default 20)
   records get FORMID RECORDID            One record
   records delete FORMID RECORDID         Delete a record
-  records export FORMID [--format jsonl|csv] [--out FILE]
+  records export FORMID [--format jsonl|csv] [--out FILE] [--with-files DIR]
                           Every record, streamed page by page (JSON Lines by default);
-                          progress on stderr when it is a terminal
+                          progress on stderr when it is a terminal. --with-files: each
+                          uploaded file too (decrypted), as DIR/<recordId>/<fieldId>/<name>
 `,
   quarantine: `Usage: sealpost quarantine <list|retry> [options]
 
@@ -83,6 +87,8 @@ const OPTIONS = {
     "retention-days",
     "allowed-origins",
     "submit-label",
+    "files",
+    "with-files",
   ]),
   publish: { type: "boolean" },
 } as const;
@@ -128,6 +134,7 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
   const encoder = new TextEncoder();
   const progress = Deno.stderr.isTerminal();
   const fieldIds = form.fields.map((f) => f.id);
+  const files = form.fields.filter((f) => f.kind === "image" || f.kind === "attachment");
   if (format === "csv") await writer.write(encoder.encode(csvHeader(fieldIds)));
   let cursor: string | null = null;
   let count = 0;
@@ -141,6 +148,8 @@ async function exportRecords(client: SealpostClient, formId: string, flags: Flag
       let chunk = "";
       for (const record of page.items) {
         chunk += format === "jsonl" ? JSON.stringify(record) + "\n" : csvRow(record, fieldIds);
+        const dir = flags["with-files"];
+        if (dir) await saveRecordFiles(client, formId, files.map((f) => f.id), record, dir);
       }
       await writer.write(encoder.encode(chunk));
       count += page.items.length;
@@ -166,11 +175,21 @@ async function verifiedManifest(client: SealpostClient, form: string) {
   return { manifest, pin: fingerprint };
 }
 
-/** `--allowed-origins a,b` ("" for any origin) and `--submit-label TEXT` for the API. */
-function pageSettings(flags: Flags): { allowedOrigins?: string[]; submitLabel?: string } {
+/**
+ * `--allowed-origins a,b` ("" for any origin), `--submit-label TEXT` and
+ * `--files plain|encrypted` for the API.
+ */
+function pageSettings(
+  flags: Flags,
+): { allowedOrigins?: string[]; submitLabel?: string; files?: string } {
   const list = flags["allowed-origins"];
   const label = flags["submit-label"];
+  const files = flags.files;
+  if (files !== undefined && files !== "plain" && files !== "encrypted") {
+    throw new UsageError(`--files must be "plain" or "encrypted", not "${files}"`);
+  }
   return {
+    ...(files === undefined ? {} : { files }),
     ...(list === undefined ? {} : {
       allowedOrigins: list.split(",").map((o) => o.trim()).filter(Boolean),
     }),

@@ -6,6 +6,7 @@
  * @module
  */
 import type { FieldDef } from "../forms/fields.ts";
+import type { OwnedFileRef } from "../forms/file_ref.ts";
 import type { Vault } from "../vault/index.ts";
 
 /** Fresh read URLs of owned files, by hash. */
@@ -25,6 +26,7 @@ type Ref = {
   fileName?: string;
   mime?: string;
   sizeBytes?: number;
+  encryption?: string;
 };
 
 function refsOf(value: unknown): Ref[] {
@@ -34,7 +36,8 @@ function refsOf(value: unknown): Ref[] {
 
 /**
  * Fresh read URLs for the owned files among `records`' values (image and attachment
- * fields), asked of the relay through the vault's link.
+ * fields): asked of the relay through the vault's link, or for encrypted files the vault's
+ * signed link that serves them decrypted.
  *
  * @example
  * ```ts
@@ -53,9 +56,10 @@ export async function fileUrls(
     for (const f of files) {
       for (const ref of refsOf(values[f.id])) {
         if (!ref.owned || typeof ref.hash !== "string" || out.has(ref.hash)) continue;
-        const read = await vault.blobReadUrl(formId, ref.hash, URL_LIFETIME_SECONDS)
+        // Encrypted files: the vault's own link, which decrypts them (src/vault/files.ts).
+        const url = await vault.files.url(formId, ref as OwnedFileRef, URL_LIFETIME_SECONDS)
           .catch(() => null);
-        if (read) out.set(ref.hash, read.url);
+        if (url) out.set(ref.hash, url);
       }
     }
   }

@@ -7,7 +7,8 @@
  * - inline data URI `{dataUri: "data:<mime>;base64,<data>"}` (legacy, tiny files).
  *
  * `fileName`, `mime` and `sizeBytes` are optional metadata on every shape. Unknown members are
- * kept, so a newer sender's metadata survives an older reader.
+ * kept, so a newer sender's metadata survives an older reader. An owned reference may add
+ * `encryption: "age"` (Sealpost's end-to-end encrypted files; then `sizeBytes` is required).
  *
  * @module
  */
@@ -30,6 +31,12 @@ export interface OwnedFileRef extends FileMeta {
   /** SHA-256 of the bytes, 64 lowercase hex characters. */
   hash: string;
   owned: true;
+  /**
+   * Set when the sender encrypted the file to the form's key (forms with `files:
+   * "encrypted"`): the stored bytes are an age file of the padded plaintext, and `hash` is
+   * theirs; `mime`, `fileName` and `sizeBytes` describe the plaintext. See src/crypto/age.ts.
+   */
+  encryption?: "age";
 }
 
 /** A file hosted elsewhere; the service stores no bytes. */
@@ -80,6 +87,7 @@ const FileRefObject = z.looseObject({
   fileName: z.string().min(1).max(255).optional(),
   mime: z.string().refine(isMime, "Must be a media type such as image/png").optional(),
   sizeBytes: z.number().int().min(0).optional(),
+  encryption: z.literal("age", { error: 'Must be "age" (the only file encryption)' }).optional(),
 });
 
 /**
@@ -114,8 +122,16 @@ export const FileRefSchema: z.ZodType<FileRef> = FileRefObject.superRefine((ref,
     if (ref.sizeBytes !== undefined && (ref.sizeBytes < 1 || ref.sizeBytes > MAX_FILE_BYTES)) {
       issue(`sizeBytes ${ref.sizeBytes} is outside 1 to ${MAX_FILE_BYTES}`, "sizeBytes");
     }
-  } else if (ref.hash !== undefined) {
-    issue("Only an owned file reference (owned: true) carries a hash", "hash");
+    if (ref.encryption !== undefined && ref.sizeBytes === undefined) {
+      issue("An encrypted file reference needs the plaintext's sizeBytes", "sizeBytes");
+    }
+  } else {
+    if (ref.hash !== undefined) {
+      issue("Only an owned file reference (owned: true) carries a hash", "hash");
+    }
+    if (ref.encryption !== undefined) {
+      issue("Only an owned file reference (owned: true) is encrypted", "encryption");
+    }
   }
   if (ref.dataUri !== undefined) {
     if (ref.owned !== undefined) issue("An inline data URI is neither owned nor external", "owned");

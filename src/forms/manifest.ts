@@ -46,9 +46,21 @@ export interface Manifest {
   allowedOrigins?: string[];
   /** The form page's submit button label (default "Submit"). */
   submitLabel?: string;
+  /**
+   * How senders handle files: "plain" (absent; the specification's upload flow) or
+   * "encrypted" (each file encrypted to `recipient.publicKey` in the age format first).
+   * Signed with the rest, so a relay cannot downgrade a sender to plaintext.
+   */
+  files?: FilesMode;
   signature?: ManifestSignature;
   [member: string]: unknown;
 }
+
+/** A form's file mode: "plain" (the specification's flow) or "encrypted" (age, end to end). */
+export type FilesMode = "plain" | "encrypted";
+
+/** Validates a file mode. */
+export const FilesModeSchema: z.ZodType<FilesMode> = z.enum(["plain", "encrypted"]);
 
 /** Validates a manifest signature member. */
 export const ManifestSignatureSchema: z.ZodType<ManifestSignature> = z.object({
@@ -117,6 +129,7 @@ export const ManifestSchema: z.ZodType<Manifest> = z.looseObject({
   relayUrl: HttpUrlSchema,
   allowedOrigins: AllowedOriginsSchema.optional(),
   submitLabel: z.string().max(100).optional(),
+  files: FilesModeSchema.optional(),
   signature: ManifestSignatureSchema.optional(),
 }).superRefine((manifest, ctx) => {
   for (const key of Object.keys(manifest)) {

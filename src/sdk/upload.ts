@@ -2,8 +2,14 @@
  * File upload through the slot flow: hash, `POST /submissions/upload-slot`, `PUT` the bytes
  * to the pre-signed URL with the declared Content-Type, and return the owned file reference.
  *
+ * Encrypted files (the manifest's `files: "encrypted"`, or `encrypt: true`): the file is
+ * padded and encrypted to the form's recipient key in the age format first, and the three
+ * steps run on the ciphertext (its hash, `application/octet-stream`). The reference carries
+ * the real `mime`, `fileName` and `sizeBytes` plus `encryption: "age"`; it travels sealed.
+ *
  * @module
  */
+import { encryptFile, MAX_ENCRYPTED_PLAINTEXT_BYTES } from "../crypto/age_encrypt.ts";
 import { toHex } from "../crypto/encoding.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { MAX_FILE_BYTES, type OwnedFileRef } from "../forms/file_ref.ts";
@@ -26,7 +32,18 @@ export interface UploadOptions extends HttpOptions {
   relayUrl?: string;
   /** The field the file is for, named in errors. */
   field?: string;
+  /**
+   * Encrypt the file to the manifest's recipient key (age) before uploading. Files of a form
+   * whose signed manifest says `files: "encrypted"` are always encrypted, whatever this says.
+   */
+  encrypt?: boolean;
 }
+
+/** The upload media type of encrypted files: the real one travels in the sealed reference. */
+export const ENCRYPTED_UPLOAD_MIME = "application/octet-stream";
+
+/** Who files are uploaded for: a manifest's relay, recipient and file mode. */
+export type UploadTarget = Pick<Manifest, "relayUrl" | "recipient" | "files">;
 
 /** SHA-256 of `bytes` as 64 lowercase hex characters, natively where the runtime can. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -44,27 +61,32 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 /** A file hashed and checked, with the owned reference it will have once uploaded. */
 export interface PreparedFile {
   ref: OwnedFileRef;
+  /** The bytes to upload: the file, or its age ciphertext when `ref.encryption` is set. */
   bytes: Uint8Array;
 }
 
 /**
- * Reads, checks and hashes a file and builds its owned reference, without any network: the
- * reference is fully determined by the bytes, so values can be validated before uploading.
+ * Reads, checks and hashes a file (encrypting it first for encrypted forms) and builds its
+ * owned reference, without any network, so values can be validated before uploading.
  *
- * @throws {SealpostError} `invalid_file` for an empty file or one over 50 MB.
+ * @throws {SealpostError} `invalid_file` for an empty file or one over 50 MB (encrypted:
+ * over 52,363,264 bytes, so that the ciphertext fits).
  */
 export async function prepareFile(
-  manifest: Pick<Manifest, "relayUrl" | "recipient">,
+  manifest: UploadTarget,
   input: FileInput,
   options: UploadOptions = {},
 ): Promise<PreparedFile> {
   const relayUrl = options.relayUrl ?? manifest.relayUrl;
   const data = input.data;
   const bytes = data instanceof Uint8Array ? data : new Uint8Array(await data.arrayBuffer());
-  if (bytes.length < 1 || bytes.length > MAX_FILE_BYTES) {
+  const encrypt = options.encrypt === true || manifest.files === "encrypted";
+  const max = encrypt ? MAX_ENCRYPTED_PLAINTEXT_BYTES : MAX_FILE_BYTES;
+  if (bytes.length < 1 || bytes.length > max) {
     throw new SealpostError(
       "invalid_file",
-      `${label(options.field)} has ${bytes.length} bytes; uploads take 1 to ${MAX_FILE_BYTES}`,
+      `${label(options.field)} has ${bytes.length} bytes; ` +
+        `${encrypt ? "encrypted " : ""}uploads take 1 to ${max}`,
       { field: options.field },
     );
   }
@@ -72,9 +94,32 @@ export async function prepareFile(
     "application/octet-stream";
   const fileName = input.fileName ??
     (typeof File !== "undefined" && data instanceof File ? data.name : undefined);
-  const hash = await sha256Hex(bytes);
+  const upload = encrypt ? encryptFor(manifest, bytes, options.field) : bytes;
+  const hash = await sha256Hex(upload);
   const ref = ownedFileRef(manifest, relayUrl, { hash, mime, sizeBytes: bytes.length, fileName });
-  return { ref, bytes };
+  if (encrypt) ref.encryption = "age";
+  return { ref, bytes: upload };
+}
+
+function encryptFor(
+  manifest: UploadTarget,
+  bytes: Uint8Array,
+  field: string | undefined,
+): Uint8Array {
+  let publicKey: Uint8Array;
+  try {
+    publicKey = Uint8Array.fromBase64(manifest.recipient.publicKey);
+  } catch {
+    publicKey = new Uint8Array();
+  }
+  if (publicKey.length !== 32) {
+    throw new SealpostError(
+      "invalid_manifest",
+      "Encrypting a file needs the recipient's X25519 public key (32 bytes, base64)",
+      { field },
+    );
+  }
+  return encryptFile(bytes, publicKey);
 }
 
 /**
@@ -113,13 +158,15 @@ export function ownedFileRef(
  * @throws {RelayError} / {NetworkError} from the slot request or the upload.
  */
 export async function sendFile(
-  manifest: Pick<Manifest, "relayUrl" | "recipient">,
+  manifest: UploadTarget,
   file: PreparedFile,
   options: UploadOptions = {},
 ): Promise<void> {
   const relayUrl = options.relayUrl ?? manifest.relayUrl;
   const what = label(options.field).toLowerCase();
-  const { hash, mime, sizeBytes } = file.ref;
+  const { hash } = file.ref;
+  const mime = file.ref.encryption ? ENCRYPTED_UPLOAD_MIME : file.ref.mime!;
+  const sizeBytes = file.bytes.length;
   const slot = await postJson(
     joinUrl(relayUrl, "/submissions/upload-slot"),
     { recipientUserId: manifest.recipient.userId, hash, mime, sizeBytes },
@@ -133,7 +180,7 @@ export async function sendFile(
   }
   await request(
     new URL(slot.url, relayUrl.replace(/\/*$/, "/")).href,
-    { method: "PUT", headers: { "content-type": mime! }, body: file.bytes as BodyInit },
+    { method: "PUT", headers: { "content-type": mime }, body: file.bytes as BodyInit },
     `Uploading ${what}`,
     options,
     (response) => response.body?.cancel() ?? Promise.resolve(),
@@ -144,7 +191,8 @@ export async function sendFile(
  * Uploads one file for the manifest's recipient and returns its owned file reference
  * `{url, hash, owned: true, fileName, mime, sizeBytes}`, ready to be a field's value. `url` is
  * the stable blob address `{relayUrl}/submissions/blob/{recipientUserId}/{hash}`, which the
- * owner exchanges for a fresh pre-signed read URL.
+ * owner exchanges for a fresh pre-signed read URL. With `encrypt: true` or a manifest saying
+ * `files: "encrypted"`, the file is encrypted first and the reference adds `encryption: "age"`.
  *
  * @throws {SealpostError} `invalid_file` for an empty file or one over 50 MB.
  * @throws {RelayError} / {NetworkError} from the slot request or the upload.
@@ -152,10 +200,11 @@ export async function sendFile(
  * ```ts
  * import { uploadFile } from "./upload.ts";
  * const ref = await uploadFile(manifest, { data: bytes, mime: "application/pdf" });
+ * const sealed = await uploadFile(manifest, { data: bytes }, { encrypt: true });
  * ```
  */
 export async function uploadFile(
-  manifest: Pick<Manifest, "relayUrl" | "recipient">,
+  manifest: UploadTarget,
   input: FileInput,
   options: UploadOptions = {},
 ): Promise<OwnedFileRef> {

@@ -260,6 +260,8 @@ export interface VaultFormVersionRow {
   allowedOrigins?: string[];
   /** The form page's submit button label (the manifest's `submitLabel`); absent: "Submit". */
   submitLabel?: string;
+  /** How senders handle files (the manifest's `files`); absent: "plain". */
+  files?: "encrypted";
   createdAt: string;
 }
 

@@ -6,7 +6,12 @@
  */
 import { signManifest } from "../crypto/signing.ts";
 import { type FieldDef, FieldsSchema } from "../forms/fields.ts";
-import { AllowedOriginsSchema, type Manifest, ManifestSchema } from "../forms/manifest.ts";
+import {
+  AllowedOriginsSchema,
+  type FilesMode,
+  type Manifest,
+  ManifestSchema,
+} from "../forms/manifest.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import {
   type VaultDatabaseRow,
@@ -25,6 +30,8 @@ export interface VaultForm extends VaultFormRow {
   allowedOrigins: string[];
   /** The form page's submit button label; "" for the default "Submit". */
   submitLabel: string;
+  /** How senders handle files: "plain" (the spec's flow) or "encrypted" (age, to the form). */
+  files: FilesMode;
 }
 
 /** The form view of a row at one of its versions. */
@@ -36,6 +43,7 @@ function formOf(row: VaultFormRow, version: VaultFormVersionRow): VaultForm {
     fields: version.fields as FieldDef[],
     allowedOrigins: version.allowedOrigins ?? [],
     submitLabel: version.submitLabel ?? "",
+    files: version.files ?? "plain",
   };
 }
 
@@ -84,6 +92,7 @@ export class VaultForms {
     fields: unknown;
     allowedOrigins?: unknown;
     submitLabel?: string;
+    files?: FilesMode;
   }): Promise<VaultForm> {
     const fields = parseFields(input.fields);
     const allowedOrigins = parseOrigins(input.allowedOrigins ?? []);
@@ -109,6 +118,7 @@ export class VaultForms {
     };
     if (allowedOrigins.length) version.allowedOrigins = allowedOrigins;
     if (input.submitLabel) version.submitLabel = input.submitLabel;
+    if (input.files === "encrypted") version.files = "encrypted";
     const op = this.kv.atomic()
       .check({ key: vaultKeys.form(formId), versionstamp: null })
       .set(vaultKeys.form(formId), row)
@@ -122,7 +132,13 @@ export class VaultForms {
   async update(
     userId: string,
     formId: string,
-    input: { title?: string; fields: unknown; allowedOrigins?: unknown; submitLabel?: string },
+    input: {
+      title?: string;
+      fields: unknown;
+      allowedOrigins?: unknown;
+      submitLabel?: string;
+      files?: FilesMode;
+    },
   ): Promise<VaultForm> {
     const fields = parseFields(input.fields);
     const origins = input.allowedOrigins === undefined ? null : parseOrigins(input.allowedOrigins);
@@ -147,6 +163,8 @@ export class VaultForms {
       if (allowed.length) version.allowedOrigins = allowed;
       const label = input.submitLabel ?? previous?.submitLabel ?? "";
       if (label) version.submitLabel = label;
+      // Left out, the file mode stays that of the previous version.
+      if ((input.files ?? previous?.files ?? "plain") === "encrypted") version.files = "encrypted";
       const op = this.kv.atomic()
         .check(entry)
         .check({ key: vaultKeys.formVersion(formId, next.schemaVersion), versionstamp: null })
@@ -263,6 +281,7 @@ export function buildManifest(
     relayUrl,
     ...(version.allowedOrigins?.length ? { allowedOrigins: version.allowedOrigins } : {}),
     ...(version.submitLabel ? { submitLabel: version.submitLabel } : {}),
+    files: version.files ?? "plain",
   };
   const signed = signManifest(unsigned, manifestSecretKey);
   const parsed = ManifestSchema.safeParse(signed);

@@ -15,3 +15,5 @@ export { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
 export { MAX_RECORD_BYTES, savedAtOf, type VaultRecord } from "./records.ts";
 export { vaultRoutes } from "./routes.ts";
 export { openVault, type VaultSetup } from "./setup.ts";
+export { FILE_LINK_PATH, type FileLink, VaultFiles } from "./files.ts";
+export { vaultFileRoutes } from "./file_routes.ts";

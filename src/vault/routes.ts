@@ -41,6 +41,11 @@ const Origins = z.array(z.string()).openapi({
   description: "Origins whose web pages may submit (https://example.com); empty: any",
 });
 
+const Files = z.enum(["plain", "encrypted"]).openapi({
+  description: 'How senders handle files: "plain" (the specification\'s upload flow) or ' +
+    '"encrypted" (each file encrypted to the form\'s key in the age format; docs/uploads.md)',
+});
+
 const SubmitLabel = z.string().max(100).openapi({
   description: 'The form page\'s submit button label ("" for the default "Submit")',
 });
@@ -71,6 +76,7 @@ const FormSchema = z.object({
   }),
   allowedOrigins: z.array(z.string()),
   submitLabel: z.string(),
+  files: Files,
 }).openapi("VaultForm");
 
 const VersionSchema = z.object({
@@ -80,6 +86,7 @@ const VersionSchema = z.object({
   fields: Fields,
   allowedOrigins: z.array(z.string()).optional(),
   submitLabel: z.string().optional(),
+  files: z.literal("encrypted").optional(),
   createdAt: z.string(),
 }).openapi("VaultFormVersion");
 
@@ -170,6 +177,7 @@ const r = {
             fields: Fields,
             allowedOrigins: Origins.optional(),
             submitLabel: SubmitLabel.optional(),
+            files: Files.optional(),
             publish: z.boolean().default(false),
           }),
           "The form",
@@ -209,6 +217,7 @@ const r = {
             fields: Fields,
             allowedOrigins: Origins.optional(),
             submitLabel: SubmitLabel.optional(),
+            files: Files.optional(),
             publish: z.boolean().default(false),
           }),
           "The new schema",

@@ -7,11 +7,12 @@
 import { open } from "../crypto/sealed_box.ts";
 import type { FieldDef } from "../forms/fields.ts";
 import { buildValuesSchema } from "../forms/fields.ts";
-import type { Manifest } from "../forms/manifest.ts";
+import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import { deleteLargeValue } from "../store/large_value.ts";
 import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
+import { VaultFiles } from "./files.ts";
 import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 import type { VaultKeys } from "./keys.ts";
 import { PeriodicTask } from "../blobs/index.ts";
@@ -25,7 +26,7 @@ import {
   type VaultRecord,
 } from "./records.ts";
 import { sweepRetention } from "./retention.ts";
-import type { PresignedUrl, RelayLink } from "./relay_link.ts";
+import type { RelayLink } from "./relay_link.ts";
 
 /** The first-run demo form, kept so `serve` can print it on every start. */
 export interface DemoInfo {
@@ -48,6 +49,8 @@ export const DEMO_FIELDS: FieldDef[] = [
 /** The vault's options: ingest's, and who hears of deleted records (metrics). */
 export interface VaultOptions extends IngestOptions {
   onRecordsDeleted?: (reason: "owner" | "retention", count: number) => void;
+  /** The vault's public base URL, for decrypted-file links (default: the relay's URL). */
+  publicUrl?: string;
 }
 
 /**
@@ -62,6 +65,8 @@ export interface VaultOptions extends IngestOptions {
 export class Vault {
   readonly forms: VaultForms;
   readonly ingest: Ingestor;
+  /** Read links of record files (decrypted by the vault for encrypted forms). */
+  readonly files: VaultFiles;
   #maintenance: PeriodicTask | null = null;
 
   constructor(
@@ -72,6 +77,7 @@ export class Vault {
   ) {
     this.forms = new VaultForms(kv);
     this.ingest = new Ingestor(kv, link, keys, this.forms, options);
+    this.files = new VaultFiles(kv, keys, link, this.forms, options.publicUrl ?? link.relayUrl);
   }
 
   /** Deletes a record of `userId`'s form (its `delete` event), then releases its files. */
@@ -172,29 +178,6 @@ export class Vault {
     return row;
   }
 
-  /**
-   * A fresh pre-signed GET URL, valid `lifetimeSeconds`, of the uploaded file `hash` of form
-   * `formId` (the one way webhook bodies get theirs); null when the form or the file is
-   * unknown. Files are stored under the relay user id of the form's database, which a
-   * `vault`-role process knows under another user id of its own.
-   *
-   * @example
-   * ```ts
-   * const read = await vault.blobReadUrl("contact", hash, 604800);
-   * ```
-   */
-  async blobReadUrl(
-    formId: string,
-    hash: string,
-    lifetimeSeconds: number,
-  ): Promise<PresignedUrl | null> {
-    const form = await this.forms.row(formId);
-    if (!form) return null;
-    const db = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(form.databaseId))).value;
-    if (!db) return null;
-    return await this.link.blobReadUrl(db.relayUserId, hash, lifetimeSeconds);
-  }
-
   /** Creates a form in database `databaseId` (schema version 1). */
   async createForm(
     userId: string,
@@ -205,6 +188,7 @@ export class Vault {
       fields: unknown;
       allowedOrigins?: string[];
       submitLabel?: string;
+      files?: FilesMode;
     },
   ): Promise<VaultForm> {
     await this.database(userId, input.databaseId);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Config } from "../config/index.ts";
+import { type Config, publicBaseUrl } from "../config/index.ts";
 import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
@@ -70,5 +70,6 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
     log: setup.log,
     observe: setup.observe,
     onRecordsDeleted: setup.onRecordsDeleted,
+    publicUrl: publicBaseUrl(config),
   });
 }

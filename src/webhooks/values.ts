@@ -31,8 +31,9 @@ export interface RenderInput {
 }
 
 /**
- * Returns a fresh pre-signed GET URL of an owned file, or null when the blob is unknown.
- * `lifetimeSeconds` is how long the URL must stay valid.
+ * Returns a fresh read URL of an owned file (a pre-signed relay URL; for an encrypted file,
+ * `encryption: "age"`, the vault's signed link that serves it decrypted), or null when the
+ * blob is unknown. `lifetimeSeconds` is how long the URL must stay valid.
  */
 export type BlobUrlResolver = (
   ref: OwnedFileRef,

@@ -1,13 +1,13 @@
 /**
  * Run first by `deno task test`: makes sure the programs the tests use outside Deno are there
- * (Chromium, python3 with PyNaCl, Node.js), so that a missing one stops the run at once with
+ * (Chromium, python3 with PyNaCl, Node.js, age), so that a missing one stops the run at once with
  * the command that fixes it, instead of failing tests halfway through.
  *
  * Missing Debian packages are installed with apt-get when running as root (apt-get update
  * first); otherwise it prints the exact command to run and exits 1.
  */
 import { PYTHON } from "./python.ts";
-import { CHROMIUM, NODE } from "./tools.ts";
+import { AGE, CHROMIUM, NODE } from "./tools.ts";
 
 /** One program the tests need, and the Debian package that provides it. */
 export interface Requirement {
@@ -45,6 +45,11 @@ export const REQUIREMENTS: Requirement[] = [
     what: `Node.js (${NODE}; the SDK under Node)`,
     debianPackage: "nodejs",
     present: () => succeeds(NODE, ["--version"]),
+  },
+  {
+    what: `age (${AGE}; encrypted-file interop tests)`,
+    debianPackage: "age",
+    present: () => succeeds(AGE, ["--version"]),
   },
 ];
 

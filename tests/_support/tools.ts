@@ -22,3 +22,6 @@ function exists(path: string): boolean {
  */
 export const NODE = Deno.env.get("SEALPOST_NODE") ??
   (exists("/usr/bin/node") ? "/usr/bin/node" : "node");
+
+/** The `age` command line tool (Debian's `age`), for the encrypted-file interop tests. */
+export const AGE = Deno.env.get("SEALPOST_AGE") ?? "age";

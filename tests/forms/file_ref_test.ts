@@ -13,6 +13,8 @@ Deno.test("FileRefSchema: the three shapes", () => {
     sizeBytes: 52_428_800,
   };
   const external = { url: "https://cdn.example/a.png", owned: false };
+  const encrypted = { ...owned, encryption: "age" };
+  assert.deepEqual(FileRefSchema.parse(encrypted), encrypted);
   const inline = { dataUri: "data:text/plain;base64,aGVsbG8=", fileName: "hello.txt" };
   for (const ref of [owned, external, inline, { url: "http://x.example/y" }]) {
     assert.deepEqual(FileRefSchema.parse(ref), ref);
@@ -45,6 +47,9 @@ Deno.test("FileRefSchema: rejections name the member", () => {
     ["mime", { dataUri: "data:text/plain;base64,aGk=", mime: "image/png" }],
     ["sizeBytes", { dataUri: "data:text/plain;base64,aGk=", sizeBytes: 3 }],
     ["", "https://x.example/a"],
+    ["encryption", { url: "https://x.example/a", owned: true, hash: HASH, encryption: "gpg" }],
+    ["encryption", { url: "https://x.example/a", encryption: "age" }],
+    ["sizeBytes", { url: "https://x.example/a", owned: true, hash: HASH, encryption: "age" }],
   ];
   for (const [member, ref] of cases) {
     const r = FileRefSchema.safeParse(ref);

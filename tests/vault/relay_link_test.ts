@@ -105,7 +105,7 @@ Deno.test("HttpRelayLink.blobReadUrl: null only for blob_not_found; other failur
   }
 });
 
-Deno.test("Vault.blobReadUrl: through the form's database to the relay; unknown form is null", async () => {
+Deno.test("vault.files.url: plain files through the form's database to the relay; unknown form is null", async () => {
   const inst = await startInstance();
   try {
     const vault = inst.server.vault!;
@@ -115,13 +115,14 @@ Deno.test("Vault.blobReadUrl: through the form's database to the relay; unknown 
     const bytes = random(700);
     await upload(inst, bytes, { mime: "application/pdf" });
     const before = Math.floor(Date.now() / 1000);
-    const read = await vault.blobReadUrl(form.formId, sha256(bytes), 600);
+    const ref = (hash: string) => ({ url: "https://x.example/", hash, owned: true as const });
+    const read = await vault.files.url(form.formId, ref(sha256(bytes)), 600);
     assert.ok(read);
-    const expires = Number(new URL(read.url).searchParams.get("expires"));
+    const expires = Number(new URL(read).searchParams.get("expires"));
     assert.ok(expires >= before + 600 && expires <= Math.ceil(Date.now() / 1000) + 600);
-    assert.deepEqual(await (await fetch(read.url)).bytes(), bytes);
-    assert.equal(await vault.blobReadUrl(form.formId, sha256(random(4)), 600), null);
-    assert.equal(await vault.blobReadUrl("no_such_form", sha256(bytes), 600), null);
+    assert.deepEqual(await (await fetch(read)).bytes(), bytes);
+    assert.equal(await vault.files.url(form.formId, ref(sha256(random(4))), 600), null);
+    assert.equal(await vault.files.url("no_such_form", ref(sha256(bytes)), 600), null);
   } finally {
     await inst.close();
   }

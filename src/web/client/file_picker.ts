@@ -6,6 +6,10 @@
  * steps (hash, `POST /submissions/upload-slot`, `PUT` with the declared Content-Type) showing
  * a progress bar, with a retry button when an upload fails.
  *
+ * Forms whose signed manifest says `files: "encrypted"`: the picked file is padded and
+ * encrypted to the form's key (age) in the page first; the three steps run on the ciphertext
+ * (`application/octet-stream`) and the reference keeps the real name, type and size.
+ *
  * @module
  */
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -15,7 +19,8 @@ import type { OwnedFileRef } from "../../forms/file_ref.ts";
 import type { Manifest } from "../../forms/manifest.ts";
 import { RelayError } from "../../sdk/errors.ts";
 import { joinUrl, postJson } from "../../sdk/http.ts";
-import { ownedFileRef } from "../../sdk/upload.ts";
+import { ENCRYPTED_UPLOAD_MIME, ownedFileRef } from "../../sdk/upload.ts";
+import { encryptFile } from "../../crypto/age_encrypt.ts";
 
 const CHUNK = 4 * 1024 * 1024;
 
@@ -70,11 +75,13 @@ export function putFile(
 }
 
 /** What the page needs to know about a form to upload to it. */
-export type UploadTarget = Pick<Manifest, "recipient"> & { relayUrl: string };
+export type UploadTarget = Pick<Manifest, "recipient" | "files"> & { relayUrl: string };
 
 /** The state of one file field of the page. */
 export class FilePicker {
   #file: File | null = null;
+  /** What is uploaded: the file, or its age ciphertext for encrypted forms. */
+  #upload: Blob | null = null;
   #ref: OwnedFileRef | null = null;
   #hashing: Promise<void> | null = null;
   #uploaded = false;
@@ -120,6 +127,7 @@ export class FilePicker {
     const file = this.#el<HTMLInputElement>("").files?.[0] ?? null;
     this.#file = file;
     this.#ref = null;
+    this.#upload = null;
     this.#uploaded = false;
     if (this.#previewUrl) URL.revokeObjectURL(this.#previewUrl);
     this.#previewUrl = "";
@@ -141,15 +149,25 @@ export class FilePicker {
   }
 
   async #hash(file: File) {
+    const encrypted = this.target.files === "encrypted";
+    let upload: Blob = file;
+    if (encrypted) {
+      this.#status("Encrypting the file…", null);
+      const key = Uint8Array.fromBase64(this.target.recipient.publicKey);
+      const sealed = encryptFile(new Uint8Array(await file.arrayBuffer()), key);
+      upload = new Blob([sealed as BlobPart], { type: ENCRYPTED_UPLOAD_MIME });
+    }
     this.#status("Reading the file…", 0);
-    const hash = await hashFile(file, (p) => this.#status("Reading the file…", p));
+    const hash = await hashFile(upload, (p) => this.#status("Reading the file…", p));
     if (this.#file !== file) return;
+    this.#upload = upload;
     this.#ref = ownedFileRef(this.target, this.target.relayUrl, {
       hash,
       mime: file.type || "application/octet-stream",
       sizeBytes: file.size,
       fileName: file.name || undefined,
     });
+    if (encrypted) this.#ref.encryption = "age";
     this.#status(`Ready to upload (${formatSize(file.size)})`, null);
   }
 
@@ -164,8 +182,10 @@ export class FilePicker {
   async upload(): Promise<void> {
     await this.#hashing;
     const file = this.#file;
+    const upload = this.#upload;
     const ref = this.#ref;
-    if (!file || !ref || this.#uploaded) return;
+    if (!file || !upload || !ref || this.#uploaded) return;
+    const mime = ref.encryption ? ENCRYPTED_UPLOAD_MIME : ref.mime!;
     try {
       this.#status("Uploading…", 0);
       const slot = await postJson(
@@ -173,15 +193,15 @@ export class FilePicker {
         {
           recipientUserId: this.target.recipient.userId,
           hash: ref.hash,
-          mime: ref.mime,
-          sizeBytes: ref.sizeBytes,
+          mime,
+          sizeBytes: upload.size,
         },
         `Requesting an upload slot for "${this.field.label}"`,
         { retries: 2 },
       ) as { url?: unknown };
       if (typeof slot?.url !== "string") throw new Error("The upload-slot answer lacks a url");
       const url = new URL(slot.url, this.target.relayUrl.replace(/\/*$/, "/")).href;
-      await putFile(url, file, ref.mime!, (p) => this.#status("Uploading…", p));
+      await putFile(url, upload, mime, (p) => this.#status("Uploading…", p));
       this.#uploaded = true;
       this.#status(`Uploaded (${formatSize(file.size)})`, 1);
     } catch (e) {

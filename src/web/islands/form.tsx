@@ -134,7 +134,12 @@ async function main() {
   const pickers = manifest.fields
     .filter((f) => f.kind === "image" || f.kind === "attachment")
     .map((f) =>
-      new FilePicker(f, form, { recipient: manifest.recipient, relayUrl }, saved?.[f.id])
+      new FilePicker(
+        f,
+        form,
+        { recipient: manifest.recipient, files: manifest.files, relayUrl },
+        saved?.[f.id],
+      )
     );
   form.addEventListener("click", (e) => {
     const target = (e.target as HTMLElement).closest<HTMLButtonElement>("[data-action=locate]");
