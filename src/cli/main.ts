@@ -36,6 +36,8 @@ Commands:
   backup --out FILE     Archive the data dir (store snapshot, blobs, secrets), live
   restore FILE --data DIR
                         Unpack a backup into a new, empty data dir
+  key export-age FINGERPRINT --out FILE
+                        A database's private key as an age identity (age -d -i FILE)
 
 Common options:
   --config FILE   TOML config (also SEALPOST_CONFIG)
@@ -260,6 +262,10 @@ export async function main(args: string[]): Promise<number> {
   if (args[0] === "backup" || args[0] === "restore") {
     const { backupCommand } = await import("./backup.ts");
     return await backupCommand(args);
+  }
+  if (args[0] === "key") {
+    const { keyCommand } = await import("./key_export.ts");
+    return await keyCommand(args.slice(1));
   }
   if (args[0] === "blob") {
     const { blobCommand } = await import("./blob.ts");
