@@ -9,7 +9,7 @@ import { MAX_BLOB_URL_LIFETIME_SECONDS } from "../config/index.ts";
 import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
 import { intQuery } from "../http/openapi.ts";
 import { Sha256HexSchema, UserIdSchema } from "../http/ids.ts";
-import { isSignableMime } from "./service.ts";
+import { isSignableMime } from "./mime.ts";
 
 // Cloned: a schema built before @hono/zod-openapi loaded has no `.openapi()` of its own.
 

@@ -5,8 +5,7 @@
  * @module
  */
 import { join } from "node:path";
-import type { Config } from "../config/index.ts";
-import { isMime, MAX_FILE_BYTES, mimeEssence } from "../forms/file_ref.ts";
+import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
 import { ApiError } from "../http/errors.ts";
 import { getUser } from "../relay/identity.ts";
 import type { BlobMetaRow } from "../store/keys.ts";
@@ -23,68 +22,28 @@ import {
 } from "./meta.ts";
 import { PeriodicTask, sweepOrphans, type SweepResult } from "./orphans.ts";
 import { type SignedRequest, UrlSigner } from "./signing.ts";
-import { type BlobStore, BlobWriteError, type ByteRange } from "./store.ts";
+import { contentTypeMatches } from "./mime.ts";
+import type {
+  BlobSettings,
+  BlobsOptions,
+  PresignedUrl,
+  SignedQuery,
+  SlotRequest,
+  UploadReceipt,
+  UploadRequest,
+  UploadSlot,
+} from "./service_types.ts";
+import { BlobWriteError, type ByteRange } from "./store.ts";
 
-/** The settings of the `[blobs]` configuration section. */
-export type BlobSettings = Config["blobs"];
-
-/** What {@linkcode Blobs} needs. */
-export interface BlobsOptions {
-  kv: Deno.Kv;
-  store: BlobStore;
-  signer: UrlSigner;
-  settings: BlobSettings;
-  /** The public base URL, for URLs made outside a request (for example webhook bodies). */
-  baseUrl: () => string;
-  /** The clock, epoch milliseconds. */
-  now?: () => number;
-}
-
-/** The body of `POST /submissions/upload-slot`. */
-export interface SlotRequest {
-  recipientUserId: string;
-  hash: string;
-  mime?: string | null;
-  sizeBytes?: number | null;
-}
-
-/** A pre-signed URL and when it stops working. */
-export interface PresignedUrl {
-  url: string;
-  expiresAtUtc: string;
-}
-
-/** What `POST /submissions/upload-slot` answers. */
-export interface UploadSlot extends PresignedUrl {
-  /** The storage key `{recipientUserId}/{hash}`. */
-  key: string;
-}
-
-/** The query parameters of a pre-signed URL, as received. */
-export interface SignedQuery {
-  expires?: string;
-  mime?: string;
-  max?: string;
-  sig?: string;
-}
-
-/** The headers of a PUT that matter, and its body. */
-export interface UploadRequest {
-  contentType: string | null;
-  contentLength: string | null;
-  body: ReadableStream<Uint8Array> | null;
-}
-
-/** What a PUT stored: all but `created` comes from the request (no existence oracle). */
-export interface UploadReceipt {
-  key: string;
-  hash: string;
-  sizeBytes: number;
-  /** The mime the URL signed (null for none). */
-  mime: string | null;
-  /** False when the same bytes were already stored (the PUT is idempotent); not sent out. */
-  created: boolean;
-}
+export type {
+  BlobSettings,
+  BlobsOptions,
+  PresignedUrl,
+  SignedQuery,
+  SlotRequest,
+  UploadReceipt,
+  UploadSlot,
+};
 
 /** Where the filesystem store keeps blobs inside a data dir. */
 function blobsDir(dataDir: string): string {
@@ -94,45 +53,6 @@ function blobsDir(dataDir: string): string {
 /** The route path of a blob's pre-signed URLs (its segments are URL-safe by their syntax). */
 function blobPath(key: BlobKey): string {
   return `/blobs/${key.userId}/${key.hash}`;
-}
-
-/** A media type reduced for comparison: lowercase type and parameter names, no spaces. */
-function normalizeMime(value: string): string {
-  const [essence, ...params] = value.split(";");
-  return [
-    mimeEssence(essence),
-    ...params.map((p) => p.trim()).filter(Boolean).map((p) => {
-      const eq = p.indexOf("=");
-      return eq < 0
-        ? p.toLowerCase()
-        : `${p.slice(0, eq).trim().toLowerCase()}=${p.slice(eq + 1).trim()}`;
-    }),
-  ].join(";");
-}
-
-/**
- * The Content-Type rule of a pre-signed PUT. With a signed mime, the request's Content-Type
- * must be the same media type (type, subtype and parameter names compared without regard to
- * case or spaces; parameter values exactly). Without one, the request may send no
- * Content-Type or `application/octet-stream`, nothing else: a type the slot did not declare
- * is never stored, so an uploader cannot pick how the bytes are served later.
- */
-function contentTypeMatches(sent: string | null, signed: string | null): boolean {
-  if (signed === null) return sent === null || normalizeMime(sent) === "application/octet-stream";
-  return sent !== null && normalizeMime(sent) === normalizeMime(signed);
-}
-
-/**
- * Whether `value` is a media type that may be signed and later sent as a header.
- *
- * @example
- * ```ts
- * isSignableMime("text/plain; charset=utf-8"); // true
- * isSignableMime('text/plain; x="a\nb"'); // false: not printable ASCII
- * ```
- */
-export function isSignableMime(value: string): boolean {
-  return isMime(value) && /^[\x20-\x7e]+$/.test(value);
 }
 
 const CANONICAL_INT = /^(0|[1-9][0-9]{0,14})$/;
