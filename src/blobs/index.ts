@@ -4,16 +4,16 @@
  *
  * @module
  */
-export {
-  Blobs,
-  type BlobSettings,
-  type BlobsOptions,
-  type PresignedUrl,
-  type SignedQuery,
-  type SlotRequest,
-  type UploadReceipt,
-  type UploadSlot,
-} from "./service.ts";
+export { Blobs } from "./service.ts";
+export type {
+  BlobSettings,
+  BlobsOptions,
+  PresignedUrl,
+  SignedQuery,
+  SlotRequest,
+  UploadReceipt,
+  UploadSlot,
+} from "./service_types.ts";
 export { type BlobDeps, blobRoutes } from "./routes.ts";
 export { type BlobKey, blobKeyString } from "./key.ts";
 export type { BlobStore, ByteRange, StagedBlob } from "./store.ts";

@@ -35,16 +35,6 @@ import type {
 } from "./service_types.ts";
 import { BlobWriteError, type ByteRange } from "./store.ts";
 
-export type {
-  BlobSettings,
-  BlobsOptions,
-  PresignedUrl,
-  SignedQuery,
-  SlotRequest,
-  UploadReceipt,
-  UploadSlot,
-};
-
 /** Where the filesystem store keeps blobs inside a data dir. */
 function blobsDir(dataDir: string): string {
   return join(dataDir, "blobs");
