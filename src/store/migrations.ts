@@ -10,6 +10,7 @@ import {
   blobKeys,
   type BlobMetaRow,
   type SubmissionRow,
+  type VaultFormRow,
   vaultKeys,
   type VaultRecordRow,
   type WebhookAttemptRow,
@@ -78,12 +79,23 @@ const webhookBodiesInRefs: Migration = {
  * kept them; counts are set from the finished index, so running it again changes nothing.
  * And blob claims counted per claimant: a blob claimed before (one `claimedAt`, no count)
  * gets one claim by `owner` (the claimant of the owner API's default), so it stays kept;
- * an unclaimed one a count of 0.
+ * an unclaimed one a count of 0. Forms get an explicit `retentionDays: null` (kept).
  */
 const recordTimeIndex: Migration = {
   to: 2,
-  description: "records by receipt time, record counts, records per day; blob claim counts",
+  description:
+    "records by receipt time, record counts, records per day; blob claim counts; form retention",
   async run(kv) {
+    await rewrite<Omit<VaultFormRow, "retentionDays"> & { retentionDays?: number | null }>(
+      kv,
+      vaultKeys.forms(),
+      (row, key) =>
+        Promise.resolve(
+          row.retentionDays === undefined
+            ? (op) => op.set(key, { ...row, retentionDays: null })
+            : null,
+        ),
+    );
     await rewrite<Omit<BlobMetaRow, "claims"> & { claims?: number }>(
       kv,
       ["blobs", "meta"],

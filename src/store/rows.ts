@@ -245,8 +245,8 @@ export interface VaultFormRow {
   publishedAt: string | null;
   createdAt: string;
   updatedAt: string;
-  /** Records older than this many days (by creation) are deleted; null or absent: kept. */
-  retentionDays?: number | null;
+  /** Records older than this many days (by creation) are deleted; null: kept. */
+  retentionDays: number | null;
 }
 
 /** One archived schema version of a form; kept forever. */

@@ -38,7 +38,6 @@ export interface VaultForm extends VaultFormRow {
 function formOf(row: VaultFormRow, version: VaultFormVersionRow): VaultForm {
   return {
     ...row,
-    retentionDays: row.retentionDays ?? null,
     title: version.title,
     fields: version.fields as FieldDef[],
     allowedOrigins: version.allowedOrigins ?? [],
@@ -193,11 +192,11 @@ export class VaultForms {
     row: VaultFormRow | null,
     userId: string,
     formId: string,
-  ): VaultFormRow & { retentionDays: number | null } {
+  ): VaultFormRow {
     if (!row || row.userId !== userId) {
       throw new ApiError(404, "form_not_found", `No form "${formId}" in this vault`, "formId");
     }
-    return { ...row, retentionDays: row.retentionDays ?? null };
+    return row;
   }
 
   /** The form row, whoever owns it, or null. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { blobKeys, type BlobMetaRow, keys, webhookKeys } from "../../src/store/keys.ts";
+import { blobKeys, type BlobMetaRow, keys, vaultKeys, webhookKeys } from "../../src/store/keys.ts";
 import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
 import { WebhookStore } from "../../src/webhooks/index.ts";
 import { ATTEMPTS, V0, writeV0Fixture } from "./_v0_fixture.ts";
@@ -90,7 +90,7 @@ Deno.test("migrations: running them again changes nothing", async () => {
   assert.deepEqual(after.map((e) => [e.key, e.value]), before.map((e) => [e.key, e.value]));
 });
 
-Deno.test("migration 2: blob rows of version 1 get claim counts, claimed ones one owner claim", async () => {
+Deno.test("migration 2: blob rows of version 1 get claim counts (claimed ones one owner claim), forms an explicit retention", async () => {
   using kv = await Deno.openKv(":memory:");
   const row = (hash: string, claimedAt: string | null) => ({
     userId: "u1",
@@ -105,9 +105,13 @@ Deno.test("migration 2: blob rows of version 1 get claim counts, claimed ones on
     row("a".repeat(64), "2026-11-02T00:00:00.000Z"),
   );
   await kv.set(blobKeys.meta("u1", "b".repeat(64)), row("b".repeat(64), null));
+  await kv.set(vaultKeys.form("f1"), { formId: "f1", userId: "u1", schemaVersion: 1 });
   await kv.set(keys.schemaVersion(), 1);
   const result = await migrateStore(kv, "fixture");
   assert.equal(result.from, 1);
+  // A form row from before retention gets an explicit "kept".
+  const form = (await kv.get<Record<string, unknown>>(vaultKeys.form("f1"))).value!;
+  assert.equal(form.retentionDays, null);
   const claimed = (await kv.get<BlobMetaRow>(blobKeys.meta("u1", "a".repeat(64)))).value!;
   assert.equal(claimed.claims, 1);
   assert.equal((await kv.get(blobKeys.claim("u1", "a".repeat(64), "owner"))).value, true);
