@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { WebhookDeliveryRow } from "../../src/store/keys.ts";
+import { deliveryRow } from "./_delivery_row.ts";
 import { deliveryWrite } from "../../src/webhooks/scheduler.ts";
 import { MAX_LOGGED_ATTEMPTS, WebhookStore } from "../../src/webhooks/store.ts";
 import { transition, type TransitionContext } from "../../src/webhooks/transition.ts";
@@ -11,30 +11,16 @@ const CONTEXT: TransitionContext = {
   token: () => "t",
 };
 
-const ROW: WebhookDeliveryRow = {
+const ROW = deliveryRow({
   id: "00000000000000000000000000000001",
   webhookId: "0123456789abcdef01234567",
   formId: "f",
   eventId: "e",
   recordId: "r",
-  reason: "insert",
   savedAt: "2026-11-23T12:00:00.0000000+00:00",
   status: "delivered",
-  contentType: "application/json; charset=utf-8",
-  bodyParts: 0,
   bodyBytes: 2,
-  attempts: 0,
-  round: 0,
-  token: "",
-  nextAttemptAt: null,
-  lastAttemptAt: null,
-  lastStatus: null,
-  lastError: null,
-  lastSnippet: null,
-  createdAt: "2026-11-23T12:00:00.000Z",
-  updatedAt: "2026-11-23T12:00:00.000Z",
-  completedAt: null,
-};
+});
 
 Deno.test("scheduler: each attempt is its own row; the newest 50 are kept", async () => {
   using kv = await Deno.openKv(":memory:");

@@ -7,9 +7,9 @@ import {
   transition,
   type TransitionContext,
 } from "../../src/webhooks/index.ts";
+import { deliveryRow, ISO } from "./_delivery_row.ts";
 
-const NOW = Date.parse("2026-11-23T12:00:00.000Z");
-const ISO = new Date(NOW).toISOString();
+const NOW = Date.parse(ISO);
 const at = (ms: number) => new Date(NOW + ms).toISOString();
 
 /** A fixed clock, the schedule [0, 5, 30] s, jitter 10% drawn as 0.5, tokens t1, t2, … */
@@ -23,33 +23,7 @@ function context(schedule = [0, 5, 30]): TransitionContext {
   };
 }
 
-function row(overrides: Partial<WebhookDeliveryRow> = {}): WebhookDeliveryRow {
-  return {
-    id: "d1",
-    webhookId: "w1",
-    formId: "f1",
-    eventId: "e1",
-    recordId: "r1",
-    reason: "insert",
-    savedAt: "2026-11-23T11:59:59.0000000+00:00",
-    status: "pending",
-    contentType: "application/json; charset=utf-8",
-    bodyParts: 0,
-    bodyBytes: 10,
-    attempts: 0,
-    round: 0,
-    token: "",
-    nextAttemptAt: null,
-    lastAttemptAt: null,
-    lastStatus: null,
-    lastError: null,
-    lastSnippet: null,
-    createdAt: ISO,
-    updatedAt: ISO,
-    completedAt: null,
-    ...overrides,
-  };
-}
+const row = deliveryRow;
 
 function result(
   status: number | null,
