@@ -66,6 +66,10 @@ legend { font-weight: 600; }
 .muted { color: var(--muted); }
 pre { background: var(--alt); padding: .5rem; overflow: auto; white-space: pre-wrap;
   overflow-wrap: anywhere; }
+svg.chart { max-width: 100%; height: auto; }
+/* Long unbroken text (share links, fingerprints, ids) wraps instead of widening the page. */
+main a, code { overflow-wrap: anywhere; }
+textarea { box-sizing: border-box; }
 svg.chart rect { fill: var(--accent); }
 svg.chart text { font-size: 10px; fill: var(--fg); }
 img.qr { padding: 16px; background: #fff; box-sizing: content-box; }
@@ -77,5 +81,7 @@ del { background: #ffebe9; }
   align-items: start; }
 .builder .preview { position: sticky; top: .5rem; margin: 0; }
 @media (max-width: 900px) { .builder { grid-template-columns: minmax(0, 1fr); } }
+/* On a phone, a wide table scrolls inside itself instead of widening the page. */
+@media (max-width: 700px) { table { display: block; overflow-x: auto; } }
 iframe.form-preview { width: 100%; height: 80vh; border: 1px solid var(--line); }
 `;

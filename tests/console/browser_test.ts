@@ -181,6 +181,25 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
     await page.goto(`${inst.url}/console/quarantine`);
     await assertAccessible(page);
 
+    // Every page fits a phone-sized screen (wide tables scroll inside themselves).
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (
+      const path of [
+        "",
+        "/forms/everything/records",
+        "/forms/everything/builder",
+        "/forms/everything/versions",
+        "/forms/everything/share",
+        "/forms/everything/webhooks",
+        "/quarantine",
+      ]
+    ) {
+      await page.goto(`${inst.url}/console${path}`);
+      const width = Number(await page.evaluate("document.documentElement.scrollWidth"));
+      assert.ok(width <= 390, `/console${path} is ${width}px wide on a 390px screen`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
     // Sign out.
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.getByLabel("Owner token").waitFor();
