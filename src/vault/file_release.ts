@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { concatBytes } from "../crypto/encoding.ts";
 import { open } from "../crypto/sealed_box.ts";
 import { SubmissionPayloadSchema } from "../forms/payload.ts";
 import {
@@ -19,6 +18,7 @@ import {
   type VaultRecordRow,
 } from "../store/keys.ts";
 import type { VaultKeys } from "./keys.ts";
+import { quarantinedCiphertext } from "./quarantine_rows.ts";
 import { addFileRelease, ownedHashes, recordClaimant } from "./records.ts";
 import type { RelayLink } from "./relay_link.ts";
 
@@ -88,14 +88,11 @@ export async function addQuarantineRelease(
   row: VaultQuarantineRow,
   op: Deno.AtomicOperation,
 ): Promise<void> {
-  const parts: Uint8Array[] = [];
-  for await (const entry of kv.list<Uint8Array>({ prefix: vaultKeys.quarantineDataOf(row.id) })) {
-    parts.push(entry.value);
-  }
+  const sealed = await quarantinedCiphertext(kv, row);
   let claimed: string[];
   try {
     const pair = await keys.databaseKey(row.fingerprint);
-    const plain = await open(concatBytes(...parts), pair.publicKey, pair.secretKey);
+    const plain = await open(sealed, pair.publicKey, pair.secretKey);
     const payload = SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
     claimed = ownedHashes(payload.values);
   } catch {

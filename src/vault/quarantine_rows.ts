@@ -103,10 +103,7 @@ export async function quarantinedItem(
   kv: Deno.Kv,
   row: VaultQuarantineRow,
 ): Promise<{ db: VaultDatabaseRow; item: QueueItem }> {
-  const chunks: Uint8Array[] = [];
-  for await (const entry of kv.list<Uint8Array>({ prefix: vaultKeys.quarantineDataOf(row.id) })) {
-    chunks.push(entry.value);
-  }
+  const ciphertext = await quarantinedCiphertext(kv, row);
   const db = (await kv.get<VaultDatabaseRow>(vaultKeys.database(row.databaseId))).value;
   if (!db) throw new Error(`Database "${row.databaseId}" of quarantined ${row.id} is gone`);
   const item: QueueItem = {
@@ -117,7 +114,26 @@ export async function quarantinedItem(
     recipientPubkey: db.publicKey,
     submitterId: null,
     receivedAt: row.receivedAt,
-    ciphertext: concatBytes(...chunks).toBase64(),
+    ciphertext: ciphertext.toBase64(),
   };
   return { db, item };
+}
+
+/**
+ * The sealed box of a quarantined envelope, joined from its stored parts.
+ *
+ * @example
+ * ```ts
+ * const sealed = await quarantinedCiphertext(kv, row);
+ * ```
+ */
+export async function quarantinedCiphertext(
+  kv: Deno.Kv,
+  row: VaultQuarantineRow,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const entry of kv.list<Uint8Array>({ prefix: vaultKeys.quarantineDataOf(row.id) })) {
+    parts.push(entry.value);
+  }
+  return concatBytes(...parts);
 }
