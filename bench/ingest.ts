@@ -15,8 +15,8 @@ import { EditTokens } from "../src/relay/edit_tokens.ts";
 import { FormDirectory } from "../src/relay/manifests.ts";
 import { Intake } from "../src/relay/submissions.ts";
 import { buildEnvelope, buildPayload, seal } from "../src/sdk/mod.ts";
-import { GroupCommitter } from "../src/store/group_commit.ts";
 import { openStore } from "../src/store/kv.ts";
+import { relayKvPorts } from "../src/store/kv/relay_ports.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../src/vault/index.ts";
 import { SealedBoxOpener } from "../src/vault/opener.ts";
 import { cpuPerItem, threadCpu } from "./cpu.ts";
@@ -29,18 +29,18 @@ const count = Number(values.count);
 const dir = await Deno.makeTempDir({ prefix: "sealpost-bench-ingest-" });
 const kv = await openStore(dir);
 try {
-  const forms = new FormDirectory(kv);
-  const committer = new GroupCommitter(kv);
-  const intake = new Intake(kv, committer, forms, new EditTokens(new Uint8Array(32)), {
+  const relay = relayKvPorts(kv);
+  const forms = new FormDirectory(relay);
+  const intake = new Intake(relay.envelopes, forms, new EditTokens(new Uint8Array(32)), {
     maxCiphertextBytes: 1024 * 1024,
     editWindowMs: 3600_000,
   });
-  const link = new LocalRelayLink(kv, forms, "http://127.0.0.1:8080", null);
+  const link = new LocalRelayLink(relay, forms, "http://127.0.0.1:8080", null);
   const vault = new Vault(kv, new VaultKeys(dir, null), link, {
     batchSize: 500,
     pollIntervalMs: 1000,
   });
-  const { user } = await createUser(kv, "bench");
+  const { user } = await createUser(relay.identity, "bench");
   const db = await vault.createDatabase(user.id, "bench");
   const form = await vault.createForm(user.id, {
     databaseId: db.id,
@@ -68,7 +68,6 @@ try {
       await intake.submit(buildEnvelope(manifest, sealed));
     }));
   }
-  await committer.idle();
   console.log(
     `queued ${count} envelopes of ${ciphertexts[0].length} ciphertext bytes ` +
       `(plaintext ${ciphertexts[0].length - 48} bytes)`,

@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import { createBackup, restoreBackup } from "../src/backup/index.ts";
-import { KeyCounter } from "../src/metrics/key_count.ts";
+import { KeyCounter } from "../src/store/kv/key_count.ts";
 import { keys } from "../src/store/keys.ts";
 import { KV_FILE } from "../src/store/kv.ts";
 

@@ -18,6 +18,8 @@ import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
 import type { Intake } from "./relay/submissions.ts";
 import { storageFailure, StorageHealth } from "./store/storage_health.ts";
+import type { EnvelopePort } from "./store/ports/envelopes.ts";
+import type { IdentityPort } from "./store/ports/identity.ts";
 import { VERSION } from "./version.ts";
 import { webRoutes } from "./web/routes.ts";
 import { type Vault, vaultFileRoutes, vaultRoutes } from "./vault/index.ts";
@@ -26,6 +28,10 @@ import { type WebhookEngine, webhookRoutes } from "./webhooks/index.ts";
 /** Everything the application needs from the process. */
 export interface AppDeps {
   kv: Deno.Kv;
+  /** The relay's users, tokens and databases (src/store/ports/identity.ts). */
+  identity: IdentityPort;
+  /** The relay's envelope queues (src/store/ports/envelopes.ts). */
+  envelopes: EnvelopePort;
   config: Config;
   intake: Intake;
   forms: FormDirectory;

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { buildApp } from "./app.ts";
 import { Blobs } from "./blobs/index.ts";
 import { BufferedLines } from "./http/logger.ts";
@@ -12,11 +13,11 @@ import { type HttpServer, serveHttp } from "./net/listener.ts";
 import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./relay/edit_tokens.ts";
 import { FormDirectory } from "./relay/manifests.ts";
-import { Intake, sweepStaging } from "./relay/submissions.ts";
+import { Intake } from "./relay/submissions.ts";
 import { ServiceMetrics } from "./metrics/index.ts";
-import { GroupCommitter } from "./store/group_commit.ts";
 import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
-import { openStore } from "./store/kv.ts";
+import { KV_FILE, openStore } from "./store/kv.ts";
+import { relayKvPorts } from "./store/kv/relay_ports.ts";
 import { migrateStore } from "./store/schema.ts";
 import { QueueDispatcher } from "./store/queue.ts";
 import {
@@ -89,10 +90,11 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     kv.close();
     throw err;
   });
-  await sweepStaging(kv);
-  const committer = new GroupCommitter(kv);
-  const forms = new FormDirectory(kv);
-  const intake = new Intake(kv, committer, forms, new EditTokens(secret), {
+  // The relay's stores (src/store/ports): envelope queues, identity, manifests, blob metadata.
+  const relay = relayKvPorts(kv, { storePath: join(config.data_dir, KV_FILE) });
+  await relay.envelopes.sweepStaging();
+  const forms = new FormDirectory(relay);
+  const intake = new Intake(relay.envelopes, forms, new EditTokens(secret), {
     maxCiphertextBytes: config.intake.max_ciphertext_bytes,
     editWindowMs: config.intake.edit_window_seconds * 1000,
   });
@@ -102,6 +104,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     ? new ServiceMetrics({
       kv,
       dataDir: config.data_dir,
+      relayPorts: relay,
       relay: role !== "vault",
       vault: role !== "relay",
     })
@@ -109,7 +112,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // Blobs (src/blobs): the relay's file store; its orphan sweep runs while serving.
   let blobBaseUrl = publicBaseUrl(config);
   const blobs = role === "vault" ? null : await Blobs.open({
-    kv,
+    meta: relay.blobMeta,
+    identity: relay.identity,
     dataDir: config.data_dir,
     relaySecret: secret,
     settings: config.blobs,
@@ -124,7 +128,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     observe: metrics ? (outcome, item) => metrics.ingested(outcome, item.receivedAt) : undefined,
     onRecordsDeleted: metrics ? (reason, n) => metrics.recordsDeleted(reason, n) : undefined,
     local: role === "all"
-      ? { forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
+      ? { ports: relay, forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
       : undefined,
   });
   // Webhooks: the process's one KV queue listener, and the delivery engine on it.
@@ -151,6 +155,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const log = new BufferedLines();
   const app = buildApp({
     kv,
+    identity: relay.identity,
+    envelopes: relay.envelopes,
     config,
     intake,
     forms,
@@ -171,6 +177,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
+    await relay.close();
     metrics?.close();
     kv.close();
     await queueStopped;
@@ -201,7 +208,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await vault?.stopMaintenance();
       await blobs?.close();
       await webhooks.stop();
-      await committer.idle();
+      await relay.close();
       log.flush();
       metrics?.close();
       kv.close();

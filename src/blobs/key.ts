@@ -6,16 +6,11 @@
  * @module
  */
 
-/** Where one blob lives: its owner and the SHA-256 of its bytes. */
-export interface BlobKey {
-  userId: string;
-  /** 64 lowercase hex characters. */
-  hash: string;
-}
-
+import type { BlobKey } from "../store/ports/blob_meta.ts";
 import { HASH_PATTERN, USER_ID_PATTERN } from "../http/ids.ts";
 
 export { HASH_PATTERN, USER_ID_PATTERN };
+export type { BlobKey };
 
 /** Names the store keeps for itself; no user id may take them (in any letter case). */
 const RESERVED = new Set(["tmp"]);

@@ -4,10 +4,9 @@
  *
  * @module
  */
-import { blobKeys } from "../store/keys.ts";
+import type { BlobMetaPort } from "../store/ports/blob_meta.ts";
 import type { KeyedLock } from "./_lock.ts";
 import { blobKeyString } from "./key.ts";
-import { forgetOrphan } from "./meta.ts";
 import type { BlobStore } from "./store.ts";
 
 /** What one sweep removed. */
@@ -23,33 +22,24 @@ export interface SweepResult {
  *
  * @example
  * ```ts
- * const result = await sweepOrphans(kv, store, lock, Date.now() - 7 * 24 * 3600 * 1000);
+ * const result = await sweepOrphans(meta, store, lock, Date.now() - 7 * 24 * 3600 * 1000);
  * ```
  */
 export async function sweepOrphans(
-  kv: Deno.Kv,
+  meta: BlobMetaPort,
   store: BlobStore,
   lock: KeyedLock,
   cutoffMs: number,
 ): Promise<SweepResult> {
   const result: SweepResult = { deleted: 0, bytes: 0 };
-  const candidates = kv.list<true>({
-    prefix: blobKeys.unclaimedAll(),
-    end: [...blobKeys.unclaimedAll(), cutoffMs + 1],
-  });
-  for await (const entry of candidates) {
-    const [, , , userId, hash] = entry.key as [string, string, number, string, string];
-    const key = { userId, hash };
+  for await (const candidate of meta.orphans(cutoffMs)) {
+    const key = { userId: candidate.userId, hash: candidate.hash };
     await lock.run(blobKeyString(key), async () => {
-      const forgotten = await forgetOrphan(kv, key, cutoffMs);
+      const forgotten = await meta.forgetOrphan(candidate, cutoffMs);
       if (forgotten) {
         await store.remove(key);
         result.deleted++;
         result.bytes += forgotten.sizeBytes;
-      } else {
-        // The row moved on (claimed or re-uploaded) in the same atomic write that should
-        // have dropped this entry; an entry left behind anyway is dropped here.
-        await kv.atomic().check(entry).delete(entry.key).commit();
       }
     });
   }

@@ -1,25 +1,16 @@
 /**
  * The blob service: upload slots, pre-signed PUT and GET URLs, quota, claims and the orphan
- * sweep, over a {@linkcode BlobStore} for the bytes and Deno KV for the metadata.
+ * sweep, over a {@linkcode BlobStore} for the bytes and the blob metadata port for the rest.
  *
  * @module
  */
 import { join } from "node:path";
 import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
 import { ApiError } from "../http/errors.ts";
-import { getUser } from "../relay/identity.ts";
-import type { BlobMetaRow } from "../store/keys.ts";
+import { type BlobMetaRow, QuotaExceededError } from "../store/ports/blob_meta.ts";
 import { KeyedLock } from "./_lock.ts";
 import { FsBlobStore } from "./fs_store.ts";
 import { type BlobKey, blobKeyString, isBlobUserId } from "./key.ts";
-import {
-  assertRoomFor,
-  claimBlobs,
-  getBlobMeta,
-  QuotaExceededError,
-  recordUpload,
-  releaseBlobs,
-} from "./meta.ts";
 import { PeriodicTask, sweepOrphans, type SweepResult } from "./orphans.ts";
 import { type SignedRequest, UrlSigner } from "./signing.ts";
 import { contentTypeMatches } from "./mime.ts";
@@ -69,7 +60,7 @@ function writeError(err: BlobWriteError): ApiError {
  *
  * @example
  * ```ts
- * const blobs = await Blobs.open({ kv, dataDir: "./data", relaySecret, settings, baseUrl });
+ * const blobs = await Blobs.open({ meta, identity, dataDir: "./data", relaySecret, settings, baseUrl });
  * const slot = await blobs.uploadSlot({ recipientUserId, hash, mime: "image/png" }, baseUrl());
  * ```
  */
@@ -97,14 +88,16 @@ export class Blobs {
    * removed) and a URL signer keyed from the relay secret.
    */
   static async open(options: {
-    kv: Deno.Kv;
+    meta: BlobsOptions["meta"];
+    identity: BlobsOptions["identity"];
     dataDir: string;
     relaySecret: Uint8Array;
     settings: BlobSettings;
     baseUrl: () => string;
   }): Promise<Blobs> {
     return new Blobs({
-      kv: options.kv,
+      meta: options.meta,
+      identity: options.identity,
       store: await FsBlobStore.open(blobsDir(options.dataDir)),
       signer: await UrlSigner.fromRelaySecret(options.relaySecret),
       settings: options.settings,
@@ -128,9 +121,9 @@ export class Blobs {
    * size cannot fit.
    */
   async uploadSlot(request: SlotRequest, baseUrl: string): Promise<UploadSlot> {
-    const { kv, settings } = this.options;
+    const { identity, settings } = this.options;
     const key = { userId: request.recipientUserId, hash: request.hash };
-    if (!isBlobUserId(key.userId) || !await getUser(kv, key.userId)) {
+    if (!isBlobUserId(key.userId) || !await identity.getUser(key.userId)) {
       throw new ApiError(
         400,
         "unknown_recipient",
@@ -164,7 +157,7 @@ export class Blobs {
     query: SignedQuery,
     request: UploadRequest,
   ): Promise<UploadReceipt> {
-    const { kv, store, settings } = this.options;
+    const { meta, store, settings } = this.options;
     const signed = await this.#verify("PUT", key, query);
     if (!contentTypeMatches(request.contentType, signed.mime)) {
       throw new ApiError(
@@ -202,12 +195,11 @@ export class Blobs {
     const sizeBytes = staged.sizeBytes;
     try {
       return await this.#lock.run(blobKeyString(key), async () => {
-        const existed = await getBlobMeta(kv, key) !== null;
+        const existed = await meta.get(key) !== null;
         if (!existed) await this.#assertRoom(key, sizeBytes);
         await staged.commit();
         try {
-          const { created } = await recordUpload(
-            kv,
+          const { created } = await meta.recordUpload(
             key,
             { mime: signed.mime, sizeBytes },
             settings.quota_bytes_per_user,
@@ -244,7 +236,7 @@ export class Blobs {
     key: BlobKey,
     options: { lifetimeSeconds?: number; baseUrl?: string } = {},
   ): Promise<PresignedUrl | null> {
-    if (!isBlobUserId(key.userId) || !await getBlobMeta(this.options.kv, key)) return null;
+    if (!isBlobUserId(key.userId) || !await this.options.meta.get(key)) return null;
     return await this.#presign(
       { method: "GET", path: blobPath(key), mime: null, maxBytes: null },
       options.lifetimeSeconds ?? this.options.settings.read_url_lifetime_seconds,
@@ -258,7 +250,7 @@ export class Blobs {
    */
   async authorizeRead(key: BlobKey, query: SignedQuery): Promise<BlobMetaRow> {
     await this.#verify("GET", key, query);
-    const meta = await getBlobMeta(this.options.kv, key);
+    const meta = await this.options.meta.get(key);
     if (!meta) throw new ApiError(404, "blob_not_found", `No blob ${blobKeyString(key)}`);
     return meta;
   }
@@ -276,31 +268,29 @@ export class Blobs {
     hashes: string[],
     claimant: string,
   ): Promise<{ claimed: string[]; missing: string[] }> {
-    return claimBlobs(this.options.kv, userId, hashes, new Date(this.#now()), claimant);
+    return this.options.meta.claim(userId, hashes, new Date(this.#now()), claimant);
   }
 
   /** Releases `claimant`'s claims; blobs left unclaimed go to the orphan sweep (idempotent). */
   release(userId: string, hashes: string[], claimant: string): Promise<{ unclaimed: string[] }> {
-    return releaseBlobs(this.options.kv, userId, hashes, new Date(this.#now()), claimant);
+    return this.options.meta.release(userId, hashes, new Date(this.#now()), claimant);
   }
 
   /** Deletes the blobs no one claimed within `orphan_grace_seconds`. */
   sweep(): Promise<SweepResult> {
     const cutoff = this.#now() - this.options.settings.orphan_grace_seconds * 1000;
-    return sweepOrphans(this.options.kv, this.options.store, this.#lock, cutoff);
+    return sweepOrphans(this.options.meta, this.options.store, this.#lock, cutoff);
   }
 
+  /**
+   * 413 when a blob of `sizeBytes` would not fit in the user's quota. Asked of every blob
+   * alike, stored already or not, so a full quota tells no uploader which bytes are stored.
+   */
   async #assertRoom(key: BlobKey, sizeBytes: number): Promise<void> {
-    try {
-      await assertRoomFor(
-        this.options.kv,
-        key,
-        sizeBytes,
-        this.options.settings.quota_bytes_per_user,
-      );
-    } catch (err) {
-      if (err instanceof QuotaExceededError) throw quotaError(err);
-      throw err;
+    const quota = this.options.settings.quota_bytes_per_user;
+    const used = (await this.options.meta.usage(key.userId)).bytes;
+    if (used + sizeBytes > quota) {
+      throw quotaError(new QuotaExceededError(key.userId, sizeBytes, used, quota));
     }
   }
 

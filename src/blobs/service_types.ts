@@ -5,6 +5,8 @@
  * @module
  */
 import type { Config } from "../config/index.ts";
+import type { BlobMetaPort } from "../store/ports/blob_meta.ts";
+import type { IdentityPort } from "../store/ports/identity.ts";
 import type { UrlSigner } from "./signing.ts";
 import type { BlobStore } from "./store.ts";
 
@@ -13,7 +15,10 @@ export type BlobSettings = Config["blobs"];
 
 /** What {@linkcode Blobs} needs. */
 export interface BlobsOptions {
-  kv: Deno.Kv;
+  /** Blob metadata, usage and claims. */
+  meta: BlobMetaPort;
+  /** Who may receive uploads (a registered user). */
+  identity: Pick<IdentityPort, "getUser">;
   store: BlobStore;
   signer: UrlSigner;
   settings: BlobSettings;

@@ -85,7 +85,7 @@ export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         403,
       );
     }
-    const row = await verifyToken(deps.kv, field(body, "token"));
+    const row = await verifyToken(deps.identity, field(body, "token"));
     if (!row || row.kind !== "owner" || !row.userId) {
       return c.html(
         html(<SignInPage csrf={presented} error="That owner token is not valid." />),

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { IdentityPort } from "../store/ports/identity.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { Config } from "../config/index.ts";
@@ -19,6 +20,8 @@ import { AddressRanges } from "../net/ip.ts";
 /** What the console needs from the process: the vault and webhook services, in-process. */
 export interface ConsoleDeps {
   kv: Deno.Kv;
+  /** Where owner tokens are checked at sign-in. */
+  identity: Pick<IdentityPort, "getToken">;
   config: Config;
   vault: Vault;
   webhooks: WebhookEngine;

@@ -7,6 +7,7 @@ import type { Config } from "../config/index.ts";
 import { publicBaseUrl } from "../config/index.ts";
 import { createAdminToken, createUser } from "../relay/identity.ts";
 import { openStore } from "../store/kv.ts";
+import { KvIdentity } from "../store/kv/identity.ts";
 import { migrateStore, type MigrationResult } from "../store/schema.ts";
 import {
   type Credentials,
@@ -45,8 +46,9 @@ export async function initDataDir(config: Config): Promise<InitResult> {
     const migration = await migrateStore(kv, paths.dir);
     const existing = await readCredentials(paths.dir);
     if (existing) return { ...existing, dataDir: paths.dir, created: false, migration };
-    const adminToken = await createAdminToken(kv);
-    const { user, ownerToken } = await createUser(kv, "owner");
+    const identity = new KvIdentity(kv);
+    const adminToken = await createAdminToken(identity);
+    const { user, ownerToken } = await createUser(identity, "owner");
     const credentials: Credentials = {
       baseUrl: publicBaseUrl(config),
       userId: user.id,

@@ -5,17 +5,11 @@
  * @module
  */
 import { join } from "node:path";
-import {
-  blobKeys,
-  type BlobUsageRow,
-  keys,
-  type QueueRow,
-  vaultKeys,
-  webhookKeys,
-} from "../store/keys.ts";
+import { vaultKeys, webhookKeys } from "../store/keys.ts";
 import { KV_FILE } from "../store/kv.ts";
+import type { RelayPorts } from "../store/kv/relay_ports.ts";
 import { VERSION } from "../version.ts";
-import { KeyCounter } from "./key_count.ts";
+import { KeyCounter } from "../store/kv/key_count.ts";
 import { Registry } from "./registry.ts";
 
 /** Counts stop here (per queue, per family), so a scrape does bounded work. */
@@ -31,6 +25,8 @@ export type IntakeKind = "submit" | "amend";
 export interface MetricsSources {
   kv: Deno.Kv;
   dataDir: string;
+  /** The relay's stores: queues (by recipient) and blob usage. */
+  relayPorts: Pick<RelayPorts, "envelopes" | "identity" | "blobMeta">;
   /** The process holds the relay's queues and blobs (roles `all` and `relay`). */
   relay: boolean;
   /** The process holds the vault's quarantine and webhook deliveries (roles `all`, `vault`). */
@@ -173,30 +169,20 @@ export class ServiceMetrics {
   }
 
   async #collectRelay(): Promise<void> {
-    const { kv } = this.sources;
+    const { envelopes, identity, blobMeta } = this.sources.relayPorts;
     this.#depth.clear();
     this.#oldest.clear();
     const now = Date.now();
-    for await (const entry of kv.list({ prefix: keys.recipientsAll() })) {
-      const fingerprint = String(entry.key[1]);
+    for (const fingerprint of await identity.listRecipients()) {
       const labels = { fingerprint };
-      this.#depth.set(labels, this.#counter.count(keys.queueOf(fingerprint), COUNT_CAP));
-      let oldest = 0;
-      for await (
-        const head of kv.list<QueueRow>({ prefix: keys.queueOf(fingerprint) }, { limit: 1 })
-      ) {
-        oldest = Math.max(0, (now - Date.parse(head.value.receivedAt)) / 1000);
-      }
-      this.#oldest.set(labels, oldest);
+      const stats = await envelopes.queueStats(fingerprint, COUNT_CAP);
+      this.#depth.set(labels, stats.depth);
+      const oldest = stats.oldestReceivedAt === null ? now : Date.parse(stats.oldestReceivedAt);
+      this.#oldest.set(labels, Math.max(0, (now - oldest) / 1000));
     }
-    let bytes = 0;
-    let count = 0;
-    for await (const entry of kv.list<BlobUsageRow>({ prefix: blobKeys.usageAll() })) {
-      bytes += entry.value.bytes;
-      count += entry.value.count;
-    }
-    this.#blobBytes.set({}, bytes);
-    this.#blobCount.set({}, count);
+    const usage = await blobMeta.totalUsage();
+    this.#blobBytes.set({}, usage.bytes);
+    this.#blobCount.set({}, usage.count);
   }
 
   #collectVault(): void {

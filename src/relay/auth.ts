@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../http/errors.ts";
+import { KvIdentity } from "../store/kv/identity.ts";
 import type { TokenRow } from "../store/keys.ts";
 import { verifyToken } from "./tokens.ts";
 
@@ -23,10 +24,11 @@ function unauthorized(message: string): ApiError {
 
 /** Requires a valid token of `kind`; sets `c.var.token`. */
 export function requireToken(kv: Deno.Kv, kind: TokenRow["kind"]): MiddlewareHandler<AuthEnv> {
+  const identity = new KvIdentity(kv);
   return async (c, next) => {
     const presented = bearer(c);
     if (!presented) throw unauthorized("Missing Authorization: Bearer token");
-    const row = await verifyToken(kv, presented);
+    const row = await verifyToken(identity, presented);
     if (!row) throw unauthorized("Invalid or revoked token");
     if (row.kind !== kind) throw new ApiError(403, "forbidden", `This needs an ${kind} token`);
     c.set("token", row);

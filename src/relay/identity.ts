@@ -10,7 +10,7 @@ import { fingerprint } from "../crypto/keys.ts";
 import { seal } from "../crypto/sealed_box.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import { ApiError } from "../http/errors.ts";
-import { type ChallengeRow, type DatabaseRow, keys, type UserRow } from "../store/keys.ts";
+import type { ChallengeRow, DatabaseRow, IdentityPort, UserRow } from "../store/ports/identity.ts";
 import { mintToken } from "./tokens.ts";
 
 /** How long a registration challenge stays answerable. */
@@ -45,47 +45,20 @@ export function decodeRecipientKey(b64: string, field: string): Uint8Array {
 
 /** Creates a user and its first owner token (returned once). */
 export async function createUser(
-  kv: Deno.Kv,
+  identity: IdentityPort,
   name: string,
 ): Promise<{ user: UserRow; ownerToken: string }> {
   const user: UserRow = { id: randomId(8), name, createdAt: new Date().toISOString() };
   const { token, row } = await mintToken("owner", user.id);
-  const result = await kv.atomic()
-    .check({ key: keys.user(user.id), versionstamp: null })
-    .set(keys.user(user.id), user)
-    .set(keys.token(row.id), row)
-    .commit();
-  if (!result.ok) throw new Error(`User id collision on ${user.id}`);
+  if (!await identity.createUser(user, row)) throw new Error(`User id collision on ${user.id}`);
   return { user, ownerToken: token };
 }
 
 /** Creates an admin token (returned once). */
-export async function createAdminToken(kv: Deno.Kv): Promise<string> {
+export async function createAdminToken(identity: IdentityPort): Promise<string> {
   const { token, row } = await mintToken("admin", null);
-  await kv.set(keys.token(row.id), row);
+  await identity.saveToken(row);
   return token;
-}
-
-/** Looks up a user. */
-export async function getUser(kv: Deno.Kv, userId: string): Promise<UserRow | null> {
-  return (await kv.get<UserRow>(keys.user(userId))).value;
-}
-
-/** Lists the databases of a user. */
-export async function listDatabases(kv: Deno.Kv, userId: string): Promise<DatabaseRow[]> {
-  const out: DatabaseRow[] = [];
-  for await (const entry of kv.list<DatabaseRow>({ prefix: keys.databasesOf(userId) })) {
-    out.push(entry.value);
-  }
-  return out;
-}
-
-/** Who registered the recipient key with this fingerprint, if anyone. */
-export async function recipientOwner(
-  kv: Deno.Kv,
-  fp: string,
-): Promise<{ userId: string; dbId: string } | null> {
-  return (await kv.get<{ userId: string; dbId: string }>(keys.recipient(fp))).value;
 }
 
 /**
@@ -93,14 +66,14 @@ export async function recipientOwner(
  * the key. A key already registered (by anyone) is a 409.
  */
 export async function startRegistration(
-  kv: Deno.Kv,
+  identity: IdentityPort,
   userId: string,
   name: string,
   publicKeyB64: string,
 ): Promise<{ challengeId: string; sealedChallenge: string; expiresAtUtc: string }> {
   const publicKey = decodeRecipientKey(publicKeyB64, "publicKey");
   const fp = fingerprint(publicKey);
-  if (await recipientOwner(kv, fp)) {
+  if (await identity.recipientOwner(fp)) {
     throw new ApiError(409, "key_registered", "This recipient key is already registered");
   }
   const answer = crypto.getRandomValues(new Uint8Array(32));
@@ -113,7 +86,7 @@ export async function startRegistration(
     answerHash: await sha256Hex(answer),
     expiresAt: Date.now() + CHALLENGE_TTL_MS,
   };
-  await kv.set(keys.challenge(row.id), row, { expireIn: CHALLENGE_TTL_MS });
+  await identity.saveChallenge(row);
   const sealed = await seal(answer, publicKey);
   return {
     challengeId: row.id,
@@ -127,16 +100,13 @@ export async function startRegistration(
  * is routed to the user and the challenge is consumed.
  */
 export async function completeRegistration(
-  kv: Deno.Kv,
+  identity: IdentityPort,
   userId: string,
   challengeId: string,
   answerB64: string,
 ): Promise<DatabaseRow> {
-  const entry = await kv.get<ChallengeRow>(keys.challenge(challengeId));
-  const challenge = entry.value;
-  if (!challenge || challenge.userId !== userId || challenge.expiresAt < Date.now()) {
-    throw new ApiError(404, "challenge_not_found", "Unknown or expired challenge", "challengeId");
-  }
+  const challenge = await identity.getChallenge(challengeId);
+  if (!challenge || challenge.userId !== userId) throw challengeNotFound();
   let answer: Uint8Array<ArrayBuffer>;
   try {
     answer = Uint8Array.fromBase64(answerB64);
@@ -154,15 +124,14 @@ export async function completeRegistration(
     fingerprint: challenge.fingerprint,
     createdAt: new Date().toISOString(),
   };
-  const result = await kv.atomic()
-    .check(entry)
-    .check({ key: keys.recipient(db.fingerprint), versionstamp: null })
-    .set(keys.database(userId, db.id), db)
-    .set(keys.recipient(db.fingerprint), { userId, dbId: db.id })
-    .delete(keys.challenge(challengeId))
-    .commit();
-  if (!result.ok) {
+  const outcome = await identity.completeRegistration(challenge, db);
+  if (outcome === "challenge_gone") throw challengeNotFound();
+  if (outcome === "key_registered") {
     throw new ApiError(409, "key_registered", "This recipient key is already registered");
   }
   return db;
+}
+
+function challengeNotFound(): ApiError {
+  return new ApiError(404, "challenge_not_found", "Unknown or expired challenge", "challengeId");
 }

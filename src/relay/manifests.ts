@@ -8,10 +8,20 @@
  */
 import type { Manifest } from "../forms/manifest.ts";
 import { ApiError } from "../http/errors.ts";
-import { type FormRow, keys } from "../store/keys.ts";
-import { decodeRecipientKey, recipientOwner } from "./identity.ts";
+import type { IdentityPort } from "../store/ports/identity.ts";
+import {
+  type FormRow,
+  type ManifestPort,
+  ManifestTooLargeError,
+} from "../store/ports/manifests.ts";
+import { decodeRecipientKey } from "./identity.ts";
 import { fingerprint } from "../crypto/keys.ts";
-import { commitSized } from "../store/kv.ts";
+
+/** The stores publishing reads and writes. */
+export interface ManifestStores {
+  manifests: ManifestPort;
+  identity: Pick<IdentityPort, "recipientOwner">;
+}
 
 /**
  * Stores `manifest` as the published form `formId` of `userId`.
@@ -20,7 +30,7 @@ import { commitSized } from "../store/kv.ts";
  * not the user's, 409 when the form belongs to someone else or the version goes backwards.
  */
 export async function publishManifest(
-  kv: Deno.Kv,
+  stores: ManifestStores,
   userId: string,
   formId: string,
   manifest: Manifest,
@@ -43,7 +53,7 @@ export async function publishManifest(
   }
   const publicKey = decodeRecipientKey(manifest.recipient.publicKey, "recipient.publicKey");
   const fp = fingerprint(publicKey);
-  const owner = await recipientOwner(kv, fp);
+  const owner = await stores.identity.recipientOwner(fp);
   if (owner?.userId !== userId) {
     throw new ApiError(
       403,
@@ -52,15 +62,15 @@ export async function publishManifest(
       "recipient.publicKey",
     );
   }
-  const current = await kv.get<FormRow>(keys.form(formId));
-  if (current.value && current.value.userId !== userId) {
+  const current = await stores.manifests.get(formId);
+  if (current && current.userId !== userId) {
     throw new ApiError(409, "form_id_taken", `Form id "${formId}" belongs to another user`);
   }
-  if (current.value && manifest.schemaVersion < current.value.schemaVersion) {
+  if (current && manifest.schemaVersion < current.schemaVersion) {
     throw new ApiError(
       409,
       "stale_schema_version",
-      `schemaVersion ${manifest.schemaVersion} is older than the published ${current.value.schemaVersion}`,
+      `schemaVersion ${manifest.schemaVersion} is older than the published ${current.schemaVersion}`,
       "schemaVersion",
     );
   }
@@ -73,21 +83,17 @@ export async function publishManifest(
     manifest: manifest as Record<string, unknown>,
     publishedAt: new Date().toISOString(),
   };
-  // A manifest within max_manifest_bytes as JSON can still take more than 64 KiB as a stored
-  // value (a string with one character above U+00FF is stored two bytes a character).
-  const result = await commitSized(
-    kv.atomic().check(current).set(keys.form(formId), row),
-    () => new ApiError(413, "manifest_too_large", "The manifest exceeds 64 KiB as stored"),
-  );
-  if (!result.ok) {
+  let written: boolean;
+  try {
+    written = await stores.manifests.put(row, current);
+  } catch (err) {
+    if (!(err instanceof ManifestTooLargeError)) throw err;
+    throw new ApiError(413, "manifest_too_large", err.message);
+  }
+  if (!written) {
     throw new ApiError(409, "conflict", `Form "${formId}" changed meanwhile; publish again`);
   }
-  return { row, created: current.value === null };
-}
-
-/** The published form `formId`, or null. */
-export async function getForm(kv: Deno.Kv, formId: string): Promise<FormRow | null> {
-  return (await kv.get<FormRow>(keys.form(formId))).value;
+  return { row, created: current === null };
 }
 
 /**
@@ -97,13 +103,13 @@ export async function getForm(kv: Deno.Kv, formId: string): Promise<FormRow | nu
 export class FormDirectory {
   #cache = new Map<string, FormRow>();
 
-  constructor(private kv: Deno.Kv, private maxEntries = 10_000) {}
+  constructor(private stores: ManifestStores, private maxEntries = 10_000) {}
 
   /** The published form `formId`, or null. Unknown ids are not cached. */
   async get(formId: string): Promise<FormRow | null> {
     const cached = this.#cache.get(formId);
     if (cached) return cached;
-    const row = await getForm(this.kv, formId);
+    const row = await this.stores.manifests.get(formId);
     if (row) this.#remember(row);
     return row;
   }
@@ -111,7 +117,7 @@ export class FormDirectory {
   /** Publishes through {@link publishManifest} and refreshes the cache. */
   async publish(userId: string, formId: string, manifest: Manifest) {
     this.#cache.delete(formId);
-    const result = await publishManifest(this.kv, userId, formId, manifest);
+    const result = await publishManifest(this.stores, userId, formId, manifest);
     this.#remember(result.row);
     return result;
   }

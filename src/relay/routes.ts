@@ -12,16 +12,10 @@ import type { ManifestSchema } from "../forms/manifest.ts";
 import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
-import type { DatabaseRow } from "../store/keys.ts";
+import type { EnvelopePort } from "../store/ports/envelopes.ts";
+import type { DatabaseRow, IdentityPort } from "../store/ports/identity.ts";
 import { type AuthEnv, requireBearer, requireToken } from "./auth.ts";
-import {
-  completeRegistration,
-  createUser,
-  getUser,
-  listDatabases,
-  recipientOwner,
-  startRegistration,
-} from "./identity.ts";
+import { completeRegistration, createUser, startRegistration } from "./identity.ts";
 import { originGuard } from "./cors.ts";
 import type { FormDirectory } from "./manifests.ts";
 import { ackQueue, listQueue } from "./queue.ts";
@@ -42,6 +36,8 @@ import type { Intake } from "./submissions.ts";
 /** What the relay routes need. */
 export interface RelayDeps {
   kv: Deno.Kv;
+  identity: IdentityPort;
+  envelopes: EnvelopePort;
   config: Config;
   intake: Intake;
   forms: FormDirectory;
@@ -66,8 +62,8 @@ function publicDatabase(db: DatabaseRow) {
  * Only the user who registered `fp` may touch its queue; another user's key answers exactly
  * like an unknown one (no existence oracle).
  */
-async function assertQueueOwner(kv: Deno.Kv, fp: string, userId: string) {
-  const registered = await recipientOwner(kv, fp);
+async function assertQueueOwner(identity: IdentityPort, fp: string, userId: string) {
+  const registered = await identity.recipientOwner(fp);
   if (!registered || registered.userId !== userId) {
     throw new ApiError(404, "recipient_not_found", "None of your databases has this key");
   }
@@ -75,7 +71,7 @@ async function assertQueueOwner(kv: Deno.Kv, fp: string, userId: string) {
 
 /** Mounts the relay's routes on a new router. */
 export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
-  const { kv, config, intake, forms } = deps;
+  const { kv, config, intake, forms, identity, envelopes } = deps;
   const app = newRouter();
   const trust = new AddressRanges(config.server.trusted_proxies);
   const envelopeCap = Math.ceil(config.intake.max_ciphertext_bytes / 3) * 4 + 16 * 1024;
@@ -144,45 +140,45 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   app.openapi(
     { ...postUser, middleware: [ownerLimit, requireToken(kv, "admin"), smallJson] },
     async (c) => {
-      const { user, ownerToken } = await createUser(kv, c.req.valid("json").name);
+      const { user, ownerToken } = await createUser(identity, c.req.valid("json").name);
       return c.json({ user, ownerToken }, 201);
     },
   );
 
   app.openapi({ ...getMe, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const userId = c.var.token.userId!;
-    const user = await getUser(kv, userId);
+    const user = await identity.getUser(userId);
     if (!user) throw new ApiError(401, "unauthorized", "The token's user no longer exists");
-    const databases = (await listDatabases(kv, userId)).map(publicDatabase);
+    const databases = (await identity.listDatabases(userId)).map(publicDatabase);
     return c.json({ user, databases }, 200);
   });
 
   app.openapi({ ...postDatabase, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
     const { name, publicKey } = c.req.valid("json");
-    return c.json(await startRegistration(kv, c.var.token.userId!, name, publicKey), 201);
+    return c.json(await startRegistration(identity, c.var.token.userId!, name, publicKey), 201);
   });
 
   app.openapi({ ...verifyDatabase, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
     const { challengeId, challenge } = c.req.valid("json");
-    const db = await completeRegistration(kv, c.var.token.userId!, challengeId, challenge);
+    const db = await completeRegistration(identity, c.var.token.userId!, challengeId, challenge);
     return c.json(publicDatabase(db), 201);
   });
 
   app.openapi({ ...getQueue, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
-    await assertQueueOwner(kv, fingerprint, c.var.token.userId!);
+    await assertQueueOwner(identity, fingerprint, c.var.token.userId!);
     const { after, limit } = c.req.valid("query");
-    const page = await listQueue(kv, fingerprint, after ? Number(after) : 0, limit);
-    // Where a large ciphertext's chunks lie is the relay's business.
-    const items = page.items.map(({ chunkSet: _, ...item }) => item);
+    const page = await listQueue(envelopes, fingerprint, after ? Number(after) : 0, limit);
+    // Where a large ciphertext is stored is the relay's business.
+    const items = page.items.map(({ location: _, ...item }) => item);
     return c.json({ items, nextCursor: page.nextCursor }, 200);
   });
 
   app.openapi({ ...postAck, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
-    await assertQueueOwner(kv, fingerprint, c.var.token.userId!);
+    await assertQueueOwner(identity, fingerprint, c.var.token.userId!);
     const { seqs } = c.req.valid("json");
-    return c.json({ acked: await ackQueue(kv, fingerprint, seqs) }, 200);
+    return c.json({ acked: await ackQueue(envelopes, fingerprint, seqs) }, 200);
   });
 
   return app;

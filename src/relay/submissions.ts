@@ -1,25 +1,18 @@
 /**
  * Intake: sealed envelopes in, durable before the 200, queued for their recipient.
  *
- * A submission is two rows: its head (by id: idempotency, edit window, latest version) and
- * one queue row per version (1 = original, 2+ = amendments) in its recipient's queue, with
- * the ciphertext inline. Both are written in one group commit. A ciphertext too large for a
- * row goes to 60 KiB chunks written first under a staging marker that the commit removes (a
- * crash leaves only staging, swept on start).
+ * A submission is its head (by id: idempotency, edit window, latest version) and one queued
+ * version per envelope (1 = original, 2+ = amendments) in its recipient's queue, written
+ * together through the envelope port (src/store/ports/envelopes.ts).
  *
  * @module
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
 import { ApiError } from "../http/errors.ts";
-import type { GroupCommitter } from "../store/group_commit.ts";
-import { CHUNK_BYTES } from "../store/kv.ts";
-import { keys, type QueueRow, type SubmissionRow } from "../store/keys.ts";
+import type { EnvelopePort, SubmissionRow } from "../store/ports/envelopes.ts";
 import type { EditTokens } from "./edit_tokens.ts";
 import type { FormDirectory } from "./manifests.ts";
-
-/** Ciphertexts up to this size sit in their queue row (a KV value holds 64 KiB). */
-const INLINE_BYTES = 60 * 1024;
 
 /** What a successful POST or PUT answers. */
 export interface IntakeReceipt {
@@ -47,8 +40,7 @@ export class Intake {
   readonly events = new EventTarget();
 
   constructor(
-    private kv: Deno.Kv,
-    private committer: GroupCommitter,
+    private envelopes: EnvelopePort,
     private forms: FormDirectory,
     private editTokens: EditTokens,
     private limits: IntakeLimits,
@@ -62,9 +54,9 @@ export class Intake {
     const prepared = await this.#prepare(env);
     // Optimistic: write as new (the commit checks the id is unused); only when that check
     // fails is the existing row read, to answer a replay or a conflict.
-    let head: Deno.KvEntryMaybe<SubmissionRow> | null = null;
+    let head: SubmissionRow | null = null;
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (head?.value) return this.#replay(head.value, head.value.digest, prepared, 1);
+      if (head) return this.#replay(head, head.digest, prepared, 1);
       const row: SubmissionRow = {
         id: env.submissionId,
         formId: env.formId,
@@ -74,10 +66,10 @@ export class Intake {
         digest: prepared.digest,
         latestDigest: prepared.digest,
       };
-      if (await this.#write(row, prepared, head ?? { versionstamp: null })) {
+      if (await this.#write(row, prepared, null)) {
         return { submissionId: row.id, editToken: this.editTokens.issue(row.id), version: 1 };
       }
-      head = await this.kv.get<SubmissionRow>(keys.submission(env.submissionId));
+      head = await this.envelopes.getSubmission(env.submissionId);
     }
     throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
   }
@@ -97,28 +89,27 @@ export class Intake {
         "submissionId",
       );
     }
-    const first = await this.kv.get<SubmissionRow>(keys.submission(submissionId));
-    if (!first.value) {
+    let head = await this.envelopes.getSubmission(submissionId);
+    if (!head) {
       throw new ApiError(404, "submission_not_found", `Unknown submission "${submissionId}"`);
     }
     if (!this.editTokens.verify(submissionId, editToken)) {
       throw new ApiError(403, "invalid_edit_token", "The edit token does not match");
     }
-    if (Date.parse(first.value.createdAt) + this.limits.editWindowMs < Date.now()) {
+    if (Date.parse(head.createdAt) + this.limits.editWindowMs < Date.now()) {
       throw new ApiError(410, "edit_window_closed", "The edit window of this submission is over");
     }
-    if (env.formId !== first.value.formId) {
+    if (env.formId !== head.formId) {
       throw new ApiError(
         400,
         "invalid_request",
-        `An amendment must keep formId "${first.value.formId}"`,
+        `An amendment must keep formId "${head.formId}"`,
         "formId",
       );
     }
     const prepared = await this.#prepare(env);
-    let head: Deno.KvEntryMaybe<SubmissionRow> = first;
-    for (let attempt = 0; attempt < 3 && head.value; attempt++) {
-      const current = head.value;
+    for (let attempt = 0; attempt < 3 && head; attempt++) {
+      const current: SubmissionRow = head;
       if (current.latestDigest === prepared.digest) {
         return this.#replay(current, current.latestDigest, prepared, current.version);
       }
@@ -128,10 +119,10 @@ export class Intake {
         version: current.version + 1,
         latestDigest: prepared.digest,
       };
-      if (await this.#write(row, prepared, head)) {
+      if (await this.#write(row, prepared, current.version)) {
         return { submissionId, editToken, version: row.version };
       }
-      head = await this.kv.get<SubmissionRow>(keys.submission(submissionId));
+      head = await this.envelopes.getSubmission(submissionId);
     }
     throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
   }
@@ -203,41 +194,21 @@ export class Intake {
     };
   }
 
-  /** Writes `row` and its queued version if `head` is unchanged; false when it changed. */
+  /** Writes `row` and its queued version if the stored head is still at `expectedVersion`. */
   async #write(
     row: SubmissionRow,
     prepared: Prepared,
-    head: { versionstamp: string | null },
+    expectedVersion: number | null,
   ): Promise<boolean> {
     const { env, ciphertext } = prepared;
-    const inline = ciphertext.length <= INLINE_BYTES;
-    const blob = inline ? null : await writeStagedChunks(this.kv, ciphertext);
-    const result = await this.committer.commit({
-      lock: row.id,
-      checks: [{ key: keys.submission(row.id), versionstamp: head.versionstamp }],
-      mutations: blob ? 3 : 2,
-      bytes: ciphertext.length + 1024,
-      apply: (op, seq) => {
-        const queued: QueueRow = {
-          submissionId: row.id,
-          version: row.version,
-          formId: env.formId,
-          recipientPubkey: env.recipientPubkey,
-          submitterId: env.submitterId ?? null,
-          receivedAt: new Date().toISOString(),
-          bytes: ciphertext.length,
-          ...(blob ?? { ciphertext }),
-        };
-        op.set(keys.submission(row.id), row)
-          .set(keys.queue(row.fingerprint, seq), queued);
-        if (blob) op.delete(keys.staging(blob.blobId));
-      },
+    const written = await this.envelopes.writeVersion(row, expectedVersion, {
+      formId: env.formId,
+      recipientPubkey: env.recipientPubkey,
+      submitterId: env.submitterId ?? null,
+      ciphertext,
     });
-    if (!result.ok && blob) await deleteChunks(this.kv, blob.blobId, blob.chunks, true);
-    if (result.ok) {
-      this.events.dispatchEvent(new CustomEvent("queued", { detail: row.fingerprint }));
-    }
-    return result.ok;
+    if (written) this.events.dispatchEvent(new CustomEvent("queued", { detail: row.fingerprint }));
+    return written;
   }
 }
 
@@ -250,66 +221,4 @@ function sameKey(a: string, b: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Writes the chunks of a large ciphertext ahead of its commit, marked as staging. */
-async function writeStagedChunks(
-  kv: Deno.Kv,
-  bytes: Uint8Array,
-): Promise<{ blobId: string; chunks: number }> {
-  // Time-ordered ids keep chunk inserts at the end of the key space.
-  const blobId = Date.now().toString(36).padStart(10, "0") +
-    crypto.getRandomValues(new Uint8Array(8)).toHex();
-  const chunks = Math.ceil(bytes.length / CHUNK_BYTES);
-  await kv.set(keys.staging(blobId), { chunks, at: Date.now() });
-  const perOp = 10;
-  for (let start = 0; start < chunks; start += perOp) {
-    const op = kv.atomic();
-    for (let i = start; i < Math.min(chunks, start + perOp); i++) {
-      op.set(keys.chunk(blobId, i), bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
-    }
-    await op.commit();
-  }
-  return { blobId, chunks };
-}
-
-/** Deletes a chunk set (and its staging marker). */
-export async function deleteChunks(
-  kv: Deno.Kv,
-  blobId: string,
-  count: number,
-  staging = false,
-): Promise<void> {
-  const perOp = 500;
-  for (let start = 0; start < count; start += perOp) {
-    const op = kv.atomic();
-    for (let i = start; i < Math.min(count, start + perOp); i++) op.delete(keys.chunk(blobId, i));
-    await op.commit();
-  }
-  if (staging) await kv.delete(keys.staging(blobId));
-}
-
-/** The ciphertext of a queued version: inline, or read back from its chunks. */
-export async function readCiphertext(kv: Deno.Kv, queued: QueueRow): Promise<Uint8Array> {
-  if (queued.ciphertext) return queued.ciphertext;
-  const out = new Uint8Array(queued.bytes);
-  let offset = 0;
-  for await (const entry of kv.list<Uint8Array>({ prefix: keys.chunksOf(queued.blobId!) })) {
-    out.set(entry.value, offset);
-    offset += entry.value.length;
-  }
-  if (offset !== queued.bytes) {
-    throw new Error(`Submission ${queued.submissionId} v${queued.version} is missing chunks`);
-  }
-  return out;
-}
-
-/** Removes chunk sets whose commit never happened (a crash mid-write); run at start. */
-export async function sweepStaging(kv: Deno.Kv): Promise<number> {
-  let swept = 0;
-  for await (const entry of kv.list<{ chunks: number }>({ prefix: keys.stagingAll() })) {
-    await deleteChunks(kv, String(entry.key[1]), entry.value.chunks, true);
-    swept++;
-  }
-  return swept;
 }

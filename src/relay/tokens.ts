@@ -5,7 +5,7 @@
  * @module
  */
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { keys, type TokenRow } from "../store/keys.ts";
+import type { IdentityPort, TokenRow } from "../store/ports/identity.ts";
 
 const PREFIX = { owner: "spo", admin: "spa" } as const;
 const TOKEN_RE = /^(sp[oa])_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
@@ -44,14 +44,17 @@ export async function mintToken(
  *
  * @example
  * ```ts
- * const row = await verifyToken(kv, "spo_…");
+ * const row = await verifyToken(identity, "spo_…");
  * ```
  */
-export async function verifyToken(kv: Deno.Kv, token: string): Promise<TokenRow | null> {
+export async function verifyToken(
+  identity: Pick<IdentityPort, "getToken">,
+  token: string,
+): Promise<TokenRow | null> {
   const match = TOKEN_RE.exec(token);
   if (!match) return null;
   const [, prefix, id, secret] = match;
-  const row = (await kv.get<TokenRow>(keys.token(id))).value;
+  const row = await identity.getToken(id);
   if (!row || PREFIX[row.kind] !== prefix) return null;
   return timingSafeEqual(await sha256Hex(secret), row.secretHash) ? row : null;
 }

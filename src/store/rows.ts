@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { EnvelopeHeader } from "./ports/envelopes.ts";
 
 /** A registered user of the relay. */
 export interface UserRow {
@@ -74,13 +75,7 @@ export interface SubmissionRow {
 }
 
 /** A queued envelope version, in its recipient's queue (ordered by `seq`). */
-export interface QueueRow {
-  submissionId: string;
-  version: number;
-  formId: string;
-  recipientPubkey: string;
-  submitterId: string | null;
-  receivedAt: string;
+export interface QueueRow extends EnvelopeHeader {
   bytes: number;
   /** The sealed box, when it fits in this row; else it is in chunk set `blobId`. */
   ciphertext?: Uint8Array;

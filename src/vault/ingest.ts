@@ -14,7 +14,7 @@
 import { open } from "../crypto/sealed_box.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { CryptoError } from "../crypto/errors.ts";
-import { ackMutations } from "../relay/queue.ts";
+import { ackMutations } from "../store/kv/envelopes.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
 import {

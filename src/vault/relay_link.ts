@@ -12,7 +12,10 @@ import type { Manifest } from "../forms/manifest.ts";
 import { ApiError } from "../http/errors.ts";
 import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
-import { type AckEntry, ackQueue, addAck, listQueue, type QueueItem } from "../relay/queue.ts";
+import { type AckEntry, ackQueue, listQueue, type QueueItem } from "../relay/queue.ts";
+import { addAck } from "../store/kv/envelopes.ts";
+import type { EnvelopePort } from "../store/ports/envelopes.ts";
+import type { IdentityPort } from "../store/ports/identity.ts";
 
 export type { AckEntry, PresignedUrl, QueueItem };
 
@@ -65,6 +68,12 @@ export interface RelayLink {
   ): Promise<PresignedUrl | null>;
 }
 
+/** The relay's stores an in-process link works on. */
+export interface LocalRelayPorts {
+  identity: IdentityPort;
+  envelopes: EnvelopePort;
+}
+
 /** The relay's uploaded files, in-process (src/blobs `Blobs`): claims and read URLs. */
 export interface LocalBlobs {
   claim(userId: string, hashes: string[], claimant: string): Promise<{ missing: string[] }>;
@@ -80,12 +89,12 @@ export interface LocalBlobs {
  *
  * @example
  * ```ts
- * const link = new LocalRelayLink(kv, forms, server.baseUrl, intake.events);
+ * const link = new LocalRelayLink(ports, forms, server.baseUrl, intake.events);
  * ```
  */
 export class LocalRelayLink implements RelayLink {
   constructor(
-    private kv: Deno.Kv,
+    private relay: LocalRelayPorts,
     private forms: FormDirectory,
     /** Set once the server listens, when the port was not known before. */
     public relayUrl: string,
@@ -100,7 +109,7 @@ export class LocalRelayLink implements RelayLink {
 
   async startRegistration(userId: string, name: string, publicKey: string) {
     const { challengeId, sealedChallenge } = await startRegistration(
-      this.kv,
+      this.relay.identity,
       userId,
       name,
       publicKey,
@@ -109,7 +118,7 @@ export class LocalRelayLink implements RelayLink {
   }
 
   async completeRegistration(userId: string, challengeId: string, answer: string) {
-    return (await completeRegistration(this.kv, userId, challengeId, answer)).id;
+    return (await completeRegistration(this.relay.identity, userId, challengeId, answer)).id;
   }
 
   async publish(userId: string, manifest: Manifest): Promise<void> {
@@ -117,11 +126,11 @@ export class LocalRelayLink implements RelayLink {
   }
 
   async pull(fp: string, after: number, limit: number): Promise<QueueItem[]> {
-    return (await listQueue(this.kv, fp, after, limit)).items;
+    return (await listQueue(this.relay.envelopes, fp, after, limit)).items;
   }
 
   async ack(fp: string, seqs: number[]): Promise<void> {
-    await ackQueue(this.kv, fp, seqs);
+    await ackQueue(this.relay.envelopes, fp, seqs);
   }
 
   readonly addAck: RelayLink["addAck"] = addAck;

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Blobs, type BlobSettings, FsBlobStore, UrlSigner } from "../../src/blobs/index.ts";
-import { getUsage } from "../../src/blobs/meta.ts";
 import { ConfigSchema } from "../../src/config/index.ts";
 import { ApiError } from "../../src/http/errors.ts";
-import { blobKeys, keys } from "../../src/store/keys.ts";
+import { KvBlobMeta } from "../../src/store/kv/blob_meta.ts";
+import { KvIdentity } from "../../src/store/kv/identity.ts";
 import { random, sha256, streamOf } from "./_helpers.ts";
 
 const BASE = "http://relay.test";
@@ -12,12 +12,22 @@ const DAY_MS = 24 * 3600 * 1000;
 
 async function setup(settings: Partial<BlobSettings> = {}) {
   const kv = await Deno.openKv(":memory:");
-  await kv.set(keys.user("u1"), { id: "u1", name: "test", createdAt: new Date().toISOString() });
+  const identity = new KvIdentity(kv);
+  const meta = new KvBlobMeta(kv);
+  const createdAt = new Date().toISOString();
+  await identity.createUser({ id: "u1", name: "test", createdAt }, {
+    id: "t1",
+    kind: "owner",
+    userId: "u1",
+    secretHash: "0".repeat(64),
+    createdAt,
+  });
   const root = await Deno.makeTempDir({ prefix: "sealpost-blobs-" });
   const clock = { now: Date.parse("2030-01-01T00:00:00Z") };
   const store = await FsBlobStore.open(root);
   const blobs = new Blobs({
-    kv,
+    meta,
+    identity,
     store,
     signer: await UrlSigner.fromRelaySecret(random(32)),
     settings: { ...ConfigSchema.parse({}).blobs, ...settings },
@@ -39,7 +49,7 @@ async function setup(settings: Partial<BlobSettings> = {}) {
       body: streamOf(bytes, 4096),
     });
   return {
-    kv,
+    meta,
     blobs,
     store,
     clock,
@@ -71,7 +81,7 @@ Deno.test("quota: slot and PUT refuse what does not fit; duplicates cost nothing
     const b = random(600);
     assert.equal(await code(t.slotQuery(random(1001), { sizeBytes: 1001 })), "413 quota_exceeded");
     assert.equal((await t.put(a)).created, true);
-    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 600, count: 1 });
+    assert.deepEqual(await t.meta.usage("u1"), { bytes: 600, count: 1 });
     // Declared in the slot: refused there.
     assert.equal(await code(t.slotQuery(b, { sizeBytes: 600 })), "413 quota_exceeded");
     // Not declared: refused once the bytes are in, and nothing of them stays.
@@ -82,7 +92,7 @@ Deno.test("quota: slot and PUT refuse what does not fit; duplicates cost nothing
     // stored): refused alike, on the slot and on the PUT.
     assert.equal(await code(t.slotQuery(a, { sizeBytes: 600 })), "413 quota_exceeded");
     assert.equal(await code(t.put(a)), "413 quota_exceeded");
-    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 600, count: 1 });
+    assert.deepEqual(await t.meta.usage("u1"), { bytes: 600, count: 1 });
   } finally {
     await t.close();
   }
@@ -94,7 +104,7 @@ Deno.test("quota: bytes stored already cost nothing more when they fit", async (
     const a = random(600);
     assert.equal((await t.put(a)).created, true);
     assert.equal((await t.put(a)).created, false);
-    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 600, count: 1 });
+    assert.deepEqual(await t.meta.usage("u1"), { bytes: 600, count: 1 });
   } finally {
     await t.close();
   }
@@ -108,7 +118,7 @@ Deno.test("quota: concurrent uploads never overshoot", async () => {
     );
     assert.equal(results.filter((r) => r === "ok").length, 3);
     assert.equal(results.filter((r) => r === "413 quota_exceeded").length, 3);
-    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 900, count: 3 });
+    assert.deepEqual(await t.meta.usage("u1"), { bytes: 900, count: 3 });
   } finally {
     await t.close();
   }
@@ -146,13 +156,12 @@ Deno.test("orphans: unclaimed blobs go after the grace period, claimed ones stay
     assert.equal(await t.blobs.readUrl(key(orphan)), null);
     assert.equal(await t.store.size(key(kept)), 100);
     assert.equal(await t.store.size(key(refreshed)), 300);
-    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 400, count: 2 });
+    assert.deepEqual(await t.meta.usage("u1"), { bytes: 400, count: 2 });
     t.clock.now += 6 * DAY_MS;
     assert.deepEqual(await t.blobs.sweep(), { deleted: 1, bytes: 300 });
     assert.equal(await t.store.size(key(kept)), 100);
-    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 100, count: 1 });
-    const index = await Array.fromAsync(t.kv.list({ prefix: blobKeys.unclaimedAll() }));
-    assert.deepEqual(index, []);
+    assert.deepEqual(await t.meta.usage("u1"), { bytes: 100, count: 1 });
+    assert.deepEqual(await Array.fromAsync(t.meta.orphans(Number.MAX_SAFE_INTEGER)), []);
     // A swept blob can be uploaded again.
     assert.equal((await t.put(orphan)).created, true);
   } finally {
@@ -168,7 +177,7 @@ Deno.test("release: a shared file stays claimed until its last claimant releases
     const hash = sha256(shared);
     await t.put(shared);
     await t.put(own);
-    const meta = async () => (await t.kv.get<{ claims: number }>(blobKeys.meta("u1", hash))).value;
+    const meta = () => t.meta.get({ userId: "u1", hash });
     await t.blobs.claim("u1", [hash, sha256(own)], "f1/r1");
     await t.blobs.claim("u1", [hash], "f1/r2");
     await t.blobs.claim("u1", [hash], "f1/r2"); // idempotent: one claimant counts once
@@ -189,9 +198,9 @@ Deno.test("release: a shared file stays claimed until its last claimant releases
     assert.deepEqual(await t.blobs.release("u1", [hash], "f1/r2"), { unclaimed: [hash] });
     t.clock.now += 3600 * 1000 + 1;
     assert.deepEqual(await t.blobs.sweep(), { deleted: 1, bytes: 500 });
-    assert.deepEqual(await getUsage(t.kv, "u1"), { bytes: 0, count: 0 });
-    const left = await Array.fromAsync(t.kv.list({ prefix: ["blobs"] }));
-    assert.deepEqual(left.map((e) => e.key[1]), ["usage"], "no claim rows or index left");
+    assert.deepEqual(await t.meta.usage("u1"), { bytes: 0, count: 0 });
+    assert.equal(await meta(), null);
+    assert.deepEqual(await Array.fromAsync(t.meta.orphans(Number.MAX_SAFE_INTEGER)), []);
   } finally {
     await t.close();
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { KeyCounter } from "../../src/metrics/key_count.ts";
+import { KeyCounter } from "../../../src/store/kv/key_count.ts";
 
 Deno.test("key counter: counts what kv.list sees under a prefix, capped, large values unread", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sealpost-keycount-" });

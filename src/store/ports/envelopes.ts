@@ -1,0 +1,109 @@
+/**
+ * The envelope port: intake's submissions (a head per submission id: idempotency, edit
+ * window, latest version) and each recipient's queue of sealed envelope versions, in arrival
+ * order, until the owner's vault acknowledges them.
+ *
+ * @module
+ */
+import type { SubmissionRow } from "../rows.ts";
+
+export type { SubmissionRow };
+
+/**
+ * Where a queued envelope's ciphertext is stored, opaque outside the implementation that
+ * wrote it (the in-store ack needs it to delete what the envelope took).
+ */
+export type EnvelopeLocation = string & { readonly __envelopeLocation: unique symbol };
+
+/** An ack found the queue changing under it on every attempt; acking again is safe. */
+export class QueueContendedError extends Error {
+  override name = "QueueContendedError";
+}
+
+/** One envelope version to queue for its recipient. */
+export interface NewEnvelope {
+  formId: string;
+  recipientPubkey: string;
+  submitterId: string | null;
+  /** The sealed box, as received. */
+  ciphertext: Uint8Array;
+}
+
+/** What is known of a queued envelope version besides its bytes. */
+export interface EnvelopeHeader {
+  submissionId: string;
+  version: number;
+  formId: string;
+  recipientPubkey: string;
+  submitterId: string | null;
+  /** When it was committed (ISO 8601). */
+  receivedAt: string;
+}
+
+/** One pending envelope version as the owner receives it. */
+export interface QueuedEnvelope extends EnvelopeHeader {
+  /** Queue position: strictly increasing in arrival (commit) order per recipient. */
+  seq: number;
+  ciphertext: Uint8Array;
+  /** For acking in another write; absent when the envelope takes nothing else. */
+  location?: EnvelopeLocation;
+}
+
+/** A queue entry as acking needs it: its position (and location, when it has one). */
+export type AckEntry = Pick<QueuedEnvelope, "seq" | "location">;
+
+/** A page of a recipient's queue. */
+export interface QueuePage {
+  items: QueuedEnvelope[];
+  /** The `seq` to pass as `after` for the next page; null at the end of the queue. */
+  nextCursor: number | null;
+}
+
+/** How far behind a recipient is. */
+export interface QueueStats {
+  /** Envelopes waiting, counted up to the cap asked for. */
+  depth: number;
+  /** When the oldest waiting envelope arrived; null for an empty queue. */
+  oldestReceivedAt: string | null;
+}
+
+/** Storage of submissions and recipients' envelope queues. */
+export interface EnvelopePort {
+  /** The head of submission `submissionId`, or null when unknown. */
+  getSubmission(submissionId: string): Promise<SubmissionRow | null>;
+  /**
+   * Writes `head` and queues `envelope` as version `head.version` for recipient
+   * `head.fingerprint`, in one atomic, durable write, provided the stored head is still at
+   * version `expectedVersion` (null: no head of that id is stored). False (nothing written)
+   * when it is not. The envelope's `seq` is later than every envelope committed before.
+   * Ciphertexts of any size up to the intake limit are taken; a crash mid-write leaves nothing
+   * a reader sees (see {@linkcode sweepStaging}).
+   */
+  writeVersion(
+    head: SubmissionRow,
+    expectedVersion: number | null,
+    envelope: NewEnvelope,
+  ): Promise<boolean>;
+  /**
+   * Up to `limit` envelopes of recipient `fingerprint` after position `after` (0: from the
+   * start), in arrival order. A page stops early past about 16 MiB of ciphertext (always at
+   * least one item).
+   */
+  listQueue(fingerprint: string, after: number, limit: number): Promise<QueuePage>;
+  /** Queued envelope `seq` of `fingerprint`, or null when acked or never queued. */
+  getQueued(fingerprint: string, seq: number): Promise<QueuedEnvelope | null>;
+  /**
+   * Removes the envelopes at positions `seqs` from `fingerprint`'s queue; answers how many
+   * were there. Idempotent: positions acked already (or never used) are skipped, and two acks
+   * of one position at once count it once. Throws {@linkcode QueueContendedError} when the
+   * queue kept changing under it (some positions may be acked then).
+   */
+  ack(fingerprint: string, seqs: number[]): Promise<number>;
+  /** Depth (up to `cap`) and oldest arrival of `fingerprint`'s queue. */
+  queueStats(fingerprint: string, cap: number): Promise<QueueStats>;
+  /**
+   * Removes what writes interrupted by a crash left behind (never visible to readers); run
+   * before serving. Answers how many interrupted writes it cleaned.
+   */
+  sweepStaging(): Promise<number>;
+}

@@ -1,0 +1,179 @@
+/**
+ * The contract of the envelope port (src/store/ports/envelopes.ts), for any implementation.
+ */
+import assert from "node:assert/strict";
+import { contractTests, type MakePort } from "./_suite.ts";
+import type {
+  EnvelopePort,
+  NewEnvelope,
+  SubmissionRow,
+} from "../../../src/store/ports/envelopes.ts";
+
+/** Makes a fresh, empty port and closes it. */
+export type MakeEnvelopes = MakePort<EnvelopePort>;
+
+const FP = "fp-main";
+
+function head(id: string, version = 1, fingerprint = FP): SubmissionRow {
+  return {
+    id,
+    formId: "contact",
+    fingerprint,
+    createdAt: "2030-01-01T00:00:00.000Z",
+    version,
+    digest: "d1",
+    latestDigest: `d${version}`,
+  };
+}
+
+function envelope(bytes: number | Uint8Array = 100): NewEnvelope {
+  const ciphertext = typeof bytes === "number"
+    ? crypto.getRandomValues(new Uint8Array(Math.min(bytes, 65536)))
+    : bytes;
+  return { formId: "contact", recipientPubkey: "pk", submitterId: null, ciphertext };
+}
+
+/** `n` bytes that are not all alike (random bytes are capped at 64 KiB a call). */
+function bigBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i += 65536) {
+    out.set(crypto.getRandomValues(new Uint8Array(Math.min(65536, n - i))), i);
+  }
+  return out;
+}
+
+/** Registers the envelope contract's tests for implementation `name`. */
+export function envelopesContract(name: string, make: MakeEnvelopes): void {
+  const test = contractTests("envelopes", name, make);
+
+  test("a new submission stores its head and queues version 1 with its bytes", async (p) => {
+    assert.equal(await p.getSubmission("s1"), null);
+    const sent = envelope(300);
+    assert.equal(await p.writeVersion(head("s1"), null, sent), true);
+    assert.deepEqual(await p.getSubmission("s1"), head("s1"));
+    const { items, nextCursor } = await p.listQueue(FP, 0, 10);
+    assert.equal(nextCursor, null);
+    assert.equal(items.length, 1);
+    const [item] = items;
+    assert.deepEqual(
+      [item.submissionId, item.version, item.formId, item.recipientPubkey, item.submitterId],
+      ["s1", 1, "contact", "pk", null],
+    );
+    assert.deepEqual(item.ciphertext, sent.ciphertext);
+    assert.ok(item.seq > 0);
+    assert.ok(!Number.isNaN(Date.parse(item.receivedAt)));
+    assert.deepEqual(await p.getQueued(FP, item.seq), item);
+    assert.deepEqual((await p.listQueue("fp-other", 0, 10)).items, [], "queues are per recipient");
+  });
+
+  test("a write expecting no head fails once one exists, and writes nothing", async (p) => {
+    await p.writeVersion(head("s1"), null, envelope());
+    assert.equal(await p.writeVersion({ ...head("s1"), digest: "x" }, null, envelope()), false);
+    assert.equal((await p.getSubmission("s1"))?.digest, "d1");
+    assert.equal((await p.listQueue(FP, 0, 10)).items.length, 1);
+  });
+
+  test("amendments apply over the version they read; a stale one fails", async (p) => {
+    await p.writeVersion(head("s1"), null, envelope());
+    assert.equal(await p.writeVersion(head("s1", 2), 1, envelope()), true);
+    assert.equal(await p.writeVersion(head("s1", 3), 1, envelope()), false, "stale");
+    assert.equal(await p.writeVersion(head("s2", 2), 1, envelope()), false, "no head");
+    assert.equal((await p.getSubmission("s1"))?.version, 2);
+    const versions = (await p.listQueue(FP, 0, 10)).items.map((i) => i.version);
+    assert.deepEqual(versions, [1, 2]);
+  });
+
+  test("concurrent writes of one submission: exactly one applies", async (p) => {
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => p.writeVersion(head("s1"), null, envelope())),
+    );
+    assert.equal(results.filter(Boolean).length, 1);
+    assert.equal((await p.listQueue(FP, 0, 10)).items.length, 1);
+  });
+
+  test("queue positions grow in commit order, also under concurrent writes", async (p) => {
+    for (const id of ["a", "b", "c"]) await p.writeVersion(head(id), null, envelope());
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => p.writeVersion(head(`n${i}`), null, envelope())),
+    );
+    await p.writeVersion(head("z"), null, envelope());
+    const items = (await p.listQueue(FP, 0, 100)).items;
+    assert.equal(items.length, 44);
+    assert.deepEqual(items.slice(0, 3).map((i) => i.submissionId), ["a", "b", "c"]);
+    assert.equal(items.at(-1)?.submissionId, "z");
+    const seqs = items.map((i) => i.seq);
+    assert.deepEqual([...seqs].sort((x, y) => x - y), seqs);
+    assert.equal(new Set(seqs).size, seqs.length);
+  });
+
+  test("pages follow the cursor to the end", async (p) => {
+    for (let i = 0; i < 7; i++) await p.writeVersion(head(`s${i}`), null, envelope());
+    const seen: string[] = [];
+    let after = 0;
+    for (let page = 0; page < 10; page++) {
+      const { items, nextCursor } = await p.listQueue(FP, after, 3);
+      seen.push(...items.map((i) => i.submissionId));
+      if (nextCursor === null) break;
+      assert.equal(nextCursor, items.at(-1)!.seq);
+      after = nextCursor;
+    }
+    assert.deepEqual(seen, ["s0", "s1", "s2", "s3", "s4", "s5", "s6"]);
+  });
+
+  test("large ciphertexts read back whole; a page stops past 16 MiB", async (p) => {
+    const big = [bigBytes(9 * 1024 * 1024), bigBytes(8 * 1024 * 1024 + 5)];
+    assert.equal(await p.writeVersion(head("b0"), null, envelope(big[0])), true);
+    assert.equal(await p.writeVersion(head("b1"), null, envelope(big[1])), true);
+    assert.equal(await p.writeVersion(head("b2"), null, envelope(100)), true);
+    const first = await p.listQueue(FP, 0, 10);
+    assert.deepEqual(first.items.map((i) => i.submissionId), ["b0", "b1"]);
+    assert.deepEqual(first.items[0].ciphertext, big[0]);
+    assert.deepEqual(first.items[1].ciphertext, big[1]);
+    assert.notEqual(first.nextCursor, null);
+    const rest = await p.listQueue(FP, first.nextCursor!, 10);
+    assert.deepEqual(rest.items.map((i) => i.submissionId), ["b2"]);
+    assert.equal(rest.nextCursor, null);
+    assert.equal(await p.ack(FP, [...first.items, ...rest.items].map((i) => i.seq)), 3);
+    assert.deepEqual((await p.listQueue(FP, 0, 10)).items, []);
+    assert.equal(await p.sweepStaging(), 0, "nothing was left behind");
+  });
+
+  test("acks remove by position, count what was there, and are idempotent", async (p) => {
+    for (let i = 0; i < 4; i++) await p.writeVersion(head(`s${i}`), null, envelope());
+    const seqs = (await p.listQueue(FP, 0, 10)).items.map((i) => i.seq);
+    assert.equal(await p.ack(FP, [seqs[0], seqs[0], seqs[2], 12345]), 2);
+    assert.equal(await p.ack(FP, [seqs[0], seqs[2]]), 0, "again");
+    assert.equal(await p.ack("fp-other", [seqs[1]]), 0, "another recipient's position");
+    const left = (await p.listQueue(FP, 0, 10)).items.map((i) => i.submissionId);
+    assert.deepEqual(left, ["s1", "s3"]);
+    assert.equal(await p.getQueued(FP, seqs[0]), null);
+    const both = await Promise.all([p.ack(FP, [seqs[1], seqs[3]]), p.ack(FP, [seqs[1], seqs[3]])]);
+    assert.equal(both[0] + both[1], 2, "two acks at once count each position once");
+  });
+
+  test("acks of many positions at once (over one batch) all apply", async (p) => {
+    await Promise.all(
+      Array.from({ length: 250 }, (_, i) => p.writeVersion(head(`s${i}`), null, envelope(60))),
+    );
+    const seqs = (await p.listQueue(FP, 0, 1000)).items.map((i) => i.seq);
+    assert.equal(seqs.length, 250);
+    assert.equal(await p.ack(FP, seqs), 250);
+    assert.deepEqual((await p.listQueue(FP, 0, 1000)).items, []);
+  });
+
+  test("queue stats: depth up to the cap and the oldest arrival", async (p) => {
+    assert.deepEqual(await p.queueStats(FP, 10), { depth: 0, oldestReceivedAt: null });
+    for (let i = 0; i < 5; i++) await p.writeVersion(head(`s${i}`), null, envelope());
+    const items = (await p.listQueue(FP, 0, 10)).items;
+    assert.deepEqual(await p.queueStats(FP, 10), {
+      depth: 5,
+      oldestReceivedAt: items[0].receivedAt,
+    });
+    assert.equal((await p.queueStats(FP, 3)).depth, 3);
+    await p.ack(FP, [items[0].seq]);
+    assert.deepEqual(await p.queueStats(FP, 10), {
+      depth: 4,
+      oldestReceivedAt: items[1].receivedAt,
+    });
+  });
+}
