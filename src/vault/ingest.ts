@@ -14,9 +14,9 @@
 import { open } from "../crypto/sealed_box.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { CryptoError } from "../crypto/errors.ts";
-import { ackMutations } from "../store/kv/envelopes.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
+import type { WritePart } from "../store/write_part.ts";
 import {
   checkFilesStored,
   checkMode,
@@ -29,7 +29,7 @@ import type { VaultForms } from "./forms.ts";
 import type { VaultKeys } from "./keys.ts";
 import { SealedBoxOpener } from "./opener.ts";
 import { quarantinedItem, writeQuarantine } from "./quarantine_rows.ts";
-import { type InStoreAck, RecordApplier } from "./record_apply.ts";
+import { RecordApplier } from "./record_apply.ts";
 import { recordClaimant } from "./records.ts";
 import type { QueueItem, RelayLink } from "./relay_link.ts";
 import { ValuesChecker } from "./values_check.ts";
@@ -202,7 +202,7 @@ export class Ingestor {
               if (outcome === "record") result.records += 1;
               else if (outcome === "quarantined") result.quarantined += 1;
               else result.duplicates += 1;
-              if (!this.link.addAck) acks.push(items[i].seq);
+              if (!this.link.ackPart) acks.push(items[i].seq);
             }
             // Over HTTP: one ack at a time, in the order pages finish.
             const previous = acking;
@@ -262,23 +262,15 @@ export class Ingestor {
     item: QueueItem,
     opener: SealedBoxOpener | null = null,
   ): Promise<IngestOutcome> {
-    const addAck = this.link.addAck;
-    return this.#ingest(
-      db,
-      item,
-      opener,
-      addAck && {
-        mutations: ackMutations(item),
-        add: (op) => addAck(op, db.fingerprint, item),
-      },
-    );
+    const ackPart = this.link.ackPart;
+    return this.#ingest(db, item, opener, ackPart && ackPart(db.fingerprint, item));
   }
 
   async #ingest(
     db: VaultDatabaseRow,
     item: QueueItem,
     opener: SealedBoxOpener | null,
-    ack: InStoreAck | null,
+    ack: WritePart | null,
   ): Promise<IngestOutcome> {
     let ciphertext: Uint8Array = new Uint8Array(0);
     try {

@@ -13,9 +13,9 @@ import { ApiError } from "../http/errors.ts";
 import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { type AckEntry, ackQueue, listQueue, type QueueItem } from "../relay/queue.ts";
-import { addAck } from "../store/kv/envelopes.ts";
 import type { EnvelopePort } from "../store/ports/envelopes.ts";
 import type { IdentityPort } from "../store/ports/identity.ts";
+import type { WritePart } from "../store/write_part.ts";
 
 export type { AckEntry, PresignedUrl, QueueItem };
 
@@ -44,11 +44,11 @@ export interface RelayLink {
   /** Acknowledges processed envelopes by queue position (`seq`). */
   ack(fp: string, seqs: number[]): Promise<void>;
   /**
-   * Set when the relay shares the vault's store (role `all`): adds the ack of `item` (its
-   * `ackMutations(item)` mutations) to the vault's own atomic operation, so a record and its
-   * ack commit together. Null over HTTP, where the vault calls {@link ack} after its commit.
+   * Set when the relay shares the vault's store (role `all`): the ack of `item` as a part of
+   * the vault's own atomic write, so a record and its ack commit together. Null over HTTP,
+   * where the vault calls {@link ack} after its commit.
    */
-  readonly addAck: ((op: Deno.AtomicOperation, fp: string, item: AckEntry) => void) | null;
+  readonly ackPart: ((fp: string, item: AckEntry) => WritePart) | null;
   /**
    * Claims uploaded files (by hash) of relay user `relayUserId` for `claimant` (the record
    * `{formId}/{recordId}`) so the orphan sweep keeps them; answers the hashes the relay does
@@ -133,7 +133,7 @@ export class LocalRelayLink implements RelayLink {
     await ackQueue(this.relay.envelopes, fp, seqs);
   }
 
-  readonly addAck: RelayLink["addAck"] = addAck;
+  readonly ackPart: RelayLink["ackPart"] = (fp, item) => this.relay.envelopes.ackPart(fp, item);
 
   async claim(relayUserId: string, hashes: string[], claimant: string): Promise<string[]> {
     if (!this.blobs) return hashes;
@@ -245,7 +245,7 @@ export class HttpRelayLink implements RelayLink {
     }
   }
 
-  readonly addAck = null;
+  readonly ackPart = null;
 
   async claim(_relayUserId: string, hashes: string[], claimant: string): Promise<string[]> {
     const missing: string[] = [];

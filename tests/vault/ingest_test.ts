@@ -25,7 +25,7 @@ import {
 } from "../../src/store/keys.ts";
 import { openStore } from "../../src/store/kv.ts";
 import { relayKvPorts, type RelayPorts } from "../../src/store/kv/relay_ports.ts";
-import { getLargeValue } from "../../src/store/large_value.ts";
+import { readJsonParts } from "../../src/store/parts.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
 import {
   deleteRecord,
@@ -59,7 +59,7 @@ class WatchedLink extends LocalRelayLink {
 
   constructor(relay: RelayPorts, forms: FormDirectory, separateAcks: boolean) {
     super(relay, forms, "http://127.0.0.1:8080", null);
-    if (separateAcks) Object.assign(this, { addAck: null });
+    if (separateAcks) Object.assign(this, { ackPart: null });
   }
 
   override async pull(fp: string, after: number, limit: number) {
@@ -669,7 +669,7 @@ Deno.test("ingest: each saved record announces its event in-process, with its ou
     }
     // Each announced event was committed to the outbox, as announced.
     for (const s of events) {
-      assert.deepEqual(await getLargeValue(t.kv, keys.recordEvent(s.event.eventId)), s.event);
+      assert.deepEqual(await readJsonParts(t.kv, keys.recordEvent(s.event.eventId)), s.event);
       assert.equal(await countUnder(t.kv, keys.recordEvent(s.event.eventId)), s.parts);
     }
     assert.equal(new Set(events.map((s) => s.event.eventId)).size, 4);

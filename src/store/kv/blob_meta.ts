@@ -10,6 +10,7 @@
  * @module
  */
 import { blobKeys } from "../keys.ts";
+import { KvWrite } from "../write.ts";
 import {
   type BlobKey,
   type BlobMetaPort,
@@ -99,13 +100,13 @@ export class KvBlobMeta implements BlobMetaPort {
       if (existing) {
         if (existing.claimedAt !== null) return { created: false, meta: existing };
         const meta: BlobMetaRow = { ...existing, uploadedAt: now.toISOString() };
-        const result = await this.kv.atomic()
+        const ok = await new KvWrite()
           .check(metaEntry)
           .delete(unclaimedKey(existing))
           .set(unclaimedKey(meta), true)
           .set(metaKey, meta)
-          .commit();
-        return result.ok ? { created: false, meta } : undefined;
+          .commit(this.kv);
+        return ok ? { created: false, meta } : undefined;
       }
       const meta: BlobMetaRow = {
         userId: key.userId,
@@ -116,13 +117,13 @@ export class KvBlobMeta implements BlobMetaPort {
         claimedAt: null,
         claims: 0,
       };
-      const result = await this.kv.atomic()
+      const ok = await new KvWrite()
         .check(metaEntry, usageEntry)
         .set(metaKey, meta)
         .set(unclaimedKey(meta), true)
         .set(usageKey, { bytes: usage.bytes + meta.sizeBytes, count: usage.count + 1 })
-        .commit();
-      return result.ok ? { created: true, meta } : undefined;
+        .commit(this.kv);
+      return ok ? { created: true, meta } : undefined;
     });
   }
 
@@ -132,12 +133,12 @@ export class KvBlobMeta implements BlobMetaPort {
     now: Date,
     claimant: string,
   ): Promise<{ claimed: string[]; missing: string[] }> {
-    const done = await this.#inBatches(userId, hashes, claimant, "Claiming blobs", (op, e) => {
+    const done = await this.#inBatches(userId, hashes, claimant, "Claiming blobs", (w, e) => {
       const meta = e.meta.value;
       if (!meta) return "missing";
       if (e.claim.value) return "claimed";
-      if (meta.claims === 0) op.delete(unclaimedKey(meta));
-      op.set(e.claim.key, true).set(e.meta.key, {
+      if (meta.claims === 0) w.delete(unclaimedKey(meta));
+      w.set(e.claim.key, true).set(e.meta.key, {
         ...meta,
         claimedAt: meta.claimedAt ?? now.toISOString(),
         claims: meta.claims + 1,
@@ -153,12 +154,12 @@ export class KvBlobMeta implements BlobMetaPort {
     now: Date,
     claimant: string,
   ): Promise<{ unclaimed: string[] }> {
-    const done = await this.#inBatches(userId, hashes, claimant, "Releasing blobs", (op, e) => {
+    const done = await this.#inBatches(userId, hashes, claimant, "Releasing blobs", (w, e) => {
       const meta = e.meta.value;
       if (!meta || !e.claim.value) return "unchanged";
-      op.delete(e.claim.key);
+      w.delete(e.claim.key);
       if (meta.claims > 1) {
-        op.set(e.meta.key, { ...meta, claims: meta.claims - 1 });
+        w.set(e.meta.key, { ...meta, claims: meta.claims - 1 });
         return "still_claimed";
       }
       const next: BlobMetaRow = {
@@ -167,7 +168,7 @@ export class KvBlobMeta implements BlobMetaPort {
         claimedAt: null,
         uploadedAt: now.toISOString(),
       };
-      op.set(e.meta.key, next).set(unclaimedKey(next), true);
+      w.set(e.meta.key, next).set(unclaimedKey(next), true);
       return "unclaimed";
     });
     return { unclaimed: done.get("unclaimed") ?? [] };
@@ -205,22 +206,20 @@ export class KvBlobMeta implements BlobMetaPort {
         // The row moved on (claimed or re-uploaded) in the same atomic write that should have
         // dropped this index entry; an entry left behind anyway is dropped here (the row's own
         // entry, if unclaimed, is later than the cutoff, so never this one).
-        const result = await this.kv.atomic().check(metaEntry).delete(indexKey).commit();
-        return result.ok ? null : undefined;
+        const ok = await new KvWrite().check(metaEntry).delete(indexKey).commit(this.kv);
+        return ok ? null : undefined;
       }
       const usage = usageEntry.value ?? EMPTY_USAGE;
-      const op = this.kv.atomic().check(metaEntry, usageEntry)
+      const w = new KvWrite().check(metaEntry, usageEntry)
         .delete(metaKey)
         .delete(unclaimedKey(meta));
       // A stale entry listed instead of the row's own goes too.
-      if (Date.parse(meta.uploadedAt) !== candidate.uploadedAtMs) op.delete(indexKey);
-      const result = await op
-        .set(usageKey, {
-          bytes: Math.max(0, usage.bytes - meta.sizeBytes),
-          count: Math.max(0, usage.count - 1),
-        })
-        .commit();
-      return result.ok ? meta : undefined;
+      if (Date.parse(meta.uploadedAt) !== candidate.uploadedAtMs) w.delete(indexKey);
+      w.set(usageKey, {
+        bytes: Math.max(0, usage.bytes - meta.sizeBytes),
+        count: Math.max(0, usage.count - 1),
+      });
+      return await w.commit(this.kv) ? meta : undefined;
     });
   }
 
@@ -249,20 +248,20 @@ export class KvBlobMeta implements BlobMetaPort {
     hashes: string[],
     claimant: string,
     what: string,
-    step: (op: Deno.AtomicOperation, entries: ClaimEntries) => R,
+    step: (w: KvWrite, entries: ClaimEntries) => R,
   ): Promise<Map<R, string[]>> {
     const unique = [...new Set(hashes)];
     const out = new Map<R, string[]>();
     for (let i = 0; i < unique.length; i += CLAIM_BATCH) {
       const batch = unique.slice(i, i + CLAIM_BATCH);
       const outcome = await retrying(what, async () => {
-        const op = this.kv.atomic();
+        const w = new KvWrite();
         const results: [R, string][] = [];
         for (const entries of await this.#readClaims(userId, batch, claimant)) {
-          op.check(entries.meta, entries.claim);
-          results.push([step(op, entries), entries.hash]);
+          w.check(entries.meta, entries.claim);
+          results.push([step(w, entries), entries.hash]);
         }
-        return (await op.commit()).ok ? results : undefined;
+        return await w.commit(this.kv) ? results : undefined;
       });
       for (const [result, hash] of outcome) out.set(result, [...out.get(result) ?? [], hash]);
     }

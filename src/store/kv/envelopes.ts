@@ -8,7 +8,16 @@
  */
 import type { GroupCommitter } from "../group_commit.ts";
 import { keys, type QueueRow } from "../keys.ts";
-import { CHUNK_BYTES } from "../kv.ts";
+import {
+  deleteParts,
+  deletePartsInSteps,
+  PART_BYTES,
+  partCount,
+  readParts,
+  writePartsInSteps,
+} from "../parts.ts";
+import { KV_LIMITS, KvWrite } from "../write.ts";
+import { kvPart, type WritePart } from "../write_part.ts";
 import type {
   AckEntry,
   EnvelopeLocation,
@@ -22,16 +31,16 @@ import type {
 import { QueueContendedError } from "../ports/envelopes.ts";
 import { KeyCounter } from "./key_count.ts";
 
-/** Ciphertexts up to this size sit in their queue row (a KV value holds 64 KiB). */
-const INLINE_BYTES = 60 * 1024;
+/** Ciphertexts up to one part's size sit in their queue row (a KV value holds 64 KiB). */
+const INLINE_BYTES = PART_BYTES;
 
 /** Stop adding items to one page past this many ciphertext bytes (always at least one). */
 const PAGE_BYTES = 16 * 1024 * 1024;
 
-/** Queue rows per ack operation: at most 100 checks (Deno KV's limit). */
-const ACKS_PER_OP = 100;
+/** Queue rows per ack operation: one check each. */
+const ACKS_PER_OP = KV_LIMITS.checks;
 
-/** Mutations per atomic operation, under Deno KV's 1000. */
+/** Mutations per ack operation, under Deno KV's limit. */
 const MUTATIONS_PER_OP = 900;
 
 /** Where a large ciphertext's parts lie. */
@@ -90,10 +99,7 @@ export class KvEnvelopes implements EnvelopePort {
     const blob = ciphertext.length <= INLINE_BYTES ? null : await this.#stage(ciphertext);
     const result = await this.committer.commit({
       lock: head.id,
-      checks: [{ key: keys.submission(head.id), versionstamp }],
-      mutations: blob ? 3 : 2,
-      bytes: ciphertext.length + 1024,
-      apply: (op, seq) => {
+      build: (w, seq) => {
         const queued: QueueRow = {
           submissionId: head.id,
           version: head.version,
@@ -104,8 +110,10 @@ export class KvEnvelopes implements EnvelopePort {
           bytes: ciphertext.length,
           ...(blob ?? { ciphertext }),
         };
-        op.set(keys.submission(head.id), head).set(keys.queue(head.fingerprint, seq), queued);
-        if (blob) op.delete(keys.staging(blob.blobId));
+        w.check({ key: keys.submission(head.id), versionstamp })
+          .set(keys.submission(head.id), head)
+          .set(keys.queue(head.fingerprint, seq), queued);
+        if (blob) w.delete(keys.staging(blob.blobId));
       },
     });
     if (!result.ok && blob) await this.#deleteChunks(blob, true);
@@ -145,6 +153,10 @@ export class KvEnvelopes implements EnvelopePort {
       removed += await this.#ackBatch(fingerprint, unique.slice(start, start + ACKS_PER_OP));
     }
     return removed;
+  }
+
+  ackPart(fingerprint: string, entry: AckEntry): WritePart {
+    return kvPart((w) => addAck(w, fingerprint, entry));
   }
 
   async queueStats(fingerprint: string, cap: number): Promise<QueueStats> {
@@ -196,40 +208,20 @@ export class KvEnvelopes implements EnvelopePort {
     // Time-ordered ids keep chunk inserts at the end of the key space.
     const blobId = Date.now().toString(36).padStart(10, "0") +
       crypto.getRandomValues(new Uint8Array(8)).toHex();
-    const chunks = Math.ceil(bytes.length / CHUNK_BYTES);
-    await this.kv.set(keys.staging(blobId), { chunks, at: Date.now() });
-    const perOp = 10;
-    for (let start = 0; start < chunks; start += perOp) {
-      const op = this.kv.atomic();
-      for (let i = start; i < Math.min(chunks, start + perOp); i++) {
-        op.set(keys.chunk(blobId, i), bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
-      }
-      await op.commit();
-    }
+    await this.kv.set(keys.staging(blobId), { chunks: partCount(bytes.length), at: Date.now() });
+    const chunks = await writePartsInSteps(this.kv, keys.chunksOf(blobId), bytes);
     return { blobId, chunks };
   }
 
   /** Deletes a chunk set (and its staging marker). */
   async #deleteChunks(set: ChunkSet, staging: boolean): Promise<void> {
-    const perOp = 500;
-    for (let start = 0; start < set.chunks; start += perOp) {
-      const op = this.kv.atomic();
-      for (let i = start; i < Math.min(set.chunks, start + perOp); i++) {
-        op.delete(keys.chunk(set.blobId, i));
-      }
-      await op.commit();
-    }
+    await deletePartsInSteps(this.kv, keys.chunksOf(set.blobId), set.chunks);
     if (staging) await this.kv.delete(keys.staging(set.blobId));
   }
 
   async #readChunks(row: QueueRow): Promise<Uint8Array> {
-    const out = new Uint8Array(row.bytes);
-    let offset = 0;
-    for await (const entry of this.kv.list<Uint8Array>({ prefix: keys.chunksOf(row.blobId!) })) {
-      out.set(entry.value, offset);
-      offset += entry.value.length;
-    }
-    if (offset !== row.bytes) {
+    const out = await readParts(this.kv, keys.chunksOf(row.blobId!));
+    if (out?.length !== row.bytes) {
       throw new Error(`Submission ${row.submissionId} v${row.version} is missing chunks`);
     }
     return out;
@@ -248,21 +240,20 @@ export class KvEnvelopes implements EnvelopePort {
       }
       // Checked, so that two acks of one entry at once count it once; a failed operation's
       // entries are read again (those another ack removed meanwhile are then skipped).
-      const ops: { op: Deno.AtomicOperation; seqs: number[]; mutations: number }[] = [];
+      const writes: { w: KvWrite; seqs: number[] }[] = [];
       for (const entry of rows) {
         const entryAck = { seq: entry.key[2] as number, location: locationOf(entry.value) };
-        const mutations = ackMutations(entryAck);
-        let last = ops.at(-1);
-        if (!last || last.mutations + mutations > MUTATIONS_PER_OP) {
-          ops.push(last = { op: this.kv.atomic(), seqs: [], mutations: 0 });
+        const one = addAck(new KvWrite().check(entry), fingerprint, entryAck);
+        let last = writes.at(-1);
+        if (!last || last.w.mutations + one.mutations > MUTATIONS_PER_OP) {
+          writes.push(last = { w: new KvWrite(), seqs: [] });
         }
-        addAck(last.op.check(entry), fingerprint, entryAck);
-        last.mutations += mutations;
+        addAck(last.w.check(entry), fingerprint, entryAck);
         last.seqs.push(entryAck.seq);
       }
       todo = [];
-      for (const { op, seqs } of ops) {
-        if ((await op.commit()).ok) removed += seqs.length;
+      for (const { w, seqs } of writes) {
+        if (await w.commit(this.kv)) removed += seqs.length;
         else todo.push(...seqs);
       }
     }
@@ -271,17 +262,13 @@ export class KvEnvelopes implements EnvelopePort {
   }
 }
 
-/** The mutations {@link addAck} adds for `entry`. */
-export function ackMutations(entry: AckEntry): number {
-  return 1 + (chunkSetOf(entry.location)?.chunks ?? 0);
-}
-
 /**
  * Adds the removal of queue entry `entry.seq` of `fingerprint` (and of its ciphertext's
- * chunks) to `op`. Blind: acking an entry already gone changes nothing.
+ * chunks) to `w`, and returns `w`. Blind: acking an entry already gone changes nothing.
  */
-export function addAck(op: Deno.AtomicOperation, fingerprint: string, entry: AckEntry): void {
-  op.delete(keys.queue(fingerprint, entry.seq));
+function addAck(w: KvWrite, fingerprint: string, entry: AckEntry): KvWrite {
+  w.delete(keys.queue(fingerprint, entry.seq));
   const set = chunkSetOf(entry.location);
-  for (let i = 0; i < (set?.chunks ?? 0); i++) op.delete(keys.chunk(set!.blobId, i));
+  if (set) deleteParts(w, keys.chunksOf(set.blobId), set.chunks);
+  return w;
 }

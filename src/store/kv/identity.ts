@@ -5,6 +5,7 @@
  * @module
  */
 import { keys } from "../keys.ts";
+import { KvWrite } from "../write.ts";
 import type {
   ChallengeRow,
   DatabaseRow,
@@ -28,12 +29,11 @@ export class KvIdentity implements IdentityPort {
   constructor(private readonly kv: Deno.Kv) {}
 
   async createUser(user: UserRow, token: TokenRow): Promise<boolean> {
-    const result = await this.kv.atomic()
+    return await new KvWrite()
       .check({ key: keys.user(user.id), versionstamp: null })
       .set(keys.user(user.id), user)
       .set(keys.token(token.id), token)
-      .commit();
-    return result.ok;
+      .commit(this.kv);
   }
 
   async saveToken(token: TokenRow): Promise<void> {
@@ -85,13 +85,13 @@ export class KvIdentity implements IdentityPort {
     if (!stored.value || JSON.stringify(stored.value) !== JSON.stringify(challenge)) {
       return "challenge_gone";
     }
-    const result = await this.kv.atomic()
+    const registered = await new KvWrite()
       .check(stored, route)
       .set(keys.database(db.userId, db.id), db)
       .set(keys.recipient(db.fingerprint), { userId: db.userId, dbId: db.id })
       .delete(keys.challenge(challenge.id))
-      .commit();
-    if (result.ok) return "registered";
+      .commit(this.kv);
+    if (registered) return "registered";
     // Which check failed: read again (a route now present wins).
     return (await this.recipientOwner(db.fingerprint)) ? "key_registered" : "challenge_gone";
   }

@@ -4,8 +4,8 @@
  * @module
  */
 import { keys } from "../keys.ts";
-import { commitSized } from "../kv.ts";
 import { type FormRow, type ManifestPort, ManifestTooLargeError } from "../ports/manifests.ts";
+import { KvWrite, WriteTooLargeError } from "../write.ts";
 
 /**
  * Published forms in Deno KV.
@@ -28,10 +28,11 @@ export class KvManifests implements ManifestPort {
     if (JSON.stringify(current.value) !== JSON.stringify(expected)) return false;
     // A manifest within max_manifest_bytes as JSON can still take more than 64 KiB as a stored
     // value (a string with one character above U+00FF is stored two bytes a character).
-    const result = await commitSized(
-      this.kv.atomic().check(current).set(keys.form(row.formId), row),
-      () => new ManifestTooLargeError("The manifest exceeds 64 KiB as stored"),
-    );
-    return result.ok;
+    try {
+      return await new KvWrite().check(current).set(keys.form(row.formId), row).commit(this.kv);
+    } catch (err) {
+      if (!(err instanceof WriteTooLargeError)) throw err;
+      throw new ManifestTooLargeError("The manifest exceeds 64 KiB as stored");
+    }
   }
 }

@@ -7,6 +7,8 @@
  */
 import type { SubmissionRow } from "../rows.ts";
 
+import type { WritePart } from "../write_part.ts";
+
 export type { SubmissionRow };
 
 /**
@@ -45,7 +47,7 @@ export interface QueuedEnvelope extends EnvelopeHeader {
   /** Queue position: strictly increasing in arrival (commit) order per recipient. */
   seq: number;
   ciphertext: Uint8Array;
-  /** For acking in another write; absent when the envelope takes nothing else. */
+  /** For {@linkcode EnvelopePort.ackPart}; absent when the envelope takes nothing else. */
   location?: EnvelopeLocation;
 }
 
@@ -99,6 +101,12 @@ export interface EnvelopePort {
    * queue kept changing under it (some positions may be acked then).
    */
   ack(fingerprint: string, seqs: number[]): Promise<number>;
+  /**
+   * The removal of `entry` from `fingerprint`'s queue as a part of another port's atomic
+   * write (the vault saves a record and acks its envelope in one commit). Blind: acking an
+   * entry already gone changes nothing.
+   */
+  ackPart(fingerprint: string, entry: AckEntry): WritePart;
   /** Depth (up to `cap`) and oldest arrival of `fingerprint`'s queue. */
   queueStats(fingerprint: string, cap: number): Promise<QueueStats>;
   /**

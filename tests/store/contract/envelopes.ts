@@ -2,15 +2,23 @@
  * The contract of the envelope port (src/store/ports/envelopes.ts), for any implementation.
  */
 import assert from "node:assert/strict";
-import { contractTests, type MakePort } from "./_suite.ts";
+import type { WritePart } from "../../../src/store/write_part.ts";
+import { contractTests } from "./_suite.ts";
 import type {
   EnvelopePort,
   NewEnvelope,
   SubmissionRow,
 } from "../../../src/store/ports/envelopes.ts";
 
-/** Makes a fresh, empty port and closes it. */
-export type MakeEnvelopes = MakePort<EnvelopePort>;
+/**
+ * Makes a fresh, empty port and closes it; `commit` commits write parts the port made in one
+ * atomic write of its backend (as another port of the same store would).
+ */
+export type MakeEnvelopes = () => Promise<{
+  port: EnvelopePort;
+  commit(parts: WritePart[]): Promise<void>;
+  close(): Promise<void>;
+}>;
 
 const FP = "fp-main";
 
@@ -175,5 +183,29 @@ export function envelopesContract(name: string, make: MakeEnvelopes): void {
       depth: 4,
       oldestReceivedAt: items[1].receivedAt,
     });
+  });
+
+  Deno.test(`envelopes contract (${name}): ack parts commit inside another write, blind`, async () => {
+    const { port: p, commit, close } = await make();
+    try {
+      await p.writeVersion(head("small"), null, envelope(100));
+      await p.writeVersion(head("large"), null, envelope(bigBytes(300_000)));
+      await p.writeVersion(head("kept"), null, envelope(100));
+      const [small, large, kept] = (await p.listQueue(FP, 0, 10)).items;
+      const parts = [p.ackPart(FP, small), p.ackPart(FP, large)];
+      assert.equal((await p.listQueue(FP, 0, 10)).items.length, 3, "a part alone writes nothing");
+      await commit(parts);
+      assert.deepEqual((await p.listQueue(FP, 0, 10)).items.map((i) => i.seq), [kept.seq]);
+      assert.equal(await p.getQueued(FP, large.seq), null);
+      await commit([p.ackPart(FP, small), p.ackPart(FP, large)]);
+      assert.equal(await p.ack(FP, [small.seq, large.seq]), 0, "already acked");
+      assert.equal(await p.sweepStaging(), 0);
+      assert.deepEqual(await p.queueStats(FP, 10), {
+        depth: 1,
+        oldestReceivedAt: kept.receivedAt,
+      });
+    } finally {
+      await close();
+    }
   });
 }
