@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm, uploadFile } from "../../src/sdk/mod.ts";
-import { blobKeys } from "../../src/store/keys.ts";
 import { openStore } from "../../src/store/kv.ts";
+import { KvBlobMeta } from "../../src/store/kv/blob_meta.ts";
 import { call, startInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
 
@@ -19,13 +19,9 @@ Deno.test("ingest claims the owned files a record refers to, so the orphan sweep
 
     const kv = await openStore(inst.config.data_dir);
     try {
-      const unclaimed = async () => {
-        const hashes: string[] = [];
-        for await (const e of kv.list({ prefix: blobKeys.unclaimedAll() })) {
-          hashes.push(String(e.key.at(-1)));
-        }
-        return hashes;
-      };
+      const meta = new KvBlobMeta(kv);
+      const unclaimed = async () =>
+        (await Array.fromAsync(meta.orphans(Number.MAX_SAFE_INTEGER))).map((c) => c.hash);
       assert.deepEqual(await unclaimed(), [photo.hash], "uploaded, not yet claimed");
       const receipt = await submitForm(manifest, { photo });
       const recordUrl = `${inst.url}/vault/forms/${form.formId}/records/${receipt.submissionId}`;
