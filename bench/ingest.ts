@@ -28,8 +28,8 @@ const { values } = parseArgs({
 const count = Number(values.count);
 const dir = await Deno.makeTempDir({ prefix: "sealpost-bench-ingest-" });
 const kv = await openStore(dir);
+const relay = await relayKvPorts(kv, dir);
 try {
-  const relay = relayKvPorts(kv);
   const forms = new FormDirectory(relay);
   const intake = new Intake(relay.envelopes, forms, new EditTokens(new Uint8Array(32)), {
     maxCiphertextBytes: 1024 * 1024,
@@ -121,6 +121,7 @@ try {
     `ratio:          ${(ingestRate / openRate).toFixed(2)}x of the open ceiling (target >= 0.8)`,
   );
 } finally {
+  await relay.close();
   kv.close();
   await Deno.remove(dir, { recursive: true });
 }

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { buildApp } from "./app.ts";
 import { Blobs } from "./blobs/index.ts";
 import { BufferedLines } from "./http/logger.ts";
@@ -16,7 +15,7 @@ import { FormDirectory } from "./relay/manifests.ts";
 import { Intake } from "./relay/submissions.ts";
 import { ServiceMetrics } from "./metrics/index.ts";
 import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
-import { KV_FILE, openStore } from "./store/kv.ts";
+import { openStore } from "./store/kv.ts";
 import { relayKvPorts } from "./store/kv/relay_ports.ts";
 import { migrateStore } from "./store/schema.ts";
 import { QueueDispatcher } from "./store/queue.ts";
@@ -28,6 +27,9 @@ import {
   WebhookStore,
 } from "./webhooks/index.ts";
 import { LocalRelayLink, openVault, type Vault } from "./vault/index.ts";
+
+/** Milliseconds between sweeps of envelope storage acked envelopes no longer need. */
+const ENVELOPE_SWEEP_MS = 60_000;
 
 /** The server could not listen (address in use, no permission); the message says where. */
 export class ListenError extends Error {
@@ -91,8 +93,12 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     throw err;
   });
   // The relay's stores (src/store/ports): envelope queues, identity, manifests, blob metadata.
-  const relay = relayKvPorts(kv, { storePath: join(config.data_dir, KV_FILE) });
-  await relay.envelopes.sweepStaging();
+  const relay = await relayKvPorts(kv, config.data_dir);
+  const sweepEnvelopes = () =>
+    relay.envelopes.sweep().catch((err) =>
+      console.error(`Envelope storage sweep: ${(err as Error).message}`)
+    );
+  await sweepEnvelopes();
   const forms = new FormDirectory(relay);
   const intake = new Intake(relay.envelopes, forms, new EditTokens(secret), {
     maxCiphertextBytes: config.intake.max_ciphertext_bytes,
@@ -200,6 +206,10 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // Blobs: URLs made outside a request (webhook bodies) point at the real port.
   blobBaseUrl = publicBaseUrl(config, addr.port);
   blobs?.startSweeper();
+  let sweeping: Promise<unknown> | null = null;
+  const sweepTimer = setInterval(() => {
+    sweeping ??= sweepEnvelopes().finally(() => sweeping = null);
+  }, ENVELOPE_SWEEP_MS);
   let closing: Promise<void> | null = null;
   const shutdown = () =>
     closing ??= (async () => {
@@ -208,6 +218,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await vault?.stopMaintenance();
       await blobs?.close();
       await webhooks.stop();
+      clearInterval(sweepTimer);
+      await sweeping;
       await relay.close();
       log.flush();
       metrics?.close();

@@ -169,9 +169,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
     await assertQueueOwner(identity, fingerprint, c.var.token.userId!);
     const { after, limit } = c.req.valid("query");
     const page = await listQueue(envelopes, fingerprint, after ? Number(after) : 0, limit);
-    // Where a large ciphertext is stored is the relay's business.
-    const items = page.items.map(({ location: _, ...item }) => item);
-    return c.json({ items, nextCursor: page.nextCursor }, 200);
+    return c.json({ items: page.items, nextCursor: page.nextCursor }, 200);
   });
 
   app.openapi({ ...postAck, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { EnvelopeHeader } from "./ports/envelopes.ts";
+import type { SegmentRef } from "./segments.ts";
 
 /** A registered user of the relay. */
 export interface UserRow {
@@ -76,11 +77,8 @@ export interface SubmissionRow {
 
 /** A queued envelope version, in its recipient's queue (ordered by `seq`). */
 export interface QueueRow extends EnvelopeHeader {
-  bytes: number;
-  /** The sealed box, when it fits in this row; else it is in chunk set `blobId`. */
-  ciphertext?: Uint8Array;
-  blobId?: string;
-  chunks?: number;
+  /** Where the sealed box lies in the segment files (src/store/segments.ts). */
+  ref: SegmentRef;
 }
 
 // ---------------------------------------------------------------------------------------------

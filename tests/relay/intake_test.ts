@@ -211,7 +211,7 @@ Deno.test("POST /submissions: 413 decided while streaming, before a huge body is
   }
 });
 
-Deno.test("POST /submissions: a 2 MiB ciphertext is read back whole and acked", async () => {
+Deno.test("POST /submissions: a 2 MiB ciphertext lies in the segment files, read back whole", async () => {
   const { inst, db } = await setup();
   try {
     const big = {
@@ -225,7 +225,14 @@ Deno.test("POST /submissions: a 2 MiB ciphertext is read back whole and acked", 
     assert.equal((await post(inst, envelope)).status, 200);
     const { items } = await queue(inst, db);
     assert.equal(items[0].ciphertext, envelope.ciphertext);
-    assert.equal("location" in items[0], false, "where it is stored is the relay's business");
+    let segmentBytes = 0;
+    for await (const file of Deno.readDir(`${inst.config.data_dir}/segments`)) {
+      segmentBytes += (await Deno.stat(`${inst.config.data_dir}/segments/${file.name}`)).size;
+    }
+    assert.equal(segmentBytes, Uint8Array.fromBase64(envelope.ciphertext).length);
+    const kvBytes = (await Deno.stat(`${inst.config.data_dir}/sealpost.kv`)).size +
+      (await Deno.stat(`${inst.config.data_dir}/sealpost.kv-wal`)).size;
+    assert.ok(kvBytes < 1024 * 1024, `the store holds rows, not the ciphertext (${kvBytes} B)`);
     const ack = await call(`${inst.url}/owner/queues/${db.fingerprint}/ack`, {
       method: "POST",
       token: inst.credentials.ownerToken,

@@ -1,38 +1,31 @@
 /**
  * The envelope port on Deno KV: `submissions/{id}` (the head) and `queue/{fingerprint}/{seq}`
- * (one row per queued version, the ciphertext inline up to 60 KiB), written in one group
- * commit. A larger ciphertext goes to parts `chunks/{blobId}/{i}` written first under a marker
- * `staging/{blobId}` that the commit removes: a crash leaves only staging, swept on start.
+ * (one small row per queued version) in the store; the ciphertexts in append-only segment
+ * files (src/store/segments.ts), written in arrival order and fsynced by the group commit just
+ * before the commit of the rows that point into them. A crash in between leaves bytes no row
+ * refers to, which go with their segment; segments no row refers to are deleted by
+ * {@linkcode KvEnvelopes.sweep}, which also compacts old, mostly acked ones
+ * (src/store/kv/queue_segments.ts).
  *
  * @module
  */
-import type { GroupCommitter } from "../group_commit.ts";
+import { GroupCommitter } from "../group_commit.ts";
 import { keys, type QueueRow } from "../keys.ts";
 import {
-  deleteParts,
-  deletePartsInSteps,
-  PART_BYTES,
-  partCount,
-  readParts,
-  writePartsInSteps,
-} from "../parts.ts";
+  type AckEntry,
+  type EnvelopePort,
+  type NewEnvelope,
+  QueueContendedError,
+  type QueuedEnvelope,
+  type QueuePage,
+  type QueueStats,
+  type SubmissionRow,
+} from "../ports/envelopes.ts";
+import type { SegmentLog } from "../segments.ts";
 import { KV_LIMITS, KvWrite } from "../write.ts";
 import { kvPart, type WritePart } from "../write_part.ts";
-import type {
-  AckEntry,
-  EnvelopeLocation,
-  EnvelopePort,
-  NewEnvelope,
-  QueuedEnvelope,
-  QueuePage,
-  QueueStats,
-  SubmissionRow,
-} from "../ports/envelopes.ts";
-import { QueueContendedError } from "../ports/envelopes.ts";
 import { KeyCounter } from "./key_count.ts";
-
-/** Ciphertexts up to one part's size sit in their queue row (a KV value holds 64 KiB). */
-const INLINE_BYTES = PART_BYTES;
+import { sweepQueueSegments } from "./queue_segments.ts";
 
 /** Stop adding items to one page past this many ciphertext bytes (always at least one). */
 const PAGE_BYTES = 16 * 1024 * 1024;
@@ -40,43 +33,28 @@ const PAGE_BYTES = 16 * 1024 * 1024;
 /** Queue rows per ack operation: one check each. */
 const ACKS_PER_OP = KV_LIMITS.checks;
 
-/** Mutations per ack operation, under Deno KV's limit. */
-const MUTATIONS_PER_OP = 900;
-
-/** Where a large ciphertext's parts lie. */
-interface ChunkSet {
-  blobId: string;
-  chunks: number;
-}
-
-function locationOf(row: QueueRow): EnvelopeLocation | undefined {
-  return row.blobId ? `${row.blobId}:${row.chunks ?? 0}` as EnvelopeLocation : undefined;
-}
-
-function chunkSetOf(location: EnvelopeLocation | undefined): ChunkSet | null {
-  if (!location) return null;
-  const [blobId, chunks] = location.split(":");
-  return { blobId, chunks: Number(chunks) };
-}
-
 /**
- * Submissions and recipients' queues in Deno KV.
+ * Submissions and recipients' queues in Deno KV, ciphertexts in `segments`.
  *
  * @example
  * ```ts
- * const envelopes = new KvEnvelopes(kv, new GroupCommitter(kv), { storePath });
+ * const segments = await SegmentLog.open(join(dataDir, SEGMENTS_DIR));
+ * const envelopes = new KvEnvelopes(kv, segments, { storePath: join(dataDir, KV_FILE) });
  * const page = await envelopes.listQueue(fingerprint, 0, 100);
  * ```
  */
 export class KvEnvelopes implements EnvelopePort {
+  readonly #committer: GroupCommitter;
   readonly #counter: KeyCounter | null;
 
   /** `storePath`: the store's file, for counting queue rows without reading them. */
   constructor(
     private readonly kv: Deno.Kv,
-    private readonly committer: GroupCommitter,
+    private readonly segments: SegmentLog,
     options: { storePath?: string } = {},
   ) {
+    // One commit at a time: queue positions are then in commit order.
+    this.#committer = new GroupCommitter(kv, undefined, 1, () => segments.flush());
     this.#counter = options.storePath ? new KeyCounter(options.storePath) : null;
   }
 
@@ -95,29 +73,29 @@ export class KvEnvelopes implements EnvelopePort {
       if (current.value?.version !== expectedVersion) return false;
       versionstamp = current.versionstamp;
     }
-    const { ciphertext } = envelope;
-    const blob = ciphertext.length <= INLINE_BYTES ? null : await this.#stage(ciphertext);
-    const result = await this.committer.commit({
-      lock: head.id,
-      build: (w, seq) => {
-        const queued: QueueRow = {
-          submissionId: head.id,
-          version: head.version,
-          formId: envelope.formId,
-          recipientPubkey: envelope.recipientPubkey,
-          submitterId: envelope.submitterId,
-          receivedAt: new Date().toISOString(),
-          bytes: ciphertext.length,
-          ...(blob ?? { ciphertext }),
-        };
-        w.check({ key: keys.submission(head.id), versionstamp })
-          .set(keys.submission(head.id), head)
-          .set(keys.queue(head.fingerprint, seq), queued);
-        if (blob) w.delete(keys.staging(blob.blobId));
-      },
-    });
-    if (!result.ok && blob) await this.#deleteChunks(blob, true);
-    return result.ok;
+    const ref = this.segments.append(envelope.ciphertext);
+    try {
+      const result = await this.#committer.commit({
+        lock: head.id,
+        build: (w, seq) => {
+          const queued: QueueRow = {
+            submissionId: head.id,
+            version: head.version,
+            formId: envelope.formId,
+            recipientPubkey: envelope.recipientPubkey,
+            submitterId: envelope.submitterId,
+            receivedAt: new Date().toISOString(),
+            ref,
+          };
+          w.check({ key: keys.submission(head.id), versionstamp })
+            .set(keys.submission(head.id), head)
+            .set(keys.queue(head.fingerprint, seq), queued);
+        },
+      });
+      return result.ok;
+    } finally {
+      this.segments.settle(ref);
+    }
   }
 
   async listQueue(fingerprint: string, after: number, limit: number): Promise<QueuePage> {
@@ -133,7 +111,8 @@ export class KvEnvelopes implements EnvelopePort {
         more = true;
         break;
       }
-      const item = await this.#queued(entry.key[2] as number, entry.value);
+      const item = await this.#queued(entry);
+      if (!item) continue;
       bytes += item.ciphertext.length;
       items.push(item);
     }
@@ -142,8 +121,8 @@ export class KvEnvelopes implements EnvelopePort {
   }
 
   async getQueued(fingerprint: string, seq: number): Promise<QueuedEnvelope | null> {
-    const row = (await this.kv.get<QueueRow>(keys.queue(fingerprint, seq))).value;
-    return row ? await this.#queued(seq, row) : null;
+    const entry = await this.kv.get<QueueRow>(keys.queue(fingerprint, seq));
+    return entry.value ? await this.#queued(entry as Deno.KvEntry<QueueRow>) : null;
   }
 
   async ack(fingerprint: string, seqs: number[]): Promise<number> {
@@ -156,17 +135,14 @@ export class KvEnvelopes implements EnvelopePort {
   }
 
   ackPart(fingerprint: string, entry: AckEntry): WritePart {
-    return kvPart((w) => addAck(w, fingerprint, entry));
+    return kvPart((w) => w.delete(keys.queue(fingerprint, entry.seq)));
   }
 
   async queueStats(fingerprint: string, cap: number): Promise<QueueStats> {
     const prefix = keys.queueOf(fingerprint);
-    let depth: number;
-    if (this.#counter) {
-      depth = this.#counter.count(prefix, cap);
-    } else {
-      depth = (await Array.fromAsync(this.kv.list({ prefix }, { limit: cap }))).length;
-    }
+    const depth = this.#counter
+      ? this.#counter.count(prefix, cap)
+      : (await Array.fromAsync(this.kv.list({ prefix }, { limit: cap }))).length;
     let oldestReceivedAt: string | null = null;
     for await (const head of this.kv.list<QueueRow>({ prefix }, { limit: 1 })) {
       oldestReceivedAt = head.value.receivedAt;
@@ -174,63 +150,48 @@ export class KvEnvelopes implements EnvelopePort {
     return { depth, oldestReceivedAt };
   }
 
-  async sweepStaging(): Promise<number> {
-    let swept = 0;
-    for await (const entry of this.kv.list<{ chunks: number }>({ prefix: keys.stagingAll() })) {
-      await this.#deleteChunks({ blobId: String(entry.key[1]), chunks: entry.value.chunks }, true);
-      swept++;
-    }
-    return swept;
+  sweep(): Promise<number> {
+    return sweepQueueSegments(this.kv, this.segments);
   }
 
-  /** Closes the store file's read-only counting connection. */
-  close(): void {
+  /** Waits for the commits in flight; closes the segment files and the counting connection. */
+  async close(): Promise<void> {
+    await this.#committer.idle();
     this.#counter?.close();
+    await this.segments.close();
   }
 
-  async #queued(seq: number, row: QueueRow): Promise<QueuedEnvelope> {
-    const location = locationOf(row);
+  /**
+   * The envelope of queue row `entry`; when its segment went meanwhile (a compaction moved it),
+   * the row is read again. Null when the row is gone (acked meanwhile).
+   */
+  async #queued(entry: Deno.KvEntry<QueueRow>): Promise<QueuedEnvelope | null> {
+    let row = entry.value;
+    let ciphertext: Uint8Array;
+    try {
+      ciphertext = await this.segments.read(row.ref);
+    } catch (err) {
+      const again = await this.kv.get<QueueRow>(entry.key);
+      if (!again.value) return null;
+      if (again.value.ref.s === row.ref.s) throw err;
+      row = again.value;
+      ciphertext = await this.segments.read(row.ref);
+    }
     return {
-      seq,
+      seq: entry.key[2] as number,
       submissionId: row.submissionId,
       version: row.version,
       formId: row.formId,
       recipientPubkey: row.recipientPubkey,
       submitterId: row.submitterId,
       receivedAt: row.receivedAt,
-      ciphertext: row.ciphertext ?? await this.#readChunks(row),
-      ...(location ? { location } : {}),
+      ciphertext,
     };
   }
 
-  /** Writes the chunks of a large ciphertext ahead of its commit, marked as staging. */
-  async #stage(bytes: Uint8Array): Promise<ChunkSet> {
-    // Time-ordered ids keep chunk inserts at the end of the key space.
-    const blobId = Date.now().toString(36).padStart(10, "0") +
-      crypto.getRandomValues(new Uint8Array(8)).toHex();
-    await this.kv.set(keys.staging(blobId), { chunks: partCount(bytes.length), at: Date.now() });
-    const chunks = await writePartsInSteps(this.kv, keys.chunksOf(blobId), bytes);
-    return { blobId, chunks };
-  }
-
-  /** Deletes a chunk set (and its staging marker). */
-  async #deleteChunks(set: ChunkSet, staging: boolean): Promise<void> {
-    await deletePartsInSteps(this.kv, keys.chunksOf(set.blobId), set.chunks);
-    if (staging) await this.kv.delete(keys.staging(set.blobId));
-  }
-
-  async #readChunks(row: QueueRow): Promise<Uint8Array> {
-    const out = await readParts(this.kv, keys.chunksOf(row.blobId!));
-    if (out?.length !== row.bytes) {
-      throw new Error(`Submission ${row.submissionId} v${row.version} is missing chunks`);
-    }
-    return out;
-  }
-
   async #ackBatch(fingerprint: string, seqs: number[]): Promise<number> {
-    let removed = 0;
     let todo = seqs;
-    for (let attempt = 0; attempt < 5 && todo.length > 0; attempt++) {
+    for (let attempt = 0; attempt < 5; attempt++) {
       const rows: Deno.KvEntry<QueueRow>[] = [];
       for (let i = 0; i < todo.length; i += 10) {
         const read = await this.kv.getMany<QueueRow[]>(
@@ -238,37 +199,14 @@ export class KvEnvelopes implements EnvelopePort {
         );
         for (const entry of read) if (entry.value) rows.push(entry as Deno.KvEntry<QueueRow>);
       }
-      // Checked, so that two acks of one entry at once count it once; a failed operation's
-      // entries are read again (those another ack removed meanwhile are then skipped).
-      const writes: { w: KvWrite; seqs: number[] }[] = [];
-      for (const entry of rows) {
-        const entryAck = { seq: entry.key[2] as number, location: locationOf(entry.value) };
-        const one = addAck(new KvWrite().check(entry), fingerprint, entryAck);
-        let last = writes.at(-1);
-        if (!last || last.w.mutations + one.mutations > MUTATIONS_PER_OP) {
-          writes.push(last = { w: new KvWrite(), seqs: [] });
-        }
-        addAck(last.w.check(entry), fingerprint, entryAck);
-        last.seqs.push(entryAck.seq);
-      }
-      todo = [];
-      for (const { w, seqs } of writes) {
-        if (await w.commit(this.kv)) removed += seqs.length;
-        else todo.push(...seqs);
-      }
+      if (rows.length === 0) return 0;
+      // Checked, so that two acks of one entry at once count it once; when the write fails,
+      // the rows are read again (those another ack removed meanwhile are then skipped).
+      const w = new KvWrite();
+      for (const entry of rows) w.check(entry).delete(entry.key);
+      if (await w.commit(this.kv)) return rows.length;
+      todo = rows.map((entry) => entry.key[2] as number);
     }
-    if (todo.length > 0) throw new QueueContendedError("The queue kept changing; ack again");
-    return removed;
+    throw new QueueContendedError("The queue kept changing; ack again");
   }
-}
-
-/**
- * Adds the removal of queue entry `entry.seq` of `fingerprint` (and of its ciphertext's
- * chunks) to `w`, and returns `w`. Blind: acking an entry already gone changes nothing.
- */
-function addAck(w: KvWrite, fingerprint: string, entry: AckEntry): KvWrite {
-  w.delete(keys.queue(fingerprint, entry.seq));
-  const set = chunkSetOf(entry.location);
-  if (set) deleteParts(w, keys.chunksOf(set.blobId), set.chunks);
-  return w;
 }

@@ -4,11 +4,13 @@
  *
  * @module
  */
-import { GroupCommitter } from "../group_commit.ts";
+import { join } from "node:path";
+import { KV_FILE } from "../kv.ts";
 import type { BlobMetaPort } from "../ports/blob_meta.ts";
 import type { EnvelopePort } from "../ports/envelopes.ts";
 import type { IdentityPort } from "../ports/identity.ts";
 import type { ManifestPort } from "../ports/manifests.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../segments.ts";
 import { KvBlobMeta } from "./blob_meta.ts";
 import { KvEnvelopes } from "./envelopes.ts";
 import { KvIdentity } from "./identity.ts";
@@ -23,31 +25,28 @@ export interface RelayPorts {
 }
 
 /**
- * The relay's ports over `kv`. `storePath` (the store's file) lets queue depths be counted
- * without reading the queued rows. `close()` waits for intake's commits in flight and closes
- * what the ports opened (not `kv`).
+ * The relay's ports over `kv`, the store of data dir `dataDir` (its queued ciphertexts lie in
+ * `<dataDir>/segments`). `close()` waits for intake's commits in flight and closes what the
+ * ports opened (not `kv`).
  *
  * @example
  * ```ts
- * const relay = relayKvPorts(kv, { storePath: join(dataDir, KV_FILE) });
+ * const relay = await relayKvPorts(kv, "./data");
  * const user = await relay.identity.getUser(userId);
  * await relay.close();
  * ```
  */
-export function relayKvPorts(
+export async function relayKvPorts(
   kv: Deno.Kv,
-  options: { storePath?: string } = {},
-): RelayPorts & { close(): Promise<void> } {
-  const committer = new GroupCommitter(kv);
-  const envelopes = new KvEnvelopes(kv, committer, options);
+  dataDir: string,
+): Promise<RelayPorts & { close(): Promise<void> }> {
+  const segments = await SegmentLog.open(join(dataDir, SEGMENTS_DIR));
+  const envelopes = new KvEnvelopes(kv, segments, { storePath: join(dataDir, KV_FILE) });
   return {
     envelopes,
     identity: new KvIdentity(kv),
     manifests: new KvManifests(kv),
     blobMeta: new KvBlobMeta(kv),
-    close: async () => {
-      await committer.idle();
-      envelopes.close();
-    },
+    close: () => envelopes.close(),
   };
 }

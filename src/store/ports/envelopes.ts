@@ -11,12 +11,6 @@ import type { WritePart } from "../write_part.ts";
 
 export type { SubmissionRow };
 
-/**
- * Where a queued envelope's ciphertext is stored, opaque outside the implementation that
- * wrote it (the in-store ack needs it to delete what the envelope took).
- */
-export type EnvelopeLocation = string & { readonly __envelopeLocation: unique symbol };
-
 /** An ack found the queue changing under it on every attempt; acking again is safe. */
 export class QueueContendedError extends Error {
   override name = "QueueContendedError";
@@ -47,12 +41,10 @@ export interface QueuedEnvelope extends EnvelopeHeader {
   /** Queue position: strictly increasing in arrival (commit) order per recipient. */
   seq: number;
   ciphertext: Uint8Array;
-  /** For {@linkcode EnvelopePort.ackPart}; absent when the envelope takes nothing else. */
-  location?: EnvelopeLocation;
 }
 
-/** A queue entry as acking needs it: its position (and location, when it has one). */
-export type AckEntry = Pick<QueuedEnvelope, "seq" | "location">;
+/** A queue entry as acking needs it: its position. */
+export type AckEntry = Pick<QueuedEnvelope, "seq">;
 
 /** A page of a recipient's queue. */
 export interface QueuePage {
@@ -79,7 +71,7 @@ export interface EnvelopePort {
    * version `expectedVersion` (null: no head of that id is stored). False (nothing written)
    * when it is not. The envelope's `seq` is later than every envelope committed before.
    * Ciphertexts of any size up to the intake limit are taken; a crash mid-write leaves nothing
-   * a reader sees (see {@linkcode sweepStaging}).
+   * a reader sees (and nothing {@linkcode sweep} does not remove).
    */
   writeVersion(
     head: SubmissionRow,
@@ -110,8 +102,10 @@ export interface EnvelopePort {
   /** Depth (up to `cap`) and oldest arrival of `fingerprint`'s queue. */
   queueStats(fingerprint: string, cap: number): Promise<QueueStats>;
   /**
-   * Removes what writes interrupted by a crash left behind (never visible to readers); run
-   * before serving. Answers how many interrupted writes it cleaned.
+   * Frees the storage no queued envelope needs any more: what acked envelopes took and what
+   * writes interrupted by a crash left (never visible to readers). Safe at any time, alongside
+   * reads and writes; run it before serving and periodically. Answers how many storage units
+   * (implementation-defined: files, chunk sets) it freed.
    */
-  sweepStaging(): Promise<number>;
+  sweep(): Promise<number>;
 }

@@ -1,12 +1,14 @@
 /**
- * The Deno KV layout of the envelope port (what the contract cannot see): a large ciphertext's
- * chunk rows and staging marker, and the sweep of what a crash mid-write leaves.
+ * The Deno KV layout of the envelope port (what the contract cannot see): small queue rows in
+ * the store, ciphertexts in the segment files, and the sweep of what a crash mid-write leaves.
  */
 import assert from "node:assert/strict";
-import { GroupCommitter } from "../../../src/store/group_commit.ts";
-import { keys } from "../../../src/store/keys.ts";
+import { join } from "node:path";
+import { keys, type QueueRow } from "../../../src/store/keys.ts";
+import { KV_FILE } from "../../../src/store/kv.ts";
 import { KvEnvelopes } from "../../../src/store/kv/envelopes.ts";
 import type { SubmissionRow } from "../../../src/store/ports/envelopes.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../../../src/store/segments.ts";
 import { freshKv } from "../contract/_kv.ts";
 
 const head: SubmissionRow = {
@@ -19,44 +21,53 @@ const head: SubmissionRow = {
   latestDigest: "d",
 };
 
-async function count(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
-  return (await Array.fromAsync(kv.list({ prefix }))).length;
+const envelope = (ciphertext: Uint8Array) => ({
+  formId: "contact",
+  recipientPubkey: "pk",
+  submitterId: null,
+  ciphertext,
+});
+
+async function segmentFiles(dir: string): Promise<string[]> {
+  return (await Array.fromAsync(Deno.readDir(join(dir, SEGMENTS_DIR)))).map((e) => e.name).sort();
 }
 
-Deno.test("kv envelopes: a large ciphertext lies in 60 KiB chunks that its ack deletes", async () => {
-  const { kv, close } = await freshKv();
+Deno.test("kv envelopes: a queue row points into the segment files, which hold the bytes", async () => {
+  const { kv, dir, close } = await freshKv();
+  const port = new KvEnvelopes(kv, await SegmentLog.open(join(dir, SEGMENTS_DIR)));
   try {
-    const port = new KvEnvelopes(kv, new GroupCommitter(kv));
     const ciphertext = new Uint8Array(2 * 1024 * 1024 + 1).fill(7);
-    const env = { formId: "contact", recipientPubkey: "pk", submitterId: null, ciphertext };
-    assert.equal(await port.writeVersion(head, null, env), true);
-    assert.equal(await count(kv, ["chunks"]), 35, "2 MiB + 1 in 60 KiB chunks");
-    assert.equal(await count(kv, keys.stagingAll()), 0, "the commit removed the marker");
+    assert.equal(await port.writeVersion(head, null, envelope(ciphertext)), true);
     const [item] = (await port.listQueue("fp", 0, 1)).items;
-    assert.equal(await port.ack("fp", [item.seq]), 1);
-    assert.equal(await count(kv, ["chunks"]), 0, "acking deletes the chunks");
+    const row = (await kv.get<QueueRow>(keys.queue("fp", item.seq))).value!;
+    assert.deepEqual(row.ref, { s: 1, o: 0, n: ciphertext.length });
+    assert.equal("ciphertext" in row, false, "the row holds no bytes");
+    assert.equal((await Deno.stat(join(dir, SEGMENTS_DIR, "000000000001.seg"))).size, row.ref.n);
+    const storeBytes = (await Deno.stat(join(dir, KV_FILE))).size +
+      (await Deno.stat(join(dir, `${KV_FILE}-wal`))).size;
+    assert.ok(storeBytes < 1024 * 1024, `the store holds rows only (${storeBytes} B)`);
   } finally {
+    await port.close();
     await close();
   }
 });
 
-Deno.test("kv envelopes: the staging sweep removes chunk sets whose commit never came", async () => {
-  const { kv, close } = await freshKv();
+Deno.test("kv envelopes: bytes a crash left before their rows go with their segment", async () => {
+  const { kv, dir, close } = await freshKv();
+  // A process appended and flushed, then died before the commit of the rows.
+  const crashed = await SegmentLog.open(join(dir, SEGMENTS_DIR));
+  crashed.append(new Uint8Array(5000));
+  await crashed.close();
+  const port = new KvEnvelopes(kv, await SegmentLog.open(join(dir, SEGMENTS_DIR)));
   try {
-    const port = new KvEnvelopes(kv, new GroupCommitter(kv));
-    // A crash between writing the chunks and the commit leaves this behind.
-    await kv.set(keys.staging("b1"), { chunks: 2, at: Date.now() });
-    await kv.set(keys.chunk("b1", 0), new Uint8Array(10));
-    await kv.set(keys.chunk("b1", 1), new Uint8Array(10));
-    const ciphertext = new Uint8Array(100_000);
-    const env = { formId: "contact", recipientPubkey: "pk", submitterId: null, ciphertext };
-    await port.writeVersion(head, null, env);
-    assert.equal(await port.sweepStaging(), 1);
-    assert.equal(await count(kv, keys.stagingAll()), 0);
-    assert.equal(await count(kv, keys.chunksOf("b1")), 0);
+    assert.equal(await port.writeVersion(head, null, envelope(new Uint8Array(100).fill(1))), true);
+    assert.deepEqual(await segmentFiles(dir), ["000000000001.seg", "000000000002.seg"]);
+    assert.equal(await port.sweep(), 1);
+    assert.deepEqual(await segmentFiles(dir), ["000000000002.seg"]);
     const [item] = (await port.listQueue("fp", 0, 1)).items;
-    assert.deepEqual(item.ciphertext, ciphertext, "a committed envelope's chunks stay");
+    assert.deepEqual(item.ciphertext, new Uint8Array(100).fill(1), "the committed one stays");
   } finally {
+    await port.close();
     await close();
   }
 });
