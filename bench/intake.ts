@@ -18,9 +18,9 @@
 import { parseArgs } from "node:util";
 import { publishForm, registerDatabase, type TestDatabase } from "../tests/_support/owner.ts";
 import { freePort, type ServerProcess, spawnServer, waitFor } from "../tests/_support/process.ts";
-import { keys, type QueueRow, type SubmissionRow } from "../src/store/keys.ts";
+import { relayKvPorts } from "../src/store/kv/relay_ports.ts";
 import { fmt, wrk, type WrkResult } from "./_wrk.ts";
-import { SegmentLog, SEGMENTS_DIR } from "../src/store/segments.ts";
+import { SEGMENTS_DIR } from "../src/store/segments.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -93,45 +93,36 @@ async function startBaseline(fingerprint: string) {
 }
 
 /**
- * Writes `count` envelopes straight into the store as intake does: head + queue row, the 1 KiB
- * ciphertext in the segment files.
+ * Writes `count` envelopes into the store through the envelope port, as intake does (head and
+ * queued version, the 1 KiB ciphertext wherever the store keeps ciphertexts), 256 at a time.
  */
 async function prefill(dataDir: string, db: TestDatabase, count: number) {
   const kv = await Deno.openKv(`${dataDir}/sealpost.kv`);
-  const segments = await SegmentLog.open(`${dataDir}/${SEGMENTS_DIR}`);
+  const relay = await relayKvPorts(kv, dataDir);
   const ciphertext = crypto.getRandomValues(new Uint8Array(1024));
-  let seq = Date.now() * 1000 - count - 1;
-  const perOp = 100;
-  for (let start = 0; start < count; start += perOp) {
-    const op = kv.atomic();
-    for (let i = start; i < Math.min(count, start + perOp); i++) {
-      const id = crypto.randomUUID().replaceAll("-", "");
-      const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
-      const createdAt = new Date().toISOString();
-      const head: SubmissionRow = {
-        id,
-        formId: "bench",
-        fingerprint: db.fingerprint,
-        createdAt,
-        version: 1,
-        digest,
-        latestDigest: digest,
-      };
-      const queued: QueueRow = {
-        submissionId: id,
-        version: 1,
-        formId: "bench",
-        recipientPubkey: db.publicKey,
-        submitterId: null,
-        receivedAt: createdAt,
-        ref: segments.append(ciphertext),
-      };
-      op.set(keys.submission(id), head).set(keys.queue(db.fingerprint, ++seq), queued);
+  const write = () => {
+    const id = crypto.randomUUID().replaceAll("-", "");
+    const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
+    const head = {
+      id,
+      formId: "bench",
+      fingerprint: db.fingerprint,
+      createdAt: new Date().toISOString(),
+      version: 1,
+      digest,
+      latestDigest: digest,
+    };
+    const envelope = { formId: "bench", recipientPubkey: db.publicKey, submitterId: null };
+    return relay.envelopes.writeVersion(head, null, { ...envelope, ciphertext });
+  };
+  let next = 0;
+  await Promise.all(Array.from({ length: 256 }, async () => {
+    while (next < count) {
+      next++;
+      await write();
     }
-    await segments.flush();
-    await op.commit();
-  }
-  await segments.close();
+  }));
+  await relay.close();
   kv.close();
 }
 
