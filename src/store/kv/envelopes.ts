@@ -120,11 +120,6 @@ export class KvEnvelopes implements EnvelopePort {
     return { items, nextCursor: more && last ? last.seq : null };
   }
 
-  async getQueued(fingerprint: string, seq: number): Promise<QueuedEnvelope | null> {
-    const entry = await this.kv.get<QueueRow>(keys.queue(fingerprint, seq));
-    return entry.value ? await this.#queued(entry as Deno.KvEntry<QueueRow>) : null;
-  }
-
   async ack(fingerprint: string, seqs: number[]): Promise<number> {
     const unique = [...new Set(seqs)];
     let removed = 0;

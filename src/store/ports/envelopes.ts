@@ -84,8 +84,6 @@ export interface EnvelopePort {
    * least one item).
    */
   listQueue(fingerprint: string, after: number, limit: number): Promise<QueuePage>;
-  /** Queued envelope `seq` of `fingerprint`, or null when acked or never queued. */
-  getQueued(fingerprint: string, seq: number): Promise<QueuedEnvelope | null>;
   /**
    * Removes the envelopes at positions `seqs` from `fingerprint`'s queue; answers how many
    * were there. Idempotent: positions acked already (or never used) are skipped, and two acks
