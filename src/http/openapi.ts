@@ -5,8 +5,8 @@
  * @module
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AuthEnv } from "../relay/auth.ts";
-import { validationError } from "./errors.ts";
+import type { AuthEnv } from "../auth/index.ts";
+import { validationError } from "../errors/index.ts";
 
 /** The JSON error body (see `errors.ts`). */
 export const ErrorSchema = z.object({

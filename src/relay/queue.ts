@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { ApiError } from "../http/errors.ts";
+import { Conflict } from "../errors/index.ts";
 import { keys, type QueueRow } from "../store/keys.ts";
 import { readCiphertext } from "./submissions.ts";
 
@@ -153,6 +153,6 @@ async function ackBatch(kv: Deno.Kv, fp: string, seqs: number[]): Promise<number
       else todo.push(...seqs);
     }
   }
-  if (todo.length > 0) throw new ApiError(409, "conflict", "The queue kept changing; ack again");
+  if (todo.length > 0) throw new Conflict("conflict", "The queue kept changing; ack again");
   return removed;
 }

@@ -43,7 +43,7 @@ export const CHUNK_BYTES = 60 * 1024;
  *
  * @example
  * ```ts
- * await commitSized(op, () => new ApiError(413, "form_too_large", "The form is too large"));
+ * await commitSized(op, () => new TooLarge("form_too_large", "The form is too large"));
  * ```
  */
 export async function commitSized(

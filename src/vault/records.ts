@@ -14,7 +14,7 @@ import {
   type RecordReason,
   type StoredRecordEvent,
 } from "../events/record_event.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, NotFound } from "../errors/index.ts";
 import { readPage } from "../http/ids.ts";
 import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
 import { indexDelete, indexInsert } from "./record_index.ts";
@@ -243,8 +243,7 @@ export async function getRecord(
 }
 
 function notFound(formId: string, recordId: string) {
-  return new ApiError(
-    404,
+  return new NotFound(
     "record_not_found",
     `No record "${recordId}" in form "${formId}"`,
     "recordId",
@@ -312,7 +311,7 @@ export async function commitRecordChange(
     const event = await build(op, entry.value?.deletedAt ? null : entry.value);
     if ((await op.commit()).ok) return announceRecordEvents(kv, [event]);
   }
-  throw new ApiError(409, "conflict", `Record "${recordId}" kept changing; try again`);
+  throw new Conflict("conflict", `Record "${recordId}" kept changing; try again`);
 }
 
 /**
