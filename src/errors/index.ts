@@ -4,20 +4,5 @@
  *
  * @module
  */
-export {
-  Conflict,
-  DomainError,
-  type ErrorKind,
-  Forbidden,
-  Gone,
-  Invalid,
-  NotFound,
-  QuotaExceeded,
-  RateLimited,
-  TooLarge,
-  Unauthenticated,
-  Unavailable,
-  Unprocessable,
-  UpstreamFailed,
-} from "./kinds.ts";
-export { formatIssues, issuePath, validationError } from "./zod_issues.ts";
+export * from "./kinds.ts";
+export * from "./zod_issues.ts";
