@@ -48,6 +48,20 @@ export async function mintToken(
 }
 
 /**
+ * The principal token `id` stands for now; null once it is revoked (a console session made
+ * from it ends then).
+ *
+ * @example
+ * ```ts
+ * const owner = await principalOfToken(kv, session.tokenId);
+ * ```
+ */
+export async function principalOfToken(kv: Deno.Kv, id: string): Promise<Principal | null> {
+  const row = await tokenRow(kv, id);
+  return row && principalOf(row);
+}
+
+/**
  * The principal a presented token stands for, or null when it is malformed, unknown,
  * revoked, of another kind than its prefix says, or its secret is wrong.
  *

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { OwnerPrincipal } from "../auth/index.ts";
+import { type OwnerPrincipal, principalOfToken } from "../auth/index.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { consoleKeys, type ConsoleSessionRow, keys, type TokenRow } from "../store/keys.ts";
+import { consoleKeys, type ConsoleSessionRow } from "../store/keys.ts";
 
 /** Lifetimes of a session, in seconds. */
 export interface SessionLimits {
@@ -85,8 +85,8 @@ export class Sessions {
     const now = this.now();
     const expired = now - row.seenAt > this.limits.idleSeconds * 1000 ||
       now - row.createdAt > this.limits.maxSeconds * 1000;
-    const token = expired ? null : (await this.kv.get<TokenRow>(keys.token(row.tokenId))).value;
-    if (!token || token.userId !== row.userId) {
+    const owner = expired ? null : await principalOfToken(this.kv, row.tokenId);
+    if (owner?.kind !== "owner" || owner.userId !== row.userId) {
       await this.#delete(row.userId, idHash);
       return null;
     }
