@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { authenticate, mintToken } from "../../src/auth/index.ts";
+import { authenticate, mintToken, principalOfToken } from "../../src/auth/index.ts";
 import { keys, type TokenRow } from "../../src/store/keys.ts";
 
 async function withKv(fn: (kv: Deno.Kv) => Promise<void>) {
@@ -66,5 +66,18 @@ Deno.test("authenticate: an owner row without a user stands for nobody", async (
   await withKv(async (kv) => {
     const orphan = await stored(kv, "owner", null);
     assert.equal(await authenticate(kv, orphan.token), null);
+  });
+});
+
+Deno.test("principalOfToken: the principal of a token id while its row exists", async () => {
+  await withKv(async (kv) => {
+    const owner = await stored(kv, "owner", "u1");
+    assert.deepEqual(await principalOfToken(kv, owner.row.id), {
+      kind: "owner",
+      tokenId: owner.row.id,
+      userId: "u1",
+    });
+    await kv.delete(keys.token(owner.row.id));
+    assert.equal(await principalOfToken(kv, owner.row.id), null);
   });
 });
