@@ -6,6 +6,7 @@
  */
 import { type Context, Hono } from "hono";
 import { httpError } from "../http/errors.ts";
+import { assertOwns } from "../auth/index.ts";
 import { NotFound } from "../errors/index.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import type { VaultForm } from "../vault/index.ts";
@@ -48,9 +49,9 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const id = c.req.param("deliveryId") ?? "";
     const entry = /^[0-9a-f]{32}$/.test(id) ? await store.delivery(id) : null;
     const row = entry && await store.config(entry.value.webhookId);
-    if (!entry || !row || (await vault.forms.row(row.formId))?.userId !== c.var.session.userId) {
-      throw new NotFound("delivery_not_found", `Delivery "${id}" not found`);
-    }
+    const notFound = () => new NotFound("delivery_not_found", `Delivery "${id}" not found`);
+    if (!entry || !row) throw notFound();
+    assertOwns(c.var.session.userId, (await vault.forms.row(row.formId))?.userId, notFound);
     return { entry, row };
   };
 

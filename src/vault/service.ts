@@ -8,6 +8,7 @@ import { open } from "../crypto/sealed_box.ts";
 import type { FieldDef } from "../forms/fields.ts";
 import { buildValuesSchema } from "../forms/fields.ts";
 import type { FilesMode, Manifest } from "../forms/manifest.ts";
+import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import { deleteLargeValue } from "../store/large_value.ts";
@@ -172,9 +173,10 @@ export class Vault {
   /** A database of `userId`, or a 404. */
   async database(userId: string, dbId: string): Promise<VaultDatabaseRow> {
     const row = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(dbId))).value;
-    if (!row || row.userId !== userId) {
-      throw new NotFound("database_not_found", `No database "${dbId}" in this vault`, "id");
-    }
+    const notFound = () =>
+      new NotFound("database_not_found", `No database "${dbId}" in this vault`, "id");
+    if (!row) throw notFound();
+    assertOwns(userId, row.userId, notFound);
     return row;
   }
 
