@@ -79,6 +79,16 @@ Deno.test("another owner's form, queue and file answer like missing ones", async
       assert.equal(missing.status, 404, missingPath);
       assert.equal(missing.body.error.code, code, missingPath);
     }
+    // A form on another owner's database: the database is not found, as a missing one.
+    for (const databaseId of [db.id, "0".repeat(32)]) {
+      const created = await call(`${inst.url}/vault/forms`, {
+        method: "POST",
+        token: mallory.token,
+        json: { databaseId, title: "Mine", fields: [{ id: "a", kind: "text", label: "A" }] },
+      });
+      assert.equal(created.status, 404, databaseId);
+      assert.equal(created.body.error.code, "database_not_found");
+    }
   } finally {
     await inst.close();
   }
