@@ -13,7 +13,7 @@ import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { NotFound } from "../errors/index.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
-import { assertOwns, type AuthEnv, requireOwner } from "../auth/index.ts";
+import { assertOwns, type OwnerEnv, requireOwner } from "../auth/index.ts";
 import { mimeEssence } from "../forms/file_ref.ts";
 import { parseRange } from "./range.ts";
 import {
@@ -192,9 +192,9 @@ function etagMatches(header: string | undefined, hash: string): boolean {
 }
 
 /** Mounts the blob routes on a new router. */
-export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
+export function blobRoutes(deps: BlobDeps): OpenAPIHono<OwnerEnv> {
   const { kv, config, blobs } = deps;
-  const app = newRouter();
+  const app = newRouter<OwnerEnv>();
   const trust = new AddressRanges(config.server.trusted_proxies);
   const ownerLimit = rateLimit(deps.limiters.owner, trust);
   const ownerAuth = requireOwner(kv);

@@ -83,7 +83,7 @@ async function assertQueueOwner(kv: Deno.Kv, fp: string, userId: string) {
 /** Mounts the relay's routes on a new router. */
 export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   const { kv, config, intake, forms } = deps;
-  const app = newRouter();
+  const app = newRouter<AuthEnv>();
   const trust = new AddressRanges(config.server.trusted_proxies);
   const envelopeCap = Math.ceil(config.intake.max_ciphertext_bytes / 3) * 4 + 16 * 1024;
   const tooLarge = {

@@ -7,15 +7,15 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { newRouter } from "../http/openapi.ts";
 import { jsonBody } from "../http/body.ts";
-import { type AuthEnv, requireOwner } from "../auth/index.ts";
+import { type OwnerEnv, requireOwner } from "../auth/index.ts";
 import { getRecord, listRecords } from "./records.ts";
 import { FIELD_DEFINITION } from "./route_schemas.ts";
 import { vaultRouteSpecs as r } from "./route_specs.ts";
 import type { Vault } from "./service.ts";
 
 /** Mounts the vault's owner API on a new router. */
-export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
-  const app = newRouter();
+export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<OwnerEnv> {
+  const app = newRouter<OwnerEnv>();
   // The full field-definition schema, generated from the zod schemas that validate it.
   app.openAPIRegistry.registerComponent("schemas", "FieldDefinition", FIELD_DEFINITION);
   const auth = requireOwner(kv);

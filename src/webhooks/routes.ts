@@ -11,7 +11,7 @@ import type { MiddlewareHandler } from "hono";
 import { jsonBody } from "../http/body.ts";
 import { NotFound } from "../errors/index.ts";
 import { FormIdSchema } from "../http/ids.ts";
-import { assertOwns, type AuthEnv, requireOwner } from "../auth/index.ts";
+import { assertOwns, type OwnerEnv, requireOwner } from "../auth/index.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import {
   newConfig,
@@ -169,10 +169,10 @@ const testWebhook = createRoute({
 });
 
 /** Mounts the webhook owner API on a new router. */
-export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
+export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   const { engine } = deps;
   const { store, forms } = engine;
-  const app = newRouter();
+  const app = newRouter<OwnerEnv>();
   const auth = [deps.rateLimit, requireOwner(deps.kv)];
   const body = jsonBody(() => 512 * 1024, {
     code: "payload_too_large",
