@@ -105,7 +105,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     app.route(
       "/",
       blobRoutes({
-        kv: deps.kv,
+        identity: deps.identity,
         config,
         blobs: deps.blobs,
         limiters: {
@@ -116,18 +116,18 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
       }),
     );
   }
-  if (deps.vault) app.route("/", vaultRoutes(deps.kv, deps.vault));
+  if (deps.vault) app.route("/", vaultRoutes(deps.kv, deps.vault, deps.identity));
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
     app.use("/vault-files/*", rateLimit(limiter(config.rate_limits.blob_reads), proxies));
-    app.route("/", vaultFileRoutes(deps.kv, deps.vault));
+    app.route("/", vaultFileRoutes(deps.kv, deps.vault, deps.identity));
   }
   // Webhooks' owner API (src/webhooks): outbound configuration lives with the vault only.
   if (deps.vault) {
     app.route(
       "/",
       webhookRoutes({
-        kv: deps.kv,
+        identity: deps.identity,
         engine: deps.webhooks,
         rateLimit: rateLimit(relayDeps.limiters.owner, proxies),
       }),
@@ -135,7 +135,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   }
   // The owner console (src/console): web pages of the vault only; a relay serves none.
   if (deps.vault) {
-    const sessions = new Sessions(deps.kv, {
+    const sessions = new Sessions(deps.kv, deps.identity, {
       idleSeconds: config.console.session_idle_seconds,
       maxSeconds: config.console.session_max_seconds,
     });

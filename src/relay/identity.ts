@@ -9,9 +9,9 @@
 import { fingerprint } from "../crypto/keys.ts";
 import { seal } from "../crypto/sealed_box.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, Forbidden, Invalid, NotFound } from "../errors/index.ts";
 import type { ChallengeRow, DatabaseRow, IdentityPort, UserRow } from "../store/ports/identity.ts";
-import { mintToken } from "./tokens.ts";
+import { mintToken } from "../auth/tokens.ts";
 
 /** How long a registration challenge stays answerable. */
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
@@ -30,11 +30,10 @@ export function decodeRecipientKey(b64: string, field: string): Uint8Array {
   try {
     raw = Uint8Array.fromBase64(b64);
   } catch {
-    throw new ApiError(400, "invalid_request", `${field} is not valid base64`, field);
+    throw new Invalid("invalid_request", `${field} is not valid base64`, field);
   }
   if (raw.length !== 32) {
-    throw new ApiError(
-      400,
+    throw new Invalid(
       "invalid_request",
       `${field} must decode to 32 bytes, got ${raw.length}`,
       field,
@@ -74,7 +73,7 @@ export async function startRegistration(
   const publicKey = decodeRecipientKey(publicKeyB64, "publicKey");
   const fp = fingerprint(publicKey);
   if (await identity.recipientOwner(fp)) {
-    throw new ApiError(409, "key_registered", "This recipient key is already registered");
+    throw new Conflict("key_registered", "This recipient key is already registered");
   }
   const answer = crypto.getRandomValues(new Uint8Array(32));
   const row: ChallengeRow = {
@@ -111,10 +110,10 @@ export async function completeRegistration(
   try {
     answer = Uint8Array.fromBase64(answerB64);
   } catch {
-    throw new ApiError(400, "invalid_request", "challenge is not valid base64", "challenge");
+    throw new Invalid("invalid_request", "challenge is not valid base64", "challenge");
   }
   if (!timingSafeEqual(await sha256Hex(answer), challenge.answerHash)) {
-    throw new ApiError(403, "challenge_failed", "The challenge answer is wrong", "challenge");
+    throw new Forbidden("challenge_failed", "The challenge answer is wrong", "challenge");
   }
   const db: DatabaseRow = {
     id: randomId(8),
@@ -127,11 +126,11 @@ export async function completeRegistration(
   const outcome = await identity.completeRegistration(challenge, db);
   if (outcome === "challenge_gone") throw challengeNotFound();
   if (outcome === "key_registered") {
-    throw new ApiError(409, "key_registered", "This recipient key is already registered");
+    throw new Conflict("key_registered", "This recipient key is already registered");
   }
   return db;
 }
 
-function challengeNotFound(): ApiError {
-  return new ApiError(404, "challenge_not_found", "Unknown or expired challenge", "challengeId");
+function challengeNotFound(): NotFound {
+  return new NotFound("challenge_not_found", "Unknown or expired challenge", "challengeId");
 }

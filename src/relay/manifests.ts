@@ -7,7 +7,7 @@
  * @module
  */
 import type { Manifest } from "../forms/manifest.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, Forbidden, Invalid, TooLarge } from "../errors/index.ts";
 import type { IdentityPort } from "../store/ports/identity.ts";
 import {
   type FormRow,
@@ -26,8 +26,9 @@ export interface ManifestStores {
 /**
  * Stores `manifest` as the published form `formId` of `userId`.
  *
- * @throws {ApiError} 400 when the manifest names another form or user, 403 when the key is
- * not the user's, 409 when the form belongs to someone else or the version goes backwards.
+ * @throws {Invalid} when the manifest names another form or user, {@linkcode Forbidden} when
+ * the key is not the user's, {@linkcode Conflict} when the form belongs to someone else or the
+ * version goes backwards.
  */
 export async function publishManifest(
   stores: ManifestStores,
@@ -36,16 +37,14 @@ export async function publishManifest(
   manifest: Manifest,
 ): Promise<{ row: FormRow; created: boolean }> {
   if (manifest.formId !== formId) {
-    throw new ApiError(
-      400,
+    throw new Invalid(
       "invalid_request",
       `Manifest formId "${manifest.formId}" differs from the path's "${formId}"`,
       "formId",
     );
   }
   if (manifest.recipient.userId !== userId) {
-    throw new ApiError(
-      400,
+    throw new Invalid(
       "invalid_request",
       `recipient.userId "${manifest.recipient.userId}" is not the publishing user`,
       "recipient.userId",
@@ -55,8 +54,7 @@ export async function publishManifest(
   const fp = fingerprint(publicKey);
   const owner = await stores.identity.recipientOwner(fp);
   if (owner?.userId !== userId) {
-    throw new ApiError(
-      403,
+    throw new Forbidden(
       "recipient_not_owned",
       "recipient.publicKey is not a registered database of this user",
       "recipient.publicKey",
@@ -64,11 +62,10 @@ export async function publishManifest(
   }
   const current = await stores.manifests.get(formId);
   if (current && current.userId !== userId) {
-    throw new ApiError(409, "form_id_taken", `Form id "${formId}" belongs to another user`);
+    throw new Conflict("form_id_taken", `Form id "${formId}" belongs to another user`);
   }
   if (current && manifest.schemaVersion < current.schemaVersion) {
-    throw new ApiError(
-      409,
+    throw new Conflict(
       "stale_schema_version",
       `schemaVersion ${manifest.schemaVersion} is older than the published ${current.schemaVersion}`,
       "schemaVersion",
@@ -88,10 +85,10 @@ export async function publishManifest(
     written = await stores.manifests.put(row, current);
   } catch (err) {
     if (!(err instanceof ManifestTooLargeError)) throw err;
-    throw new ApiError(413, "manifest_too_large", err.message);
+    throw new TooLarge("manifest_too_large", err.message);
   }
   if (!written) {
-    throw new ApiError(409, "conflict", `Form "${formId}" changed meanwhile; publish again`);
+    throw new Conflict("conflict", `Form "${formId}" changed meanwhile; publish again`);
   }
   return { row, created: current === null };
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ApiError } from "../http/errors.ts";
+import { Conflict } from "../errors/index.ts";
 import {
   type AckEntry,
   type EnvelopePort,
@@ -57,7 +57,7 @@ export async function ackQueue(envelopes: EnvelopePort, fp: string, seqs: number
   try {
     return await envelopes.ack(fp, seqs);
   } catch (err) {
-    if (err instanceof QueueContendedError) throw new ApiError(409, "conflict", err.message);
+    if (err instanceof QueueContendedError) throw new Conflict("conflict", err.message);
     throw err;
   }
 }

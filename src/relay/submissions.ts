@@ -9,9 +9,9 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, Forbidden, Gone, Invalid, NotFound, TooLarge } from "../errors/index.ts";
 import type { EnvelopePort, SubmissionRow } from "../store/ports/envelopes.ts";
-import type { EditTokens } from "./edit_tokens.ts";
+import type { EditTokens } from "../auth/edit_tokens.ts";
 import type { FormDirectory } from "./manifests.ts";
 
 /** What a successful POST or PUT answers. */
@@ -71,7 +71,7 @@ export class Intake {
       }
       head = await this.envelopes.getSubmission(env.submissionId);
     }
-    throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
+    throw new Conflict("conflict", "The submission changed meanwhile; retry");
   }
 
   /**
@@ -82,8 +82,7 @@ export class Intake {
     IntakeReceipt
   > {
     if (env.submissionId !== submissionId) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `Envelope submissionId "${env.submissionId}" differs from the path's`,
         "submissionId",
@@ -91,17 +90,16 @@ export class Intake {
     }
     let head = await this.envelopes.getSubmission(submissionId);
     if (!head) {
-      throw new ApiError(404, "submission_not_found", `Unknown submission "${submissionId}"`);
+      throw new NotFound("submission_not_found", `Unknown submission "${submissionId}"`);
     }
     if (!this.editTokens.verify(submissionId, editToken)) {
-      throw new ApiError(403, "invalid_edit_token", "The edit token does not match");
+      throw new Forbidden("invalid_edit_token", "The edit token does not match");
     }
     if (Date.parse(head.createdAt) + this.limits.editWindowMs < Date.now()) {
-      throw new ApiError(410, "edit_window_closed", "The edit window of this submission is over");
+      throw new Gone("edit_window_closed", "The edit window of this submission is over");
     }
     if (env.formId !== head.formId) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `An amendment must keep formId "${head.formId}"`,
         "formId",
@@ -124,7 +122,7 @@ export class Intake {
       }
       head = await this.envelopes.getSubmission(submissionId);
     }
-    throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
+    throw new Conflict("conflict", "The submission changed meanwhile; retry");
   }
 
   #replay(
@@ -134,8 +132,7 @@ export class Intake {
     version: number,
   ): IntakeReceipt {
     if (digest !== prepared.digest) {
-      throw new ApiError(
-        409,
+      throw new Conflict(
         "submission_conflict",
         `Submission "${head.id}" already exists with other content`,
         "submissionId",
@@ -150,19 +147,17 @@ export class Intake {
     try {
       ciphertext = Uint8Array.fromBase64(env.ciphertext);
     } catch {
-      throw new ApiError(400, "invalid_request", "ciphertext is not valid base64", "ciphertext");
+      throw new Invalid("invalid_request", "ciphertext is not valid base64", "ciphertext");
     }
     if (ciphertext.length > this.limits.maxCiphertextBytes) {
-      throw new ApiError(
-        413,
+      throw new TooLarge(
         "ciphertext_too_large",
         `Ciphertext of ${ciphertext.length} bytes exceeds the ${this.limits.maxCiphertextBytes}-byte limit`,
         "ciphertext",
       );
     }
     if (ciphertext.length < 48) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `Ciphertext of ${ciphertext.length} bytes is shorter than a sealed box (48 bytes)`,
         "ciphertext",
@@ -170,11 +165,10 @@ export class Intake {
     }
     const form = await this.forms.get(env.formId);
     if (!form) {
-      throw new ApiError(404, "form_not_found", `Form "${env.formId}" is not published`, "formId");
+      throw new NotFound("form_not_found", `Form "${env.formId}" is not published`, "formId");
     }
     if (!sameKey(form.publicKey, env.recipientPubkey)) {
-      throw new ApiError(
-        404,
+      throw new NotFound(
         "recipient_mismatch",
         `recipientPubkey is not the published key of form "${env.formId}"`,
         "recipientPubkey",

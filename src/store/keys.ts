@@ -116,7 +116,7 @@ export const vaultKeys = {
   /** Records of a form, by record id (a submission's record id is its submission id). */
   record: (formId: string, recordId: string) => ["vault", "records", formId, recordId] as const,
   records: (formId: string) => ["vault", "records", formId] as const,
-  /** Large value (src/store/large_value.ts) of a record's values. */
+  /** The parts (src/store/parts.ts) of a record's values. */
   recordValues: (formId: string, recordId: string) =>
     ["vault", "record_values", formId, recordId] as const,
   /** One saved version of a record (its history, oldest first: keyed by `savedAt`). */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Blobs, type BlobSettings, FsBlobStore, UrlSigner } from "../../src/blobs/index.ts";
 import { ConfigSchema } from "../../src/config/index.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { httpError } from "../../src/http/errors.ts";
 import { KvBlobMeta } from "../../src/store/kv/blob_meta.ts";
 import { KvIdentity } from "../../src/store/kv/identity.ts";
 import { random, sha256, streamOf } from "./_helpers.ts";
@@ -68,7 +68,8 @@ async function code(work: Promise<unknown>): Promise<string> {
   try {
     await work;
   } catch (err) {
-    if (err instanceof ApiError) return `${err.status} ${err.code}`;
+    const known = httpError(err);
+    if (known) return `${known.status} ${known.body.error.code}`;
     throw err;
   }
   return "ok";

@@ -3,7 +3,7 @@
  * fingerprint routing, and registration challenges.
  *
  * Tokens are stored by id with a hash of their secret; checking a presented secret is the
- * caller's business (src/relay/tokens.ts, in constant time). A PostgreSQL implementation maps
+ * caller's business (src/auth/tokens.ts, in constant time). A PostgreSQL implementation maps
  * each method to one statement or one transaction.
  *
  * @module
