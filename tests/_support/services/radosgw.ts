@@ -102,14 +102,26 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
-/** Creates the bucket (idempotent) and sets its CORS rules. */
-async function prepareBucket(env: RadosgwEnv): Promise<void> {
-  const client = new AwsClient({
+/** An S3 client of the gateway's user. */
+export function s3Client(env: RadosgwEnv): AwsClient {
+  return new AwsClient({
     accessKeyId: env.accessKeyId,
     secretAccessKey: env.secretAccessKey,
     service: "s3",
     region: env.region,
   });
+}
+
+/**
+ * Creates the bucket `env.bucket` (idempotent) and sets its CORS rules.
+ *
+ * @example
+ * ```ts
+ * await prepareBucket({ ...await radosgwUp(), bucket: "t-1234" });
+ * ```
+ */
+export async function prepareBucket(env: RadosgwEnv): Promise<void> {
+  const client = s3Client(env);
   const bucketUrl = `${env.endpoint}/${env.bucket}`;
   const made = await client.fetch(bucketUrl, { method: "PUT" });
   const text = await made.text();
@@ -228,6 +240,25 @@ export async function radosgwUp(): Promise<RadosgwEnv> {
       `The Ceph object gateway could not start: ${(err as Error).message}\n${tails.join("\n")}`,
     );
   }
+}
+
+/** Deletes every object of the bucket `env.bucket`, then the bucket. */
+export async function dropBucket(env: RadosgwEnv): Promise<void> {
+  const client = s3Client(env);
+  const bucketUrl = `${env.endpoint}/${env.bucket}`;
+  for (let page = 0; page < 100; page++) {
+    const listing = await (await client.fetch(`${bucketUrl}?list-type=2`)).text();
+    const keys = [...listing.matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]);
+    if (keys.length === 0) break;
+    for (const key of keys) {
+      await (await client.fetch(`${bucketUrl}/${key}`, { method: "DELETE" })).body?.cancel();
+    }
+  }
+  const res = await client.fetch(bucketUrl, { method: "DELETE" });
+  if (!res.ok) {
+    throw new Error(`Deleting bucket ${env.bucket}: HTTP ${res.status} ${await res.text()}`);
+  }
+  await res.body?.cancel();
 }
 
 /** Stops the gateway's daemons and deletes their data (nothing happens when none runs). */
