@@ -21,6 +21,9 @@ export interface S3Credentials {
   secretAccessKey: string;
 }
 
+/** The longest lifetime AWS Signature V4 allows a pre-signed URL: 7 days. */
+const MAX_PRESIGNED_SECONDS = 604_800;
+
 /** Keys per page of a bucket listing (the S3 maximum). */
 const LIST_PAGE = 1000;
 
@@ -90,6 +93,7 @@ function tags(xml: string, tag: string): string[] {
  * ```
  */
 export class S3BlobStore implements DirectBlobStore {
+  readonly maxUrlLifetimeSeconds = MAX_PRESIGNED_SECONDS;
   readonly #client: AwsClient;
   readonly #bucketUrl: string;
 

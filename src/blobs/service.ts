@@ -279,8 +279,9 @@ export class Blobs {
       const meta = await this.#known(store, key);
       if (!meta) return null;
       const now = Math.floor(this.#now() / 1000);
-      const expires = now +
-        (options.lifetimeSeconds ?? this.options.settings.read_url_lifetime_seconds);
+      // A store URL lives at most as long as the store allows (S3: 7 days); expiresAtUtc says.
+      const lifetime = options.lifetimeSeconds ?? this.options.settings.read_url_lifetime_seconds;
+      const expires = now + Math.min(lifetime, store.maxUrlLifetimeSeconds);
       return {
         url: await store.presignGet(key, servedAs(meta.mime, key.hash), { now, expires }),
         expiresAtUtc: new Date(expires * 1000).toISOString(),

@@ -73,6 +73,8 @@ export interface StoredObject {
  * ({@linkcode DirectBlobStore.stat}) when a claim or a read refers to it.
  */
 export interface DirectBlobStore {
+  /** The longest a pre-signed URL of this store can live, in seconds (S3: 7 days). */
+  readonly maxUrlLifetimeSeconds: number;
   /**
    * A pre-signed PUT URL of `key` valid until `expires` (epoch seconds, counted from `now`),
    * binding the store to the declared hash and, when given, the Content-Type and the

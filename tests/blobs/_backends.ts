@@ -62,3 +62,23 @@ export async function startOn(
     },
   };
 }
+
+/** Whether a PUT's status says stored: Sealpost answers 201, an S3 store 200. */
+export function stored(status: number): boolean {
+  return status === 201 || status === 200;
+}
+
+/**
+ * When a pre-signed URL expires, in epoch seconds: Sealpost's `expires`, or an S3 URL's
+ * `X-Amz-Date` plus `X-Amz-Expires`.
+ */
+export function urlExpiry(url: string): number {
+  const q = new URL(url).searchParams;
+  const expires = q.get("expires");
+  if (expires !== null) return Number(expires);
+  const date = q.get("X-Amz-Date")!.replace(
+    /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/,
+    "$1-$2-$3T$4:$5:$6Z",
+  );
+  return Date.parse(date) / 1000 + Number(q.get("X-Amz-Expires"));
+}
