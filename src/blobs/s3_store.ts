@@ -113,6 +113,19 @@ export class S3BlobStore implements DirectBlobStore {
     return `${this.#bucketUrl}/${blobKeyString(key)}`;
   }
 
+  /** A signed request to the store; a store that cannot be reached is a 502 too. */
+  async #fetch(url: string, init: RequestInit, what: string): Promise<Response> {
+    try {
+      return await this.#client.fetch(url, init);
+    } catch (err) {
+      throw new ApiError(
+        502,
+        "blob_store_error",
+        `The blob store could not be reached ${what}: ${(err as Error).message}`,
+      );
+    }
+  }
+
   async #presign(
     method: "PUT" | "GET",
     url: URL,
@@ -152,10 +165,11 @@ export class S3BlobStore implements DirectBlobStore {
   }
 
   async stat(key: BlobKey): Promise<StoredObject | null> {
-    const res = await this.#client.fetch(this.objectUrl(key), { method: "HEAD" });
+    const what = `to tell about ${blobKeyString(key)}`;
+    const res = await this.#fetch(this.objectUrl(key), { method: "HEAD" }, what);
     await res.body?.cancel();
     if (res.status === 404) return null;
-    if (!res.ok) throw failure(`to tell about ${blobKeyString(key)}`, res.status, "");
+    if (!res.ok) throw failure(what, res.status, "");
     return {
       sizeBytes: Number(res.headers.get("content-length")),
       contentType: res.headers.get("content-type"),
@@ -164,11 +178,10 @@ export class S3BlobStore implements DirectBlobStore {
   }
 
   async remove(key: BlobKey): Promise<void> {
-    const res = await this.#client.fetch(this.objectUrl(key), { method: "DELETE" });
+    const what = `to delete ${blobKeyString(key)}`;
+    const res = await this.#fetch(this.objectUrl(key), { method: "DELETE" }, what);
     const body = await res.text();
-    if (!res.ok && res.status !== 404) {
-      throw failure(`to delete ${blobKeyString(key)}`, res.status, body);
-    }
+    if (!res.ok && res.status !== 404) throw failure(what, res.status, body);
   }
 
   async *list(): AsyncIterable<{ key: BlobKey; object: StoredObject }> {
@@ -178,7 +191,7 @@ export class S3BlobStore implements DirectBlobStore {
       url.searchParams.set("list-type", "2");
       url.searchParams.set("max-keys", String(LIST_PAGE));
       if (token !== null) url.searchParams.set("continuation-token", token);
-      const res = await this.#client.fetch(url.href);
+      const res = await this.#fetch(url.href, {}, "to list the bucket");
       const xml = await res.text();
       if (!res.ok) throw failure("to list the bucket", res.status, xml);
       for (const entry of tags(xml, "Contents")) {

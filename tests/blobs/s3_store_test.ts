@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
 import { join } from "node:path";
 import { recordedMime } from "../../src/blobs/direct.ts";
+import { ApiError } from "../../src/http/errors.ts";
 import {
   amzDate,
   readS3Credentials,
@@ -227,5 +228,36 @@ Deno.test("[s3] against radosgw: expiry, stat, list skips foreign objects, remov
     await (await client.fetch(`${env.endpoint}/${bucket}/not-a-blob/x`, { method: "DELETE" }))
       .body?.cancel();
     await (await client.fetch(`${env.endpoint}/${bucket}`, { method: "DELETE" })).body?.cancel();
+  }
+});
+
+Deno.test("[s3] a store that cannot be reached or refuses the keys is a 502 blob_store_error", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const closed = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+  listener.close();
+  const gateway = await radosgw();
+  const stores = [
+    new S3BlobStore({ ...SETTINGS, endpoint: closed }, CREDENTIALS),
+    new S3BlobStore(
+      { ...SETTINGS, endpoint: gateway.endpoint, bucket: gateway.bucket, region: gateway.region },
+      { accessKeyId: gateway.accessKeyId, secretAccessKey: "not-the-secret" },
+    ),
+  ];
+  for (const store of stores) {
+    for (
+      const attempt of [
+        () => store.stat(KEY),
+        () => store.remove(KEY),
+        () => Array.fromAsync(store.list()),
+      ]
+    ) {
+      await assert.rejects(attempt(), (err: ApiError) => {
+        assert.ok(err instanceof ApiError, String(err));
+        assert.equal(err.status, 502);
+        assert.equal(err.code, "blob_store_error");
+        assert.ok(!err.message.includes("not-the-secret"));
+        return true;
+      });
+    }
   }
 });
