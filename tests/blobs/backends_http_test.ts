@@ -3,6 +3,7 @@
  * (a Ceph radosgw on loopback: the store's URLs, the store's own refusals).
  */
 import assert from "node:assert/strict";
+import { s3Client } from "../_support/services/radosgw.ts";
 import { call } from "../_support/server.ts";
 import { type Backend, BACKENDS, startOn } from "./_backends.ts";
 import { random, sha256 } from "./_helpers.ts";
@@ -234,6 +235,35 @@ Deno.test("[s3] the bucket's CORS lets a page of any origin PUT with the signed 
       (preflight.headers.get("access-control-allow-headers") ?? "").toLowerCase(),
       /x-amz-content-sha256/,
     );
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("[s3] a slot without sizeBytes: an empty or over-50 MB object is deleted, never recorded", async () => {
+  const inst = await startOn("s3");
+  const userId = inst.credentials.userId;
+  try {
+    const empty = new Uint8Array(0);
+    const huge = new Uint8Array(CAP + 1);
+    huge[CAP] = 1;
+    const objects = await Array.fromAsync([empty, huge], async (bytes) => {
+      const hash = sha256(bytes);
+      const granted = await slot(inst, { recipientUserId: userId, hash });
+      const sent = await put(granted.body.url, bytes, { hash });
+      // The store cannot know the cap: it takes the bytes the URL signed the hash of.
+      assert.equal(sent.status, 200, JSON.stringify(sent));
+      return { hash, url: `${inst.s3!.endpoint}/${inst.s3!.bucket}/${userId}/${hash}` };
+    });
+    const claim = await call(`${inst.url}/owner/blobs/claim`, {
+      method: "POST",
+      token: inst.credentials.ownerToken,
+      json: { hashes: objects.map((o) => o.hash) },
+    });
+    assert.deepEqual(claim.body, { claimed: [], missing: objects.map((o) => o.hash) });
+    for (const { hash } of objects) assert.equal((await readUrl(inst, hash)).status, 404);
+    const listing = await s3Client(inst.s3!).fetch(`${inst.s3!.endpoint}/${inst.s3!.bucket}`);
+    assert.doesNotMatch(await listing.text(), /<Contents>/, "both objects deleted");
   } finally {
     await inst.close();
   }
