@@ -45,6 +45,20 @@ const dir = () => join(servicesDir(), "radosgw");
 const stateFile = () => join(dir(), "state.json");
 const DAEMONS = ["client.rgw.a", "osd.0", "mon.a"];
 
+/**
+ * The pools of radosgw's default zone. Created up front, all at once, they take about 5 s;
+ * radosgw creating them one by one on its first start takes about 9 s more.
+ */
+const RGW_POOLS = [
+  ".rgw.root",
+  "default.rgw.log",
+  "default.rgw.control",
+  "default.rgw.meta",
+  "default.rgw.buckets.index",
+  "default.rgw.buckets.data",
+  "default.rgw.buckets.non-ec",
+];
+
 function cephConf(root: string, fsid: string, monPort: number, rgwPort: number): string {
   return `[global]
 fsid = ${fsid}
@@ -205,6 +219,11 @@ export async function radosgwUp(): Promise<RadosgwEnv> {
       return JSON.parse(stat.stdout).num_up_osds === 1;
     }, 60_000);
     step("osd");
+    await Promise.all(RGW_POOLS.map((pool) => ceph(["osd", "pool", "create", pool, "8", "8"])));
+    await Promise.all(
+      RGW_POOLS.map((pool) => ceph(["osd", "pool", "application", "enable", pool, "rgw"])),
+    );
+    step("pools");
     await run("radosgw", [...c, "-n", "client.rgw.a"]);
     const endpoint = `http://127.0.0.1:${rgwPort}`;
     await until(`radosgw did not answer on ${endpoint}`, () => answers(endpoint), 120_000);
