@@ -170,8 +170,11 @@ export class S3BlobStore implements DirectBlobStore {
     await res.body?.cancel();
     if (res.status === 404) return null;
     if (!res.ok) throw failure(what, res.status, "");
+    // Never guessed: an object of unknown size would be judged empty and deleted.
+    const length = res.headers.get("content-length") ?? "";
+    if (!/^\d{1,15}$/.test(length)) throw failure(`${what} (no Content-Length)`, res.status, "");
     return {
-      sizeBytes: Number(res.headers.get("content-length")),
+      sizeBytes: Number(length),
       contentType: res.headers.get("content-type"),
       lastModified: new Date(res.headers.get("last-modified") ?? 0),
     };

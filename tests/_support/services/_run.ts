@@ -107,3 +107,17 @@ export async function stopPidFile(pidFile: string): Promise<void> {
   while (alive() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
   if (alive()) Deno.kill(pid, "SIGKILL");
 }
+
+/** Seconds per named step: `step(name)` records the time since the previous step (or start). */
+export function stepTimer(): { timings: Record<string, number>; step(name: string): void } {
+  const timings: Record<string, number> = {};
+  let last = performance.now();
+  return {
+    timings,
+    step(name: string) {
+      const now = performance.now();
+      timings[name] = Math.round(now - last) / 1000;
+      last = now;
+    },
+  };
+}

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { freePort, readState, run, servicesDir, until } from "./_run.ts";
+import { freePort, readState, run, servicesDir, stepTimer, until } from "./_run.ts";
 
 /** Where Debian puts the PostgreSQL 15 server programs. */
 export const PG_BIN = "/usr/lib/postgresql/15/bin";
@@ -86,13 +86,7 @@ export async function postgresUp(): Promise<PostgresEnv> {
   const known = await readState<PostgresEnv>(stateFile());
   if (known && await ready(known)) return known;
   await postgresDown();
-  const timings: Record<string, number> = {};
-  let last = performance.now();
-  const step = (name: string) => {
-    const now = performance.now();
-    timings[name] = Math.round(now - last) / 1000;
-    last = now;
-  };
+  const { timings, step } = stepTimer();
   await Deno.mkdir(join(dir(), "run"), { recursive: true });
   if (Deno.uid() === 0) await run("chown", ["-R", "postgres:postgres", dir()]);
   const port = freePort();

@@ -11,7 +11,7 @@
 import { AwsClient } from "aws4fetch";
 import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { freePort, readState, run, servicesDir, stopPidFile, until } from "./_run.ts";
+import { freePort, readState, run, servicesDir, stepTimer, stopPidFile, until } from "./_run.ts";
 
 /** How to reach the gateway: what `[blobs.s3]` needs. */
 export interface RadosgwEnv {
@@ -172,13 +172,7 @@ export async function radosgwUp(): Promise<RadosgwEnv> {
   for (const sub of ["run", "log", "mon/mon.a", "osd/osd.0", "rgw"]) {
     await Deno.mkdir(join(root, sub), { recursive: true });
   }
-  const timings: Record<string, number> = {};
-  let last = performance.now();
-  const step = (name: string) => {
-    const now = performance.now();
-    timings[name] = Math.round(now - last) / 1000;
-    last = now;
-  };
+  const { timings, step } = stepTimer();
   const conf = join(root, "ceph.conf");
   const c = ["-c", conf];
   const fsid = crypto.randomUUID();
