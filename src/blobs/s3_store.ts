@@ -8,7 +8,7 @@
  */
 import { AwsClient } from "aws4fetch";
 import { ApiError } from "../http/errors.ts";
-import type { Config } from "../config/index.ts";
+import { type Config, ConfigError } from "../config/index.ts";
 import { assertBlobKey, type BlobKey, blobKeyString, HASH_PATTERN, isBlobUserId } from "./key.ts";
 import type { DirectBlobStore, StoredObject } from "./store.ts";
 
@@ -29,20 +29,25 @@ const LIST_PAGE = 1000;
 
 async function secretFrom(file: string, envName: string, what: string): Promise<string> {
   if (file !== "") {
-    const value = (await Deno.readTextFile(file)).trim();
-    if (value === "") throw new Error(`blobs.s3: ${what} file ${file} is empty`);
+    let value: string;
+    try {
+      value = (await Deno.readTextFile(file)).trim();
+    } catch (err) {
+      throw new ConfigError(`blobs.s3: the ${what} file ${file} cannot be read: ${err}`);
+    }
+    if (value === "") throw new ConfigError(`blobs.s3: the ${what} file ${file} is empty`);
     return value;
   }
   const value = Deno.env.get(envName)?.trim() ?? "";
   if (value === "") {
-    throw new Error(`blobs.s3: the ${what} is not set: set ${envName}, or name a file`);
+    throw new ConfigError(`blobs.s3: the ${what} is not set: set ${envName}, or name a file`);
   }
   return value;
 }
 
 /**
  * Reads the credentials `settings` name: each from its file when one is named, else from its
- * environment variable. The error names where it looked, never a value.
+ * environment variable. A {@linkcode ConfigError} names where it looked, never a value.
  *
  * @example
  * ```ts

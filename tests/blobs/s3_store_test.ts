@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
 import { join } from "node:path";
 import { recordedMime } from "../../src/blobs/direct.ts";
+import { ConfigError } from "../../src/config/index.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import {
   amzDate,
@@ -160,6 +161,10 @@ Deno.test("readS3Credentials: a named file wins, else the variable; errors name 
     await assert.rejects(
       readS3Credentials({ ...settings, secret_access_key_file: join(dir, "empty") }),
       /is empty/,
+    );
+    await assert.rejects(
+      readS3Credentials({ ...settings, secret_access_key_file: join(dir, "absent") }),
+      (err: Error) => err instanceof ConfigError && /cannot be read/.test(err.message),
     );
   } finally {
     Deno.env.delete(names.id);
