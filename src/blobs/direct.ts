@@ -75,6 +75,27 @@ export async function knownBlob(
   }
 }
 
+/** Requests to the store at once, at most, when many blobs are asked about. */
+const STORE_REQUESTS_AT_ONCE = 16;
+
+/**
+ * Runs `each` over `items`, {@linkcode STORE_REQUESTS_AT_ONCE} at a time (a claim of 1000
+ * hashes asks the store about each one not recorded yet).
+ *
+ * @example
+ * ```ts
+ * await inParallel(hashes, (hash) => record(hash));
+ * ```
+ */
+export async function inParallel<T>(
+  items: T[],
+  each: (item: T) => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += STORE_REQUESTS_AT_ONCE) {
+    await Promise.all(items.slice(i, i + STORE_REQUESTS_AT_ONCE).map(each));
+  }
+}
+
 /**
  * Deletes the objects of `store` that no row records and that were last written at or before
  * `cutoffMs` (uploads no claim or read ever referred to), each under `lock`.

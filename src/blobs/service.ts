@@ -13,7 +13,7 @@ import { ApiError } from "../http/errors.ts";
 import { getUser } from "../relay/identity.ts";
 import type { BlobMetaRow } from "../store/keys.ts";
 import { KeyedLock } from "./_lock.ts";
-import { isDirect, knownBlob, sweepUnrecorded } from "./direct.ts";
+import { inParallel, isDirect, knownBlob, sweepUnrecorded } from "./direct.ts";
 import { FsBlobStore } from "./fs_store.ts";
 import { type BlobKey, blobKeyString, isBlobUserId } from "./key.ts";
 import {
@@ -324,7 +324,7 @@ export class Blobs {
   ): Promise<{ claimed: string[]; missing: string[] }> {
     const { store } = this.options;
     if (isDirect(store)) {
-      for (const hash of new Set(hashes)) await this.#known(store, { userId, hash });
+      await inParallel([...new Set(hashes)], (hash) => this.#known(store, { userId, hash }));
     }
     return await claimBlobs(this.options.kv, userId, hashes, new Date(this.#now()), claimant);
   }

@@ -90,6 +90,11 @@ for (const backend of BACKENDS) {
       // The byte routes exist only where the bytes pass through Sealpost.
       const doc = await call(`${inst.url}/openapi.json`);
       assert.equal("/blobs/{userId}/{hash}" in doc.body.paths, backend === "fs");
+      const own = await call(`${inst.url}/blobs/${userId}/${hash}?expires=1&max=1&sig=x`, {
+        method: "PUT",
+        body: "x",
+      });
+      assert.equal(own.status, backend === "fs" ? 403 : 404);
     } finally {
       await inst.close();
     }
