@@ -8,7 +8,7 @@ import { type Context, Hono } from "hono";
 import { ApiError } from "../http/errors.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import type { VaultForm } from "../vault/index.ts";
-import type { TestSendResult } from "../webhooks/index.ts";
+import { createConfig, type TestSendResult, updateConfig } from "../webhooks/index.ts";
 import { type ConsoleDeps, type ConsoleEnv, formBody } from "./context.ts";
 import { ActionButton, FormTabs, html, Notice, Page } from "./layout.tsx";
 import { createFromForm, patchFromForm, previewBody, previewFromForm } from "./webhook_form.ts";
@@ -31,7 +31,7 @@ const previewUrl = (formId: string) =>
 export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
   const { vault, webhooks: engine } = deps;
-  const { store } = engine;
+  const { webhooks: store, deliveries } = engine;
 
   const ownWebhook = async (c: C): Promise<{ row: WebhookConfigRow; form: VaultForm }> => {
     const id = c.req.param("webhookId") ?? "";
@@ -45,12 +45,12 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   const ownDelivery = async (c: C) => {
     const id = c.req.param("deliveryId") ?? "";
-    const entry = /^[0-9a-f]{32}$/.test(id) ? await store.delivery(id) : null;
-    const row = entry && await store.config(entry.value.webhookId);
-    if (!entry || !row || (await vault.forms.row(row.formId))?.userId !== c.var.session.userId) {
+    const stored = /^[0-9a-f]{32}$/.test(id) ? await deliveries.delivery(id) : null;
+    const row = stored && await store.config(stored.row.webhookId);
+    if (!stored || !row || (await vault.forms.row(row.formId))?.userId !== c.var.session.userId) {
       throw new ApiError(404, "delivery_not_found", `Delivery "${id}" not found`);
     }
-    return { entry, row };
+    return { stored, row };
   };
 
   /** A configuration's page: flag, editor, test send, deliveries. */
@@ -70,7 +70,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = c.var.session;
     const flag = await store.flag(row.id);
     const failedOnly = c.req.query("failed") === "1";
-    const page = await store.deliveries(row.id, { failed: failedOnly, limit: 50 });
+    const page = await deliveries.deliveries(row.id, { failed: failedOnly, limit: 50 });
     const base = `/console/webhooks/${row.id}`;
     return c.html(
       html(
@@ -170,7 +170,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         const preview = await previewBody(row, form.fields);
         return c.html(html(await listPage(session, form, { posted: body, preview })));
       }
-      await store.create(row);
+      await createConfig(store, row);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20added.`, 303);
     } catch (err) {
@@ -204,7 +204,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         const preview = await previewBody(row, form.fields);
         return await webhookPage(c, before, form, { posted: body, preview });
       }
-      await store.update(before, row);
+      await updateConfig(store, before, row);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20saved.`, 303);
     } catch (err) {
@@ -230,14 +230,14 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.post("/console/webhooks/:webhookId/delete", async (c) => {
     const { row, form } = await ownWebhook(c);
-    await store.remove(row);
+    await store.removeConfig(row);
     return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}/webhooks`, 303);
   });
 
   app.get("/console/deliveries/:deliveryId", async (c) => {
-    const { entry, row } = await ownDelivery(c);
-    const d = entry.value;
-    const attempts = await store.attempts(d.id);
+    const { stored, row } = await ownDelivery(c);
+    const d = stored.row;
+    const attempts = await deliveries.attempts(d.id);
     return c.html(html(
       <Page title={`Delivery ${d.id}`} session={c.var.session}>
         <p>
@@ -261,8 +261,8 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post("/console/deliveries/:deliveryId/retry", async (c) => {
-    const { entry, row } = await ownDelivery(c);
-    await engine.retry(entry);
+    const { stored, row } = await ownDelivery(c);
+    await engine.retry(stored);
     return c.redirect(`/console/webhooks/${row.id}?done=Delivery%20retried.`, 303);
   });
 

@@ -59,6 +59,7 @@ export const keys = {
   queueOf: (fingerprint: string) => ["queue", fingerprint] as const,
   /** Snapshot parts of a record event (see src/events). */
   recordEvent: (eventId: string) => ["record_events", eventId] as const,
+  recordEventsAll: () => ["record_events"] as const,
   /** The layout version of the whole store (a number; see src/store/schema.ts). */
   schemaVersion: () => ["meta", "schema_version"] as const,
 };
@@ -88,6 +89,7 @@ export const webhookKeys = {
   attemptsOf: (deliveryId: string) => ["webhooks", "attempts", deliveryId] as const,
   /** Body part `index` of a delivery (raw bytes). */
   body: (deliveryId: string, index: number) => ["webhooks", "bodies", deliveryId, index] as const,
+  bodyOf: (deliveryId: string) => ["webhooks", "bodies", deliveryId] as const,
   /** A configuration's failed deliveries. */
   failed: (webhookId: string, deliveryId: string) =>
     ["webhooks", "failed", webhookId, deliveryId] as const,

@@ -14,25 +14,21 @@
 import { createHash } from "node:crypto";
 import { utf8Encode } from "../crypto/encoding.ts";
 import type { RecordEvent, StoredRecordEvent } from "../events/record_event.ts";
-import {
-  keys,
-  type WebhookConfigRow,
-  type WebhookDeliveryRow,
-  type WebhookEvent,
-  type WebhookFlagRow,
-  webhookKeys as k,
-} from "../store/keys.ts";
-import { deleteLargeValue, MAX_LARGE_VALUE_BYTES } from "../store/large_value.ts";
-import type { GroupCommitter } from "../store/group_commit.ts";
+import type {
+  WebhookConfigRow,
+  WebhookDeliveryRow,
+  WebhookEvent,
+  WebhookFlagRow,
+} from "../store/rows.ts";
+import type { RecordEventOutbox } from "../store/ports/record_events.ts";
+import type { WebhookConfigs, WebhookDeliveries } from "../store/ports/webhooks.ts";
 import type { Dispatcher, WebhookSettings } from "./dispatcher.ts";
 import type { FormSource } from "./forms.ts";
 import { renderBody } from "./render/index.ts";
-import { bodyPartsOf } from "./scheduler.ts";
-import type { WebhookStore } from "./store.ts";
 import { type BlobUrlResolver, type RenderInput, resolveValues, savedAtMs } from "./values.ts";
 
 /** Largest body a delivery can carry, in bytes. */
-export const MAX_BODY_BYTES = MAX_LARGE_VALUE_BYTES;
+export const MAX_BODY_BYTES = 640 * 1024;
 
 const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
   insert: "create",
@@ -52,10 +48,11 @@ function deliveryIdOf(event: RecordEvent, webhookId: string): string {
 
 /** What the fan-out needs. */
 export interface FanoutOptions {
-  store: WebhookStore;
+  configs: WebhookConfigs;
+  deliveries: WebhookDeliveries;
+  outbox: RecordEventOutbox;
   forms: FormSource;
   dispatcher: Dispatcher;
-  committer: GroupCommitter;
   settings: WebhookSettings;
   blobUrl?: BlobUrlResolver;
 }
@@ -65,7 +62,7 @@ export interface FanoutOptions {
  *
  * @example
  * ```ts
- * const fanout = new Fanout({ store, forms, dispatcher, committer, settings });
+ * const fanout = new Fanout({ configs, deliveries, outbox, forms, dispatcher, settings });
  * await fanout.loadBlocked();
  * await fanout.process(stored);
  * ```
@@ -78,18 +75,16 @@ export class Fanout {
 
   /** Reads which configurations are flagged `blocked` (on start). */
   async loadBlocked(): Promise<void> {
-    const kv = this.options.store.kv;
-    for await (const entry of kv.list<WebhookFlagRow>({ prefix: k.flagsAll() })) {
-      const { reason, eventId } = entry.value;
-      if (reason === "blocked" && eventId) this.#blocked.set(String(entry.key.at(-1)), eventId);
-    }
+    this.#blocked = await this.options.configs.blockedFlags();
   }
 
   /** Makes the deliveries of one event and removes it from the outbox. */
-  async process({ event, parts }: StoredRecordEvent): Promise<void> {
-    const { store, forms, settings } = this.options;
+  async process(stored: StoredRecordEvent): Promise<void> {
+    const { forms, settings, deliveries, outbox } = this.options;
+    const { event } = stored;
     const wanted = EVENT_OF[event.reason];
-    const configs = (await store.configsOf(event.formId)).filter((c) => c.events.includes(wanted));
+    const configs = (await this.options.configs.configsOf(event.formId))
+      .filter((c) => c.events.includes(wanted));
     let input: RenderInput | null = null;
     if (event.reason !== "delete" && configs.length > 0) {
       try {
@@ -102,28 +97,18 @@ export class Fanout {
         throw err; // The event stays in the outbox; the sweep takes it again.
       }
     }
-    const removeEvent = (op: Deno.AtomicOperation) =>
-      deleteLargeValue(op, keys.recordEvent(event.eventId), parts);
     /** Deliveries not yet committed; the last one carries the event's removal. */
     let open = configs.length;
     let removed = false;
     const deliver = async (config: WebhookConfigRow) => {
       const { row, body } = this.#newDelivery(event, config, input);
-      const write = await this.options.dispatcher.first(config, row, body, MAX_BODY_BYTES);
+      const created = await this.options.dispatcher.first(config, row, body, MAX_BODY_BYTES);
       const carry = open === 1;
-      const { ok } = await this.options.committer.commit({
-        lock: row.id,
-        checks: [{ key: k.delivery(config.id, row.id), versionstamp: null }],
-        apply: (op) => {
-          write.apply(op);
-          if (carry) removeEvent(op);
-        },
-        mutations: write.mutations + (carry ? parts : 0),
-        bytes: write.bytes,
-      });
+      const also = carry ? outbox.removal(stored) : undefined;
+      const ok = await deliveries.createDelivery(created.change, created.body, also);
       open--;
       if (carry && ok) removed = true;
-      if (ok) write.after();
+      if (ok) created.after();
     };
     if (configs.length === 1) await deliver(configs[0]);
     else {
@@ -131,15 +116,7 @@ export class Fanout {
       const failed = outcomes.find((o) => o.status === "rejected");
       if (failed) throw failed.reason;
     }
-    if (!removed) {
-      await this.options.committer.commit({
-        lock: event.eventId,
-        checks: [],
-        apply: removeEvent,
-        mutations: parts,
-        bytes: 0,
-      });
-    }
+    if (!removed) await outbox.remove(stored);
     if (this.#blocked.size > 0) await this.#unflagBlocked(event.eventId);
   }
 
@@ -178,10 +155,7 @@ export class Fanout {
     const { body, contentType } = renderBody(config, input);
     const bytes = utf8Encode(body);
     row.contentType = contentType;
-    if (bytes.length <= MAX_BODY_BYTES) {
-      row.bodyParts = bodyPartsOf(bytes.length);
-      row.bodyBytes = bytes.length;
-    }
+    if (bytes.length <= MAX_BODY_BYTES) row.bodyBytes = bytes.length;
     return { row, body: bytes };
   }
 
@@ -196,25 +170,17 @@ export class Fanout {
       error: `Record ${event.recordId} (event ${event.eventId}) waits, tried again every ` +
         `minute: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000),
     };
-    const op = this.options.store.kv.atomic();
-    for (const config of configs) {
-      op.set(k.flag(config.id), flag);
-      this.#blocked.set(config.id, event.eventId);
-    }
-    await op.commit();
+    await this.options.configs.flagBlocked(configs.map((c) => c.id), flag);
+    for (const config of configs) this.#blocked.set(config.id, event.eventId);
   }
 
   /** Clears the `blocked` flags that event `eventId` set: it went through. */
   async #unflagBlocked(eventId: string) {
-    const kv = this.options.store.kv;
     for (const [webhookId, blocking] of this.#blocked) {
       if (blocking !== eventId) continue;
       this.#blocked.delete(webhookId);
-      const flag = await kv.get<WebhookFlagRow>(k.flag(webhookId));
       // A failure flagged since then stays.
-      if (flag.value?.reason === "blocked" && flag.value.eventId === eventId) {
-        await kv.atomic().check(flag).delete(flag.key).commit();
-      }
+      await this.options.configs.unflagBlocked(webhookId, eventId);
     }
   }
 }

@@ -12,7 +12,8 @@ import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { FormIdSchema } from "../http/ids.ts";
 import { type AuthEnv, requireToken } from "../relay/auth.ts";
-import type { WebhookConfigRow } from "../store/keys.ts";
+import type { WebhookConfigRow } from "../store/rows.ts";
+import { InvalidCursorError } from "../store/ports/webhooks.ts";
 import {
   newConfig,
   patchConfig,
@@ -21,6 +22,7 @@ import {
   webhookView,
   WebhookViewSchema,
 } from "./config.ts";
+import { createConfig, updateConfig } from "./config_writes.ts";
 import {
   attemptView,
   deliveryView,
@@ -171,7 +173,7 @@ const testWebhook = createRoute({
 /** Mounts the webhook owner API on a new router. */
 export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   const { engine } = deps;
-  const { store, forms } = engine;
+  const { webhooks: store, deliveries, forms } = engine;
   const app = newRouter();
   const auth = [deps.rateLimit, requireToken(deps.kv, "owner")];
   const body = jsonBody(() => 512 * 1024, {
@@ -195,12 +197,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   };
   /** The user's delivery `deliveryId`. */
   const ownDelivery = async (deliveryId: string, userId: string) => {
-    const entry = await store.delivery(deliveryId);
-    const config = entry && await store.config(entry.value.webhookId);
-    if (!entry || !config || await forms.ownerOf(config.formId) !== userId) {
+    const stored = await deliveries.delivery(deliveryId);
+    const config = stored && await store.config(stored.row.webhookId);
+    if (!stored || !config || await forms.ownerOf(config.formId) !== userId) {
       throw new ApiError(404, "delivery_not_found", `Delivery "${deliveryId}" not found`);
     }
-    return entry;
+    return stored;
   };
 
   app.openapi({ ...listWebhooks, middleware: auth }, async (c) => {
@@ -215,7 +217,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
     const { formId } = c.req.valid("param");
     await ownForm(formId, c.var.token.userId!);
     const { row, secret } = newConfig(formId, c.req.valid("json"));
-    await store.create(row);
+    await createConfig(store, row);
     return c.json({
       ...webhookView(row, null),
       ...(secret ? { generatedSigningSecret: secret } : {}),
@@ -230,7 +232,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   app.openapi({ ...patchWebhook, middleware: [...auth, body] }, async (c) => {
     const before = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
     const { row, secret } = patchConfig(before, c.req.valid("json"));
-    await store.update(before, row);
+    await updateConfig(store, before, row);
     return c.json({
       ...webhookView(row, null),
       ...(secret ? { generatedSigningSecret: secret } : {}),
@@ -239,7 +241,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...deleteWebhook, middleware: auth }, async (c) => {
     const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
-    await store.remove(row);
+    await store.removeConfig(row);
     return c.body(null, 204);
   });
 
@@ -269,7 +271,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   app.openapi({ ...listDeliveries, middleware: auth }, async (c) => {
     const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
     const { failed, cursor, limit } = c.req.valid("query");
-    const page = await store.deliveries(row.id, { failed: failed === "true", cursor, limit });
+    const page = await deliveries.deliveries(row.id, { failed: failed === "true", cursor, limit })
+      .catch((err) => {
+        if (!(err instanceof InvalidCursorError)) throw err;
+        throw new ApiError(400, "invalid_request", "Invalid cursor: not a cursor of this list", "cursor");
+      });
     return c.json({ items: page.items.map(deliveryView), nextCursor: page.nextCursor }, 200);
   });
 
@@ -279,11 +285,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
-    const entry = await ownDelivery(c.req.valid("param").deliveryId, c.var.token.userId!);
+    const { row } = await ownDelivery(c.req.valid("param").deliveryId, c.var.token.userId!);
     return c.json(
       {
-        delivery: deliveryView(entry.value),
-        attempts: (await store.attempts(entry.value.id)).map(attemptView),
+        delivery: deliveryView(row),
+        attempts: (await deliveries.attempts(row.id)).map(attemptView),
       },
       200,
     );
@@ -291,10 +297,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...retryDelivery, middleware: auth }, async (c) => {
     const { deliveryId } = c.req.valid("param");
-    const entry = await ownDelivery(deliveryId, c.var.token.userId!);
-    await engine.retry(entry);
-    const after = await store.delivery(deliveryId);
-    return c.json(deliveryView(after!.value), 202);
+    await engine.retry(await ownDelivery(deliveryId, c.var.token.userId!));
+    const after = await deliveries.delivery(deliveryId);
+    return c.json(deliveryView(after!.row), 202);
   });
 
   return app;

@@ -51,7 +51,7 @@ test("2xx: delivered once, signed over the raw bytes, snippet surfaced", async (
     assert.equal(row.attempts, 1);
     assert.equal(row.lastStatus, 201);
     assert.equal(row.lastSnippet, "thanks for all");
-    const attempts = await h.store.attempts(row.id);
+    const attempts = await h.deliveries.attempts(row.id);
     assert.equal(attempts.length, 1);
     assert.equal(attempts[0].outcome, "delivered");
     assert.equal(attempts[0].status, 201);
@@ -64,7 +64,7 @@ test("2xx: delivered once, signed over the raw bytes, snippet surfaced", async (
     assert.equal(row.bodyBytes, r.raw.length);
     const ref = await h.kv.get<WebhookDeliveryRef>(webhookKeys.deliveryWebhook(row.id));
     assert.deepEqual(ref.value, { webhookId: hook.id, body: r.raw });
-    assert.deepEqual(await h.store.body(row), r.raw);
+    assert.deepEqual(await h.deliveries.body(row), r.raw);
     // The event snapshot is consumed; nothing is pending.
     assert.equal((await h.kv.get([...keys.recordEvent(event.eventId), 0])).value, null);
     assert.equal((await h.kv.get(webhookKeys.pending(row.id))).value, null);
@@ -118,7 +118,7 @@ for (const status of [408, 429, 500, 502, 503]) {
       );
       await assertSigned(first);
       await assertSigned(second);
-      const attempts = await h.store.attempts(row.id);
+      const attempts = await h.deliveries.attempts(row.id);
       assert.deepEqual(attempts.map((a) => [a.status, a.outcome]), [
         [status, "transient"],
         [200, "delivered"],
@@ -148,7 +148,7 @@ test("a body too large for its ref: stored as parts, sent again byte for byte", 
     assert.equal(first.raw.length, row.bodyBytes);
     assert.deepEqual(second.raw, first.raw);
     await assertSigned(second);
-    assert.deepEqual(await h.store.body(row), first.raw);
+    assert.deepEqual(await h.deliveries.body(row), first.raw);
   } finally {
     await h.close();
     await receiver.close();
@@ -172,7 +172,7 @@ test("network error: transient; delivered once the receiver is up", async () => 
     assert.ok(!pending.lastError!.includes(`:${port}`), "the URL stays out of the error");
     receiver = startReceiver(() => new Response("up"), port);
     const row = await h.waitStatus(event, hook.id, "delivered");
-    const attempts = await h.store.attempts(row.id);
+    const attempts = await h.deliveries.attempts(row.id);
     assert.equal(attempts[0].outcome, "transient");
     assert.equal(attempts[0].status, null);
     assert.equal(attempts.at(-1)!.outcome, "delivered");
@@ -193,7 +193,7 @@ test("timeout: transient, then delivered", async () => {
     const hook = await h.addWebhook({ url: receiver.url });
     const event = await h.emit(VALUES);
     const row = await h.waitStatus(event, hook.id, "delivered");
-    const attempts = await h.store.attempts(row.id);
+    const attempts = await h.deliveries.attempts(row.id);
     assert.equal(attempts[0].outcome, "transient");
     assert.equal(attempts[0].error, "Timed out after 0.5 s");
     assert.ok(attempts[0].durationMs >= 450 && attempts[0].durationMs < 1400);
@@ -217,11 +217,11 @@ for (const status of [400, 401, 404, 410, 422]) {
       assert.equal(row.attempts, 1);
       assert.equal(row.lastStatus, status);
       assert.equal(row.lastSnippet, `no ${status}`);
-      const flag = await h.store.flag(hook.id);
+      const flag = await h.webhooks.flag(hook.id);
       assert.equal(flag?.reason, "permanent");
       assert.equal(flag?.deliveryId, row.id);
       assert.equal(flag?.status, status);
-      const failed = await h.store.deliveries(hook.id, { failed: true, limit: 10 });
+      const failed = await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 });
       assert.deepEqual(failed.items.map((d) => d.id), [row.id]);
       const line = await until(
         () => h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "Webhook delivery failed"),
@@ -258,7 +258,7 @@ test("backoff: the schedule is followed, then the delivery fails as exhausted", 
       );
     }
     assert.equal(row.attempts, 4);
-    assert.equal((await h.store.flag(hook.id))?.reason, "exhausted");
+    assert.equal((await h.webhooks.flag(hook.id))?.reason, "exhausted");
     assert.equal((await h.kv.get(webhookKeys.pending(row.id))).value, null);
   } finally {
     await h.close();
@@ -300,7 +300,7 @@ test("Retry-After in delta-seconds raises the wait (capped)", async () => {
     const second = r[2].at - r[1].at;
     assert.ok(first >= 990 && first < 2000, `Retry-After: 1 gave a wait of ${first} ms`);
     assert.ok(second >= 1490 && second < 2500, `Retry-After: 3600 (cap 1.5 s) gave ${second} ms`);
-    const attempts = await h.store.attempts(row.id);
+    const attempts = await h.deliveries.attempts(row.id);
     assert.deepEqual(attempts.map((a) => a.retryAfterSeconds), [1, 3600, null]);
   } finally {
     await h.close();
@@ -324,7 +324,7 @@ test("Retry-After as an HTTP-date raises the wait", async () => {
     const hook = await h.addWebhook({ url: receiver.url });
     const event = await h.emit(VALUES);
     const row = await h.waitStatus(event, hook.id, "delivered", 15_000);
-    const attempts = await h.store.attempts(row.id);
+    const attempts = await h.deliveries.attempts(row.id);
     assert.ok(attempts[0].retryAfterSeconds! > 0.9 && attempts[0].retryAfterSeconds! <= 2);
     assert.ok(
       Date.parse(attempts[1].at) >= until2 - 20,
@@ -347,35 +347,35 @@ test("manual retry: one delivery, then all failed ones; the flag clears; editing
     const events = [await h.emit(VALUES), await h.emit(VALUES), await h.emit(VALUES)];
     const failed = [];
     for (const e of events) failed.push(await h.waitStatus(e, hook.id, "failed"));
-    assert.equal((await h.store.flag(hook.id))?.reason, "permanent");
-    assert.equal((await h.store.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 3);
+    assert.equal((await h.webhooks.flag(hook.id))?.reason, "permanent");
+    assert.equal((await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 3);
 
     healthy = true;
-    const entry = await h.store.delivery(failed[0].id);
+    const entry = await h.deliveries.delivery(failed[0].id);
     await h.engine.retry(entry!);
-    assert.equal(await h.store.flag(hook.id), null, "retry clears the flag");
+    assert.equal(await h.webhooks.flag(hook.id), null, "retry clears the flag");
     const retried = await h.waitStatus(events[0], hook.id, "delivered");
     assert.equal(retried.attempts, 2);
-    assert.equal((await h.store.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 2);
+    assert.equal((await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 2);
 
     assert.equal(await h.engine.retryFailed(hook.id), 2);
     for (const e of events.slice(1)) await h.waitStatus(e, hook.id, "delivered");
-    assert.equal((await h.store.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 0);
+    assert.equal((await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 0);
     const ids = receiver.received.map((r) => JSON.parse(r.text)._recordId);
     for (const e of events) assert.equal(ids.filter((id) => id === e.recordId).length, 2);
 
     // A delivered one can be sent again on request.
-    await h.engine.retry((await h.store.delivery(failed[0].id))!);
+    await h.engine.retry((await h.deliveries.delivery(failed[0].id))!);
     await receiver.waitFor(7);
 
     // A new failure flags again; editing the configuration clears the flag.
     healthy = false;
     const next = await h.emit(VALUES);
     await h.waitStatus(next, hook.id, "failed");
-    assert.ok(await h.store.flag(hook.id));
-    const before = (await h.store.config(hook.id))!;
-    await h.store.update(before, { ...before, name: "fixed", updatedAt: new Date().toISOString() });
-    assert.equal(await h.store.flag(hook.id), null);
+    assert.ok(await h.webhooks.flag(hook.id));
+    const before = (await h.webhooks.config(hook.id))!;
+    await h.webhooks.updateConfig(before, { ...before, name: "fixed", updatedAt: new Date().toISOString() });
+    assert.equal(await h.webhooks.flag(hook.id), null);
   } finally {
     await h.close();
     await receiver.close();
@@ -390,14 +390,14 @@ test("the owner's fix applies on retry: new URL, the same rendered body", async 
     const hook = await h.addWebhook({ url: bad.url, signingSecret: SECRET });
     const event = await h.emit(VALUES);
     const failed = await h.waitStatus(event, hook.id, "failed");
-    const before = (await h.store.config(hook.id))!;
-    await h.store.update(before, {
+    const before = (await h.webhooks.config(hook.id))!;
+    await h.webhooks.updateConfig(before, {
       ...before,
       url: good.url,
       mappings: { name: "who" },
       updatedAt: new Date().toISOString(),
     });
-    await h.engine.retry((await h.store.delivery(failed.id))!);
+    await h.engine.retry((await h.deliveries.delivery(failed.id))!);
     await h.waitStatus(event, hook.id, "delivered");
     const [r] = await good.waitFor(1);
     assert.deepEqual(r.raw, bad.received[0].raw, "the body was rendered once, at the event");
@@ -425,15 +425,15 @@ test("a delivery of store version 0 (body in the row), once migrated, is shown a
       .commit();
     // What serve does on start with a store from before schema versions.
     assert.equal((await migrateStore(h.kv, "harness")).from, 0);
-    const entry = await h.store.delivery(oldId);
+    const entry = await h.deliveries.delivery(oldId);
     assert.equal(entry?.value.status, "delivered");
-    assert.deepEqual(await h.store.body(entry!.value), first.raw);
+    assert.deepEqual(await h.deliveries.body(entry!.value), first.raw);
     await h.engine.retry(entry!);
     const [, again] = await receiver.waitFor(2);
     assert.deepEqual(again.raw, first.raw);
     await assertSigned(again);
     await until(
-      async () => (await h.store.delivery(oldId))?.value.attempts === 2,
+      async () => (await h.deliveries.delivery(oldId))?.value.attempts === 2,
       "the retry to be recorded",
     );
   } finally {
@@ -474,7 +474,7 @@ test("events: delete is consumed with no HTTP call; each configuration fires on 
     assert.equal(updateBody.age, 37);
     assert.equal(updated.reason, "update");
     await assert.rejects(
-      h.engine.retry((await h.store.delivery(skipped.id))!),
+      h.engine.retry((await h.deliveries.delivery(skipped.id))!),
       /delete event: no HTTP call/,
     );
   } finally {
@@ -542,7 +542,7 @@ test("concurrency: a configuration's own limit overrides the instance's; an edit
 
     // Down to 1 by an edit: the engine reads the configuration anew for each request.
     const { row: edited } = patchConfig(dflt, { concurrency: 1 });
-    await h.store.update(dflt, edited);
+    await h.webhooks.updateConfig(dflt, edited);
     peak.clear();
     await burst(4, [one.id, dflt.id]);
     assert.equal(peak.get("default"), 1);
@@ -590,7 +590,7 @@ test("block_private_networks: a loopback receiver is refused (permanent), never 
     const event = await h.emit(VALUES);
     const row = await h.waitStatus(event, hook.id, "failed");
     assert.match(row.lastError!, /^Refused: 127\.0\.0\.1 is not a public address/);
-    assert.equal((await h.store.flag(hook.id))?.reason, "permanent");
+    assert.equal((await h.webhooks.flag(hook.id))?.reason, "permanent");
     assert.equal(receiver.received.length, 0);
   } finally {
     await h.close();
@@ -610,7 +610,7 @@ test("a body over the size limit fails permanently at the event, flagged", async
     const event = await h.emit({ name: "&".repeat(200 * 1024) });
     const row = await h.waitStatus(event, hook.id, "failed");
     assert.match(row.lastError!, /^The body of \d+ bytes exceeds the \d+-byte limit$/);
-    assert.equal((await h.store.flag(hook.id))?.reason, "permanent");
+    assert.equal((await h.webhooks.flag(hook.id))?.reason, "permanent");
     assert.equal(receiver.received.length, 0);
   } finally {
     await h.close();
@@ -724,7 +724,7 @@ test("test send: one signed request with sample values, nothing stored", async (
     await assertSigned(r);
     const custom = await h.engine.testSend(hook, { name: "Given" });
     assert.equal(JSON.parse(custom.body).name, "Given");
-    assert.equal((await h.store.deliveries(hook.id, { limit: 10 })).items.length, 0);
+    assert.equal((await h.deliveries.deliveries(hook.id, { limit: 10 })).items.length, 0);
   } finally {
     await h.close();
     await receiver.close();
@@ -746,16 +746,16 @@ test("blocked: an event whose file URLs cannot be made flags its configurations,
     const b = await h.addWebhook({ url: receiver.url, events: ["update"] });
     const photo = { url: "https://relay.example/put/u1/aa", hash: "a".repeat(64), owned: true };
     const event = await h.emit({ name: "Ada", photo });
-    const flag = await until(() => h.store.flag(a.id), "the blocked flag");
+    const flag = await until(() => h.webhooks.flag(a.id), "the blocked flag");
     assert.equal(flag.reason, "blocked");
     assert.equal(flag.deliveryId, null);
     assert.equal(flag.eventId, event.eventId);
     assert.match(flag.error!, new RegExp(`Record ${event.recordId} .* waits.*token revoked`));
-    assert.equal(await h.store.flag(b.id), null, "b does not fire on inserts");
+    assert.equal(await h.webhooks.flag(b.id), null, "b does not fire on inserts");
     assert.equal(await h.deliveryOf(event, a.id), null, "no delivery yet");
     assert.equal(receiver.received.length, 0);
     assert.ok(h.logs.some((line) => line.includes("Webhook event processing failed")));
-    const view = await h.store.flags([a.id]);
+    const view = await h.webhooks.flags([a.id]);
     assert.equal(view.get(a.id)?.reason, "blocked");
 
     // The relay is back: the next sweep takes the event from the outbox, and the flag goes.
@@ -767,17 +767,17 @@ test("blocked: an event whose file URLs cannot be made flags its configurations,
       JSON.parse(receiver.received[0].text).photo,
       `https://relay.example/blob/${"a".repeat(64)}?sig=fresh`,
     );
-    await until(async () => (await h.store.flag(a.id)) === null ? true : null, "the flag cleared");
+    await until(async () => (await h.webhooks.flag(a.id)) === null ? true : null, "the flag cleared");
 
     // A later failure of another kind is not cleared by events going through.
     relayDown = true;
     await h.emit({ name: "Grace", photo });
     await until(
-      async () => (await h.store.flag(a.id))?.reason === "blocked" ? true : null,
+      async () => (await h.webhooks.flag(a.id))?.reason === "blocked" ? true : null,
       "blocked again",
     );
     const permanent = {
-      ...(await h.store.flag(a.id))!,
+      ...(await h.webhooks.flag(a.id))!,
       reason: "permanent" as const,
       deliveryId: "d1",
     };
@@ -788,7 +788,7 @@ test("blocked: an event whose file URLs cannot be made flags its configurations,
       () => Promise.resolve(receiver.received.length === 2 ? true : null),
       "the second event",
     );
-    assert.deepEqual(await h.store.flag(a.id), permanent);
+    assert.deepEqual(await h.webhooks.flag(a.id), permanent);
   } finally {
     await h.close();
     await receiver.close();
@@ -807,7 +807,7 @@ test("blocked: the flag outlives a restart and goes once its event goes through 
   try {
     const hook = await first.addWebhook({ url: receiver.url });
     const event = await first.emit({ name: "Ada", photo });
-    await until(() => first.store.flag(hook.id), "the blocked flag");
+    await until(() => first.webhooks.flag(hook.id), "the blocked flag");
     await first.close(false);
     // The relay works again by the restart: the start's sweep takes the event and the flag goes.
     restarted = await startHarness({}, {
@@ -817,7 +817,7 @@ test("blocked: the flag outlives a restart and goes once its event goes through 
     });
     await restarted.waitStatus(event, hook.id, "delivered");
     await until(
-      async () => (await restarted!.store.flag(hook.id)) === null ? true : null,
+      async () => (await restarted!.webhooks.flag(hook.id)) === null ? true : null,
       "the flag cleared after the restart",
     );
   } finally {
