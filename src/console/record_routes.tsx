@@ -5,7 +5,7 @@
  * @module
  */
 import { Hono } from "hono";
-import { getLargeValue } from "../store/large_value.ts";
+import { readJsonParts } from "../store/parts.ts";
 import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
 import { ApiError } from "../http/errors.ts";
 import type { VaultRecord } from "../vault/index.ts";
@@ -62,7 +62,7 @@ async function indexedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Pro
 /** Search or "recently updated": every head read, filtered and sorted, one page shown. */
 async function scannedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Promise<TablePage> {
   const valuesOf = async (head: VaultRecordRow) =>
-    await getLargeValue<Record<string, unknown>>(
+    await readJsonParts<Record<string, unknown>>(
       kv,
       vaultKeys.recordValues(head.formId, head.recordId),
     ) ?? {};

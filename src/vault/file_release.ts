@@ -21,6 +21,7 @@ import type { VaultKeys } from "./keys.ts";
 import { quarantinedCiphertext } from "./quarantine_rows.ts";
 import { addFileRelease, ownedHashes, recordClaimant } from "./records.ts";
 import type { RelayLink } from "./relay_link.ts";
+import { KvWrite } from "../store/write.ts";
 
 /** What one run did. */
 export interface ReleaseResult {
@@ -63,7 +64,7 @@ export async function releaseFiles(kv: Deno.Kv, link: RelayLink): Promise<Releas
       result.error ??= (err as Error).message;
       continue;
     }
-    await kv.atomic().check(entry).delete(entry.key).commit();
+    await new KvWrite().check(entry).delete(entry.key).commit(kv);
     result.released++;
   }
   return result;
@@ -77,16 +78,16 @@ export async function releaseFiles(kv: Deno.Kv, link: RelayLink): Promise<Releas
  *
  * @example
  * ```ts
- * const op = kv.atomic().delete(vaultKeys.quarantine(row.id));
- * await addQuarantineRelease(kv, keys, row, op);
- * await op.commit();
+ * const w = new KvWrite().delete(vaultKeys.quarantine(row.id));
+ * await addQuarantineRelease(kv, keys, row, w);
+ * await w.commit(kv);
  * ```
  */
 export async function addQuarantineRelease(
   kv: Deno.Kv,
   keys: VaultKeys,
   row: VaultQuarantineRow,
-  op: Deno.AtomicOperation,
+  op: KvWrite,
 ): Promise<void> {
   const sealed = await quarantinedCiphertext(kv, row);
   let claimed: string[];

@@ -14,9 +14,9 @@
 import { open } from "../crypto/sealed_box.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { CryptoError } from "../crypto/errors.ts";
-import { ackMutations } from "../relay/queue.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
+import { kvPart, type WritePart } from "../store/write_part.ts";
 import {
   checkFilesStored,
   checkMode,
@@ -29,7 +29,7 @@ import type { VaultForms } from "./forms.ts";
 import type { VaultKeys } from "./keys.ts";
 import { SealedBoxOpener } from "./opener.ts";
 import { quarantinedItem, writeQuarantine } from "./quarantine_rows.ts";
-import { type InStoreAck, RecordApplier } from "./record_apply.ts";
+import { RecordApplier } from "./record_apply.ts";
 import { recordClaimant } from "./records.ts";
 import type { QueueItem, RelayLink } from "./relay_link.ts";
 import { ValuesChecker } from "./values_check.ts";
@@ -267,10 +267,7 @@ export class Ingestor {
       db,
       item,
       opener,
-      addAck && {
-        mutations: ackMutations(item),
-        add: (op) => addAck(op, db.fingerprint, item),
-      },
+      addAck && kvPart((w) => addAck(w, db.fingerprint, item)),
     );
   }
 
@@ -278,7 +275,7 @@ export class Ingestor {
     db: VaultDatabaseRow,
     item: QueueItem,
     opener: SealedBoxOpener | null,
-    ack: InStoreAck | null,
+    ack: WritePart | null,
   ): Promise<IngestOutcome> {
     let ciphertext: Uint8Array = new Uint8Array(0);
     try {

@@ -4,14 +4,12 @@
  *
  * @module
  */
-import { concatBytes } from "../crypto/encoding.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
 import type { Quarantine } from "./envelope_checks.ts";
-import type { InStoreAck } from "./record_apply.ts";
+import { partCount, readParts, writePartsInSteps } from "../store/parts.ts";
+import { KvWrite } from "../store/write.ts";
+import { addKvPart, type WritePart } from "../store/write_part.ts";
 import type { QueueItem } from "./relay_link.ts";
-
-/** Bytes of one stored part of a quarantined ciphertext. */
-const PART_BYTES = 60 * 1024;
 
 /**
  * Parts of a quarantined ciphertext of `bytes` bytes.
@@ -22,7 +20,7 @@ const PART_BYTES = 60 * 1024;
  * ```
  */
 export function quarantineParts(bytes: number): number {
-  return Math.max(1, Math.ceil(bytes / PART_BYTES));
+  return partCount(bytes);
 }
 
 /**
@@ -52,7 +50,7 @@ export async function writeQuarantine(
   item: QueueItem,
   ciphertext: Uint8Array,
   why: Quarantine,
-  ack: InStoreAck | null,
+  ack: WritePart | null,
 ): Promise<void> {
   const id = quarantineId(item);
   const key = vaultKeys.quarantine(id);
@@ -60,16 +58,7 @@ export async function writeQuarantine(
   const parts = quarantineParts(ciphertext.length);
   if (!existing.value) {
     // The parts go first, in bounded operations; the row that refers to them commits last.
-    for (let i = 0; i < parts; i += 8) {
-      const op = kv.atomic();
-      for (let j = i; j < Math.min(parts, i + 8); j++) {
-        op.set(
-          vaultKeys.quarantineData(id, j),
-          ciphertext.subarray(j * PART_BYTES, (j + 1) * PART_BYTES),
-        );
-      }
-      await op.commit();
-    }
+    await writePartsInSteps(kv, vaultKeys.quarantineDataOf(id), ciphertext);
   }
   const row: VaultQuarantineRow = {
     id,
@@ -85,9 +74,9 @@ export async function writeQuarantine(
     quarantinedAt: existing.value?.quarantinedAt ?? new Date().toISOString(),
     parts,
   };
-  const op = kv.atomic().set(key, row);
-  ack?.add(op);
-  await op.commit();
+  const w = new KvWrite().set(key, row);
+  if (ack) addKvPart(w, ack);
+  await w.commit(kv);
 }
 
 /**
@@ -131,9 +120,5 @@ export async function quarantinedCiphertext(
   kv: Deno.Kv,
   row: VaultQuarantineRow,
 ): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  for await (const entry of kv.list<Uint8Array>({ prefix: vaultKeys.quarantineDataOf(row.id) })) {
-    parts.push(entry.value);
-  }
-  return concatBytes(...parts);
+  return await readParts(kv, vaultKeys.quarantineDataOf(row.id)) ?? new Uint8Array(0);
 }

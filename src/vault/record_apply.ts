@@ -9,28 +9,17 @@ import { announceRecordEvents, type StoredRecordEvent } from "../events/record_e
 import type { SubmissionPayload } from "../forms/payload.ts";
 import type { GroupCommitter } from "../store/group_commit.ts";
 import { vaultKeys, type VaultQuarantineRow, type VaultRecordRow } from "../store/keys.ts";
-import { deleteLargeValue } from "../store/large_value.ts";
+import { deleteParts } from "../store/parts.ts";
+import { addKvPart, type WritePart } from "../store/write_part.ts";
 import { Quarantine } from "./envelope_checks.ts";
 import { quarantineId, quarantineParts } from "./quarantine_rows.ts";
 import {
   addRecordWrite,
   checkRecordSize,
-  historyBytes,
-  ownedHashes,
   RecordTooLargeError,
   type RecordWrite,
 } from "./records.ts";
 import type { QueueItem } from "./relay_link.ts";
-
-/** Bytes one file hash takes in a record head's file list or a release row, with encoding. */
-const FILE_ENTRY_BYTES = 80;
-
-/** The ack of an envelope, added to the operation that settles it (role all). */
-export interface InStoreAck {
-  /** Mutations `add` adds. */
-  mutations: number;
-  add(op: Deno.AtomicOperation): void;
-}
 
 /**
  * Writes ingested records.
@@ -53,7 +42,7 @@ export class RecordApplier {
   async apply(
     item: QueueItem,
     payload: SubmissionPayload,
-    ack: InStoreAck | null,
+    ack: WritePart | null,
   ): Promise<"record" | "duplicate"> {
     const qid = quarantineId(item);
     const recordKey = vaultKeys.record(item.formId, item.submissionId);
@@ -140,30 +129,20 @@ export class RecordApplier {
     write: RecordWrite | null,
     bytes: number,
     staleParts: number | null,
-    ack: InStoreAck | null,
+    ack: WritePart | null,
   ): Promise<boolean> {
     const qid = quarantineId(item);
-    const parts = Math.ceil(bytes / (60 * 1024)) + 1;
     let event: StoredRecordEvent | null = null;
     const result = await this.committer.commit({
       lock: item.submissionId,
-      checks,
-      // The head, its event, its saved version, and its time index entry with the two counts
-      // (an insert) or a release of dropped files (an update).
-      mutations: 2 * parts + 6 + (current?.parts ?? 0) +
-        (staleParts === null ? 0 : 1 + staleParts) + (ack?.mutations ?? 0),
-      // Values, event snapshot and saved version, then the head's file list and a release of
-      // dropped files.
-      bytes: 2 * bytes + historyBytes(bytes) + 2048 +
-        FILE_ENTRY_BYTES *
-          ((write ? ownedHashes(write.values).length : 0) + (current?.files?.length ?? 0)),
-      apply: (op) => {
+      build: (w) => {
+        w.check(...checks);
         if (staleParts !== null) {
-          op.delete(vaultKeys.quarantine(qid));
-          deleteLargeValue(op, vaultKeys.quarantineDataOf(qid), staleParts);
+          w.delete(vaultKeys.quarantine(qid));
+          deleteParts(w, vaultKeys.quarantineDataOf(qid), staleParts);
         }
-        if (write) event = addRecordWrite(op, current, write, bytes);
-        ack?.add(op);
+        if (write) event = addRecordWrite(w, current, write, bytes);
+        if (ack) addKvPart(w, ack);
       },
     });
     if (result.ok && event) announceRecordEvents(this.kv, [event]);

@@ -9,19 +9,20 @@
  * @module
  */
 import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+import type { KvWrite } from "../store/write.ts";
 
 /** Subtracts one from a `Deno.KvU64` through `sum` (which wraps modulo 2^64). */
 const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
 
 /** Adds an inserted record (its head `row`) to the index, in `op`. */
-export function indexInsert(op: Deno.AtomicOperation, row: VaultRecordRow): void {
+export function indexInsert(op: KvWrite, row: VaultRecordRow): void {
   op.set(vaultKeys.recordByTime(row.formId, row.createdAt, row.recordId), true);
   op.sum(vaultKeys.recordCount(row.formId), 1n);
   op.sum(vaultKeys.recordDay(row.formId, row.createdAt.slice(0, 10)), 1n);
 }
 
 /** Takes a deleted record (its head `row`) out of the index, in `op`. */
-export function indexDelete(op: Deno.AtomicOperation, row: VaultRecordRow): void {
+export function indexDelete(op: KvWrite, row: VaultRecordRow): void {
   op.delete(vaultKeys.recordByTime(row.formId, row.createdAt, row.recordId));
   op.sum(vaultKeys.recordCount(row.formId), MINUS_ONE);
   op.sum(vaultKeys.recordDay(row.formId, row.createdAt.slice(0, 10)), MINUS_ONE);

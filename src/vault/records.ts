@@ -16,7 +16,8 @@ import {
 } from "../events/record_event.ts";
 import { ApiError } from "../http/errors.ts";
 import { readPage } from "../http/ids.ts";
-import { deleteLargeValue, getLargeValue, setLargeValue } from "../store/large_value.ts";
+import { deleteParts, readJsonParts, writeJsonParts } from "../store/parts.ts";
+import { KvWrite } from "../store/write.ts";
 import { indexDelete, indexInsert } from "./record_index.ts";
 import {
   type VaultFileReleaseRow,
@@ -97,7 +98,7 @@ export function recordClaimant(formId: string, recordId: string): string {
  * `file_release.ts`.
  */
 export function addFileRelease(
-  op: Deno.AtomicOperation,
+  op: KvWrite,
   formId: string,
   recordId: string,
   hashes: string[],
@@ -115,11 +116,6 @@ const INLINE_VALUES_BYTES = 16 * 1024;
  * history (one KV entry each); larger ones keep their metadata only.
  */
 export const MAX_HISTORY_VALUES_BYTES = 48 * 1024;
-
-/** Bytes the history entry of a write of `bytes` value bytes adds to its atomic operation. */
-export function historyBytes(bytes: number): number {
-  return (bytes <= MAX_HISTORY_VALUES_BYTES ? bytes : 0) + 256;
-}
 
 /** The size check every write goes through; returns the values' size in JSON bytes. */
 export function checkRecordSize(values: Record<string, unknown>): number {
@@ -149,7 +145,7 @@ export interface RecordWrite {
  * when the caller has checked them already.
  */
 export function addRecordWrite(
-  op: Deno.AtomicOperation,
+  op: KvWrite,
   current: VaultRecordRow | null,
   write: RecordWrite,
   bytes = checkRecordSize(write.values),
@@ -157,8 +153,8 @@ export function addRecordWrite(
   const savedAt = savedAtOf(new Date());
   const valuesKey = vaultKeys.recordValues(write.formId, write.recordId);
   const inline = bytes <= INLINE_VALUES_BYTES;
-  const parts = inline ? 0 : setLargeValue(op, valuesKey, write.values);
-  for (let i = parts; i < (current?.parts ?? 0); i++) op.delete([...valuesKey, i]);
+  const parts = inline ? 0 : writeJsonParts(op, valuesKey, write.values);
+  deleteParts(op, valuesKey, current?.parts ?? 0, parts);
   const files = ownedHashes(write.values);
   const row: VaultRecordRow = {
     recordId: write.recordId,
@@ -189,7 +185,7 @@ export function addRecordWrite(
 }
 
 function emit(
-  op: Deno.AtomicOperation,
+  op: KvWrite,
   reason: RecordReason,
   row: VaultRecordRow,
   values: Record<string, unknown>,
@@ -216,7 +212,7 @@ export function getRecordEntry(
 
 /** The record of a head, its values read when they are not inline. */
 export async function recordOf(kv: Deno.Kv, row: VaultRecordRow): Promise<VaultRecord> {
-  const values = row.values ?? await getLargeValue<Record<string, unknown>>(
+  const values = row.values ?? await readJsonParts<Record<string, unknown>>(
     kv,
     vaultKeys.recordValues(row.formId, row.recordId),
   ) ?? {};
@@ -302,15 +298,15 @@ export async function commitRecordChange(
   formId: string,
   recordId: string,
   build: (
-    op: Deno.AtomicOperation,
+    op: KvWrite,
     current: VaultRecordRow | null,
   ) => Promise<StoredRecordEvent> | StoredRecordEvent,
 ): Promise<void> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await getRecordEntry(kv, formId, recordId);
-    const op = kv.atomic().check(entry);
+    const op = new KvWrite().check(entry);
     const event = await build(op, entry.value?.deletedAt ? null : entry.value);
-    if ((await op.commit()).ok) return announceRecordEvents(kv, [event]);
+    if (await op.commit(kv)) return announceRecordEvents(kv, [event]);
   }
   throw new ApiError(409, "conflict", `Record "${recordId}" kept changing; try again`);
 }
@@ -325,7 +321,7 @@ export async function deleteRecord(kv: Deno.Kv, formId: string, recordId: string
     if (!current) throw notFound(formId, recordId);
     const { values } = await recordOf(kv, current);
     indexDelete(op, current);
-    deleteLargeValue(op, vaultKeys.recordValues(formId, recordId), current.parts);
+    deleteParts(op, vaultKeys.recordValues(formId, recordId), current.parts);
     addFileRelease(op, formId, recordId, current.files ?? []);
     for await (const v of kv.list({ prefix: vaultKeys.recordVersions(formId, recordId) })) {
       op.delete(v.key);

@@ -10,7 +10,8 @@ import { buildValuesSchema } from "../forms/fields.ts";
 import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
-import { deleteLargeValue } from "../store/large_value.ts";
+import { deleteParts } from "../store/parts.ts";
+import { KvWrite } from "../store/write.ts";
 import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
 import { VaultFiles } from "./files.ts";
 import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
@@ -321,11 +322,11 @@ export class Vault {
   async discardQuarantine(userId: string, id: string): Promise<void> {
     const row = (await this.listQuarantine(userId)).find((r) => r.id === id);
     if (!row) throw new ApiError(404, "quarantine_not_found", `No quarantined envelope "${id}"`);
-    const op = this.kv.atomic().delete(vaultKeys.quarantine(id));
-    deleteLargeValue(op, vaultKeys.quarantineDataOf(id), row.parts);
+    const op = new KvWrite().delete(vaultKeys.quarantine(id));
+    deleteParts(op, vaultKeys.quarantineDataOf(id), row.parts);
     // The files it claimed go back to the relay's sweep, unless its record refers to them.
     await addQuarantineRelease(this.kv, this.keys, row, op);
-    if (!(await op.commit()).ok) {
+    if (!(await op.commit(this.kv))) {
       throw new ApiError(409, "conflict", `The record of "${id}" changed meanwhile; try again`);
     }
     await this.#releaseFiles();

@@ -20,6 +20,7 @@ import type {
   WebhookEvent,
   WebhookFlagRow,
 } from "../store/rows.ts";
+import { MAX_JSON_PARTS_BYTES } from "../store/parts.ts";
 import type { RecordEventOutbox } from "../store/ports/record_events.ts";
 import type { WebhookConfigs, WebhookDeliveries } from "../store/ports/webhooks.ts";
 import type { Dispatcher, WebhookSettings } from "./dispatcher.ts";
@@ -28,7 +29,7 @@ import { renderBody } from "./render/index.ts";
 import { type BlobUrlResolver, type RenderInput, resolveValues, savedAtMs } from "./values.ts";
 
 /** Largest body a delivery can carry, in bytes. */
-export const MAX_BODY_BYTES = 640 * 1024;
+export const MAX_BODY_BYTES = MAX_JSON_PARTS_BYTES;
 
 const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
   insert: "create",

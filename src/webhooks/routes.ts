@@ -274,7 +274,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
     const page = await deliveries.deliveries(row.id, { failed: failed === "true", cursor, limit })
       .catch((err) => {
         if (!(err instanceof InvalidCursorError)) throw err;
-        throw new ApiError(400, "invalid_request", "Invalid cursor: not a cursor of this list", "cursor");
+        throw new ApiError(
+          400,
+          "invalid_request",
+          "Invalid cursor: not a cursor of this list",
+          "cursor",
+        );
       });
     return c.json({ items: page.items.map(deliveryView), nextCursor: page.nextCursor }, 200);
   });

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { keys, type WebhookDeliveryRef, webhookKeys } from "../../src/store/keys.ts";
-import { setLargeValue } from "../../src/store/large_value.ts";
-import { migrateStore } from "../../src/store/schema.ts";
+import { emitRecordEvent } from "../../src/events/record_event.ts";
+import { KvWrite } from "../../src/store/write.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { patchConfig } from "../../src/webhooks/config.ts";
-import { WEBHOOK_ATTEMPT_KIND } from "../../src/webhooks/index.ts";
+import { deliveryRow } from "./_delivery_row.ts";
 import { PYTHON } from "../_support/python.ts";
 import {
   FIELDS,
   freePort,
+  type Harness,
   pythonSignature,
   type Received,
   startHarness,
@@ -20,6 +20,11 @@ const SECRET = "whsec_dGVzdC1zaWduaW5nLXNlY3JldC0wMTIzNDU2Nzg5";
 const VALUES = { name: "Ada", age: 36, tags: ["math", "poetry"] };
 const test = (name: string, fn: () => Promise<void>) =>
   Deno.test({ name, fn, sanitizeResources: false, sanitizeOps: false });
+
+/** The events left in the harness's outbox. */
+async function outboxEvents(h: Harness) {
+  return (await h.recordEvents.scan({ skip: () => false, limit: 100 })).events;
+}
 
 /** Every request must carry a valid signature: checked by the SDK and by python3's hmac. */
 async function assertSigned(r: Received, secret = SECRET) {
@@ -58,16 +63,11 @@ test("2xx: delivered once, signed over the raw bytes, snippet surfaced", async (
     assert.equal(attempts[0].snippet, "thanks for all");
     assert.equal(attempts[0].error, null);
     assert.ok(attempts[0].durationMs >= 0);
-    // The body lives in the delivery's ref, beside its row.
-    assert.equal("body" in row, false);
-    assert.equal(row.bodyParts, 0);
+    // The body is kept as sent; the event left the outbox; nothing is scheduled.
     assert.equal(row.bodyBytes, r.raw.length);
-    const ref = await h.kv.get<WebhookDeliveryRef>(webhookKeys.deliveryWebhook(row.id));
-    assert.deepEqual(ref.value, { webhookId: hook.id, body: r.raw });
     assert.deepEqual(await h.deliveries.body(row), r.raw);
-    // The event snapshot is consumed; nothing is pending.
-    assert.equal((await h.kv.get([...keys.recordEvent(event.eventId), 0])).value, null);
-    assert.equal((await h.kv.get(webhookKeys.pending(row.id))).value, null);
+    assert.deepEqual(await outboxEvents(h), []);
+    assert.deepEqual(await Array.fromAsync(h.deliveries.overdue(Infinity)), []);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(receiver.received.length, 1);
   } finally {
@@ -259,7 +259,7 @@ test("backoff: the schedule is followed, then the delivery fails as exhausted", 
     }
     assert.equal(row.attempts, 4);
     assert.equal((await h.webhooks.flag(hook.id))?.reason, "exhausted");
-    assert.equal((await h.kv.get(webhookKeys.pending(row.id))).value, null);
+    assert.deepEqual(await Array.fromAsync(h.deliveries.overdue(Infinity)), []);
   } finally {
     await h.close();
     await receiver.close();
@@ -348,7 +348,10 @@ test("manual retry: one delivery, then all failed ones; the flag clears; editing
     const failed = [];
     for (const e of events) failed.push(await h.waitStatus(e, hook.id, "failed"));
     assert.equal((await h.webhooks.flag(hook.id))?.reason, "permanent");
-    assert.equal((await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 3);
+    assert.equal(
+      (await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length,
+      3,
+    );
 
     healthy = true;
     const entry = await h.deliveries.delivery(failed[0].id);
@@ -356,11 +359,17 @@ test("manual retry: one delivery, then all failed ones; the flag clears; editing
     assert.equal(await h.webhooks.flag(hook.id), null, "retry clears the flag");
     const retried = await h.waitStatus(events[0], hook.id, "delivered");
     assert.equal(retried.attempts, 2);
-    assert.equal((await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 2);
+    assert.equal(
+      (await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length,
+      2,
+    );
 
     assert.equal(await h.engine.retryFailed(hook.id), 2);
     for (const e of events.slice(1)) await h.waitStatus(e, hook.id, "delivered");
-    assert.equal((await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length, 0);
+    assert.equal(
+      (await h.deliveries.deliveries(hook.id, { failed: true, limit: 10 })).items.length,
+      0,
+    );
     const ids = receiver.received.map((r) => JSON.parse(r.text)._recordId);
     for (const e of events) assert.equal(ids.filter((id) => id === e.recordId).length, 2);
 
@@ -374,7 +383,11 @@ test("manual retry: one delivery, then all failed ones; the flag clears; editing
     await h.waitStatus(next, hook.id, "failed");
     assert.ok(await h.webhooks.flag(hook.id));
     const before = (await h.webhooks.config(hook.id))!;
-    await h.webhooks.updateConfig(before, { ...before, name: "fixed", updatedAt: new Date().toISOString() });
+    await h.webhooks.updateConfig(before, {
+      ...before,
+      name: "fixed",
+      updatedAt: new Date().toISOString(),
+    });
     assert.equal(await h.webhooks.flag(hook.id), null);
   } finally {
     await h.close();
@@ -406,39 +419,6 @@ test("the owner's fix applies on retry: new URL, the same rendered body", async 
     await h.close();
     await good.close();
     await bad.close();
-  }
-});
-
-test("a delivery of store version 0 (body in the row), once migrated, is shown and sent again", async () => {
-  const receiver = startReceiver(() => new Response("ok"));
-  const h = await startHarness();
-  try {
-    const hook = await h.addWebhook({ url: receiver.url, signingSecret: SECRET });
-    const event = await h.emit(VALUES);
-    const row = await h.waitStatus(event, hook.id, "delivered");
-    const [first] = await receiver.waitFor(1);
-    // Version 0: the body inline in the row, the ref the bare configuration id.
-    const oldId = "0".repeat(12) + "e".repeat(20);
-    await h.kv.atomic()
-      .set(webhookKeys.delivery(hook.id, oldId), { ...row, id: oldId, body: first.raw })
-      .set(webhookKeys.deliveryWebhook(oldId), hook.id)
-      .commit();
-    // What serve does on start with a store from before schema versions.
-    assert.equal((await migrateStore(h.kv, "harness")).from, 0);
-    const entry = await h.deliveries.delivery(oldId);
-    assert.equal(entry?.value.status, "delivered");
-    assert.deepEqual(await h.deliveries.body(entry!.value), first.raw);
-    await h.engine.retry(entry!);
-    const [, again] = await receiver.waitFor(2);
-    assert.deepEqual(again.raw, first.raw);
-    await assertSigned(again);
-    await until(
-      async () => (await h.deliveries.delivery(oldId))?.value.attempts === 2,
-      "the retry to be recorded",
-    );
-  } finally {
-    await h.close();
-    await receiver.close();
   }
 });
 
@@ -563,17 +543,12 @@ test("duplicate and stale attempt messages do nothing", async () => {
     const hook = await h.addWebhook({ url: receiver.url });
     const event = await h.emit(VALUES);
     const pending = await until(() => h.deliveryOf(event, hook.id), "the delivery");
-    const message = {
-      kind: WEBHOOK_ATTEMPT_KIND,
-      webhookId: hook.id,
-      deliveryId: pending.id,
-      token: pending.token,
-    };
-    await h.kv.enqueue(message);
-    await h.kv.enqueue(message, { delay: 350 });
-    await h.kv.enqueue({ ...message, token: "stale" });
+    const attempt = { webhookId: hook.id, deliveryId: pending.id, token: pending.token };
+    await h.deliveries.redeliver(attempt, 0);
+    await h.deliveries.redeliver(attempt, 350);
+    await h.deliveries.redeliver({ ...attempt, token: "stale" }, 0);
     await h.waitStatus(event, hook.id, "delivered");
-    await h.kv.enqueue(message);
+    await h.deliveries.redeliver(attempt, 0);
     await new Promise((r) => setTimeout(r, 600));
     assert.equal(receiver.received.length, 1);
   } finally {
@@ -618,31 +593,28 @@ test("a body over the size limit fails permanently at the event, flagged", async
   }
 });
 
-test("recovery: a pending delivery whose message was lost, and an unannounced event, on start", async () => {
+test("recovery: a pending delivery whose scheduled attempt was lost, and an unannounced event, on start", async () => {
   const receiver = startReceiver(() => new Response("ok"));
-  const first = await startHarness();
+  // Not started: what comes due is put back (as while stopping), nothing is sent.
+  const first = await startHarness({}, { start: false });
   const hook = await first.addWebhook({ url: receiver.url, signingSecret: SECRET });
-  // A delivery that failed once and whose next attempt message never made it to the queue.
-  const event = await first.emit(VALUES);
-  const row = await first.waitStatus(event, hook.id, "delivered");
+  // A delivery that failed once, scheduled (with token "a") a second ago...
   const lostId = "0".repeat(12) + "f".repeat(20);
-  await first.kv.atomic()
-    .set(webhookKeys.delivery(hook.id, lostId), {
-      ...row,
-      id: lostId,
-      status: "pending",
-      round: 1,
-      attempts: 1,
-      token: "lost-message",
-      nextAttemptAt: new Date(Date.now() - 1000).toISOString(),
-      completedAt: null,
-    })
-    .set(
-      webhookKeys.deliveryWebhook(lostId),
-      (await first.kv.get(webhookKeys.deliveryWebhook(row.id))).value,
-    )
-    .set(webhookKeys.pending(lostId), { webhookId: hook.id, dueAt: Date.now() - 1000 })
-    .commit();
+  const body = new TextEncoder().encode(JSON.stringify({ _recordId: "rec_lost" }));
+  const pending = deliveryRow({
+    id: lostId,
+    webhookId: hook.id,
+    formId: "contact",
+    attempts: 1,
+    round: 1,
+    token: "a",
+    bodyBytes: body.length,
+  });
+  const dueAt = Date.now() - 1000;
+  assert.ok(await first.deliveries.createDelivery({ state: pending, schedule: { dueAt } }, body));
+  // ...then given token "b" with no attempt of its own: its attempt is lost.
+  const stored = (await first.deliveries.delivery(lostId))!;
+  assert.ok(await first.deliveries.updateDelivery(stored, { state: { ...pending, token: "b" } }));
   // A record event in the outbox that was never announced.
   const orphan = {
     eventId: "orphan-event",
@@ -653,23 +625,24 @@ test("recovery: a pending delivery whose message was lost, and an unannounced ev
     savedAt: "2024-01-01T00:00:00.0000000+00:00",
     values: { name: "Orphan" },
   };
-  const op = first.kv.atomic();
-  setLargeValue(op, keys.recordEvent(orphan.eventId), orphan);
-  await op.commit();
+  const w = new KvWrite();
+  emitRecordEvent(w, orphan);
+  assert.ok(await w.commit(first.kv));
   await first.close(false);
 
   const second = await startHarness({}, { dir: first.dir });
   try {
-    await until(
-      async () =>
-        (await second.kv.get<{ status: string }>(webhookKeys.delivery(hook.id, lostId))).value
-          ?.status === "delivered",
+    const lost = await until(
+      async () => {
+        const found = await second.deliveries.delivery(lostId);
+        return found?.row.status === "delivered" ? found.row : null;
+      },
       "the lost delivery to be re-armed and delivered",
     );
+    assert.equal(lost.attempts, 2);
     await second.waitStatus(orphan, hook.id, "delivered");
     const ids = receiver.received.map((r) => JSON.parse(r.text)._recordId);
-    assert.ok(ids.includes("rec_orphan"));
-    assert.equal(ids.filter((id) => id === event.recordId).length, 2);
+    assert.deepEqual(ids.sort(), ["rec_lost", "rec_orphan"]);
     for (const r of receiver.received) await assertSigned(r);
   } finally {
     await second.close();
@@ -694,11 +667,7 @@ test("outbox: more events than memory holds, and scans meanwhile: each delivered
     const ids = receiver.received.map((r) => JSON.parse(r.text)._recordId);
     assert.equal(ids.length, 60);
     assert.equal(new Set(ids).size, 60);
-    assert.deepEqual(
-      await Array.fromAsync(h.kv.list({ prefix: [keys.recordEvent("")[0]] })),
-      [],
-      "the outbox is empty",
-    );
+    assert.deepEqual(await outboxEvents(h), [], "the outbox is empty");
   } finally {
     await h.close();
     await receiver.close();
@@ -767,7 +736,10 @@ test("blocked: an event whose file URLs cannot be made flags its configurations,
       JSON.parse(receiver.received[0].text).photo,
       `https://relay.example/blob/${"a".repeat(64)}?sig=fresh`,
     );
-    await until(async () => (await h.webhooks.flag(a.id)) === null ? true : null, "the flag cleared");
+    await until(
+      async () => (await h.webhooks.flag(a.id)) === null ? true : null,
+      "the flag cleared",
+    );
 
     // A later failure of another kind is not cleared by events going through.
     relayDown = true;
@@ -781,7 +753,11 @@ test("blocked: an event whose file URLs cannot be made flags its configurations,
       reason: "permanent" as const,
       deliveryId: "d1",
     };
-    await h.kv.set(webhookKeys.flag(a.id), permanent);
+    // A delivery of `a` fails permanently meanwhile.
+    const failed = deliveryRow({ id: "d1", webhookId: a.id, status: "failed", attempts: 1 });
+    assert.ok(
+      await h.deliveries.createDelivery({ state: failed, failure: { flag: permanent } }, null),
+    );
     relayDown = false;
     await h.engine.sweep(0);
     await until(

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { concatBytes, utf8Decode } from "../../crypto/encoding.ts";
 import {
   onRecordEvents,
   type RecordEvent,
@@ -13,7 +12,7 @@ import {
 } from "../../events/record_event.ts";
 import { GroupCommitter } from "../group_commit.ts";
 import { keys } from "../keys.ts";
-import { deleteParts } from "../parts.ts";
+import { deleteParts, parseJsonParts } from "../parts.ts";
 import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
 import { kvPart, type WritePart } from "../write_part.ts";
 
@@ -52,8 +51,7 @@ export class KvRecordEventOutbox implements RecordEventOutbox {
     }
     const events: StoredRecordEvent[] = [];
     for (const parts of groups.values()) {
-      const event = JSON.parse(utf8Decode(concatBytes(...parts))) as RecordEvent;
-      events.push({ event, parts: parts.length });
+      events.push({ event: parseJsonParts<RecordEvent>(parts), parts: parts.length });
     }
     return { events, more };
   }

@@ -158,7 +158,7 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
   ): Promise<boolean> {
     const id = change.state.id;
     const inParts = body !== null && body.length > REF_BODY_BYTES;
-    const state = { ...change.state, bodyParts: inParts ? partCount(body) : 0 };
+    const state = { ...change.state, bodyParts: inParts ? partCount(body.length) : 0 };
     const ref: WebhookDeliveryRef = { webhookId: state.webhookId, body: inParts ? null : body };
     const { ok } = await this.#committer.commit({
       lock: id,
@@ -260,9 +260,12 @@ function writeChange(w: KvWrite, change: DeliveryChange): void {
   if (schedule === null) w.delete(k.pending(id));
   else if (schedule) {
     const pending: WebhookPendingRow = { webhookId: state.webhookId, dueAt: schedule.dueAt };
-    w.set(k.pending(id), pending).enqueue(message({ webhookId: state.webhookId, deliveryId: id, token: state.token }), {
-      delay: Math.max(0, schedule.dueAt - Date.now()),
-    });
+    w.set(k.pending(id), pending).enqueue(
+      message({ webhookId: state.webhookId, deliveryId: id, token: state.token }),
+      {
+        delay: Math.max(0, schedule.dueAt - Date.now()),
+      },
+    );
   }
   if (failure === "clear") w.delete(k.failed(state.webhookId, id)).delete(k.flag(state.webhookId));
   else if (failure) {
