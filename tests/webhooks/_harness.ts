@@ -8,7 +8,8 @@ import {
   type RecordEvent,
 } from "../../src/events/record_event.ts";
 import type { WebhookConfigRow, WebhookDeliveryRow } from "../../src/store/rows.ts";
-import { webhookKvPorts, type WebhookPorts } from "../../src/store/kv/webhook_ports.ts";
+import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
+import type { WebhookPorts } from "../../src/store/ports/webhooks.ts";
 import { QueueDispatcher } from "../../src/store/queue.ts";
 import { newConfig } from "../../src/webhooks/config.ts";
 import {

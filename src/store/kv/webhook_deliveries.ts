@@ -223,7 +223,10 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
   }
 
   onDue(handler: (attempt: ScheduledAttempt) => Promise<void>): void {
-    this.queue.on(WEBHOOK_ATTEMPT_KIND, (m) => handler(m as AttemptMessage));
+    this.queue.on(WEBHOOK_ATTEMPT_KIND, (m) => {
+      const { webhookId, deliveryId, token } = m as AttemptMessage;
+      return handler({ webhookId, deliveryId, token });
+    });
   }
 
   async redeliver(attempt: ScheduledAttempt, delayMs: number): Promise<void> {

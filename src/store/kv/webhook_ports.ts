@@ -4,19 +4,11 @@
  *
  * @module
  */
-import type { RecordEventOutbox } from "../ports/record_events.ts";
-import type { WebhookConfigs, WebhookDeliveries } from "../ports/webhooks.ts";
+import type { WebhookPorts } from "../ports/webhooks.ts";
 import type { QueueDispatcher } from "../queue.ts";
 import { KvRecordEventOutbox } from "./record_events.ts";
 import { KvWebhookDeliveries } from "./webhook_deliveries.ts";
 import { KvWebhookConfigs } from "./webhooks.ts";
-
-/** The webhook ports of one store. */
-export interface WebhookPorts {
-  webhooks: WebhookConfigs;
-  deliveries: WebhookDeliveries;
-  recordEvents: RecordEventOutbox;
-}
 
 /**
  * The webhook ports on `kv`. Scheduled attempts come due on `queue`, the process's one queue

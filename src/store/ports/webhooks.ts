@@ -14,6 +14,7 @@ import type {
   WebhookFlagRow,
 } from "../rows.ts";
 import type { WritePart } from "../write_part.ts";
+import type { RecordEventOutbox } from "./record_events.ts";
 
 /** Attempt rows a delivery keeps: the newest; older ones go as new ones come. */
 export const MAX_LOGGED_ATTEMPTS = 50;
@@ -196,4 +197,13 @@ export interface WebhookDeliveries {
   redeliver(attempt: ScheduledAttempt, delayMs: number): Promise<void>;
   /** Resolves once every write queued so far is durable. */
   idle(): Promise<void>;
+}
+
+/** The webhook ports of one store, as the engine takes them. */
+export interface WebhookPorts {
+  /** Configurations and their failure flags. */
+  webhooks: WebhookConfigs;
+  deliveries: WebhookDeliveries;
+  /** The record events outbox, as its consumer sees it. */
+  recordEvents: RecordEventOutbox;
 }
