@@ -141,9 +141,8 @@ export class Dispatcher {
         await deliveries.purgeDelivery(stored);
         return;
       }
-      const body = await deliveries.body(stored.row);
       try {
-        const result = await this.#send(config, stored.row, body, true);
+        const result = await this.#send(config, stored.row, stored.body, true);
         if (!result) {
           await deliveries.redeliver(attempt, DEFER_MS);
           return;

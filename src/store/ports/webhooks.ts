@@ -41,6 +41,11 @@ export interface StoredDelivery {
   revision: DeliveryRevision;
 }
 
+/** A delivery whose scheduled attempt came due, with the body to send. */
+export interface DueDelivery extends StoredDelivery {
+  body: Uint8Array;
+}
+
 /** A page of deliveries, newest first; `nextCursor` (opaque) reads the next one. */
 export interface DeliveryPage {
   items: WebhookDeliveryRow[];
@@ -142,8 +147,11 @@ export interface WebhookConfigs {
 export interface WebhookDeliveries {
   /** Delivery `deliveryId` with its revision, or null. */
   delivery(deliveryId: string): Promise<StoredDelivery | null>;
-  /** The delivery `attempt` names, if it is still pending with the attempt's token; else null. */
-  due(attempt: ScheduledAttempt): Promise<StoredDelivery | null>;
+  /**
+   * The delivery `attempt` names with its body (read together), if it is still pending with
+   * the attempt's token; else null.
+   */
+  due(attempt: ScheduledAttempt): Promise<DueDelivery | null>;
   /**
    * A page of the deliveries of `webhookId`, newest first (ids sort by the record's save
    * time); only those listed as failed when `failed`.

@@ -249,6 +249,8 @@ export function webhooksContract(name: string, make: () => Promise<WebhooksFixtu
       const stored = await deliveries.delivery(id);
       assert.equal(stored?.row.id, id);
       assert.deepEqual(await deliveries.body(stored!.row), body, id);
+      const due = await deliveries.due({ webhookId: "w1", deliveryId: id, token: "" });
+      assert.deepEqual(due?.body, body, `${id} as due`);
     }
     const none = pendingRow("none", "w1", { status: "skipped" });
     assert.equal(await deliveries.createDelivery({ state: none }, null), true);
@@ -455,7 +457,9 @@ export function webhooksContract(name: string, make: () => Promise<WebhooksFixtu
     assert.ok(Date.now() - started >= 150, "not before it was due");
     assert.deepEqual(came[0], attempt);
     // `due` answers while the delivery waits for that token, and only then.
-    assert.equal((await deliveries.due(attempt))?.row.id, "d1");
+    const due = await deliveries.due(attempt);
+    assert.equal(due?.row.id, "d1");
+    assert.deepEqual(due?.body, bytes(2));
     assert.equal(await deliveries.due({ ...attempt, token: "stale" }), null);
     await deliveries.redeliver(attempt, 0);
     await deliveries.redeliver({ ...attempt, token: "old" }, 50);
