@@ -72,6 +72,10 @@ export function standardSignature(
 /** Sets `name` last, dropping any earlier header of that name. */
 function replace(headers: [string, string][], name: string, value: string): [string, string][] {
   const lower = name.toLowerCase();
+  if (!headers.some(([n]) => n.toLowerCase() === lower)) {
+    headers.push([name, value]);
+    return headers;
+  }
   return [...headers.filter(([n]) => n.toLowerCase() !== lower), [name, value]];
 }
 

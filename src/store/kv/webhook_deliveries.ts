@@ -165,7 +165,10 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
   ): Promise<boolean> {
     const id = change.state.id;
     const inParts = body !== null && body.length > REF_BODY_BYTES;
-    const state = { ...change.state, bodyParts: inParts ? partCount(body.length) : 0 };
+    const bodyParts = inParts ? partCount(body.length) : 0;
+    const state = change.state.bodyParts === bodyParts
+      ? change.state
+      : { ...change.state, bodyParts };
     const ref: WebhookDeliveryRef = { webhookId: state.webhookId, body: inParts ? null : body };
     const { ok } = await this.#committer.commit({
       lock: id,
@@ -173,7 +176,7 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
         w.check({ key: k.delivery(state.webhookId, id), versionstamp: null });
         w.set(k.deliveryWebhook(id), ref);
         if (inParts) writeParts(w, k.bodyOf(id), body);
-        writeChange(w, { ...change, state });
+        writeChange(w, state === change.state ? change : { ...change, state });
         if (also) addKvPart(w, also);
       },
     });
