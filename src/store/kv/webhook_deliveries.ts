@@ -221,14 +221,27 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
   }
 
   async *overdue(dueBefore: number): AsyncIterable<StoredDelivery> {
+    let late: Deno.KvEntry<WebhookPendingRow>[] = [];
     for await (const entry of this.kv.list<WebhookPendingRow>({ prefix: k.pendingAll() })) {
       if (entry.value.dueAt >= dueBefore) continue;
-      const id = entry.key[entry.key.length - 1] as string;
-      const found = stored(
-        await this.kv.get<WebhookDeliveryRow>(k.delivery(entry.value.webhookId, id)),
-      );
+      late.push(entry);
+      if (late.length < GET_MANY) continue;
+      yield* this.#pendingOf(late);
+      late = [];
+    }
+    yield* this.#pendingOf(late);
+  }
+
+  /** The deliveries of pending markers `markers` still pending; the other markers go. */
+  async *#pendingOf(markers: Deno.KvEntry<WebhookPendingRow>[]): AsyncIterable<StoredDelivery> {
+    if (markers.length === 0) return;
+    const rows = await this.kv.getMany<WebhookDeliveryRow[]>(
+      markers.map((m) => k.delivery(m.value.webhookId, m.key[m.key.length - 1] as string)),
+    );
+    for (const [i, entry] of rows.entries()) {
+      const found = stored(entry);
       if (found?.row.status === "pending") yield found;
-      else await new KvWrite().check(entry).delete(entry.key).commit(this.kv);
+      else await new KvWrite().check(markers[i]).delete(markers[i].key).commit(this.kv);
     }
   }
 

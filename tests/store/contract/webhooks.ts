@@ -438,6 +438,21 @@ export function webhooksContract(name: string, make: () => Promise<WebhooksFixtu
       }),
     );
     assert.deepEqual(await ids(now), []);
+    // Many late ones, every third done with since (its schedule left behind).
+    const many = Array.from({ length: 23 }, (_, i) => `m${String(i).padStart(2, "0")}`);
+    for (const id of many) {
+      await deliveries.createDelivery(
+        { state: pendingRow(id, "w2"), schedule: { dueAt: now - 10 } },
+        bytes(2),
+      );
+    }
+    for (const id of many.filter((_, i) => i % 3 === 0)) {
+      const done = (await deliveries.delivery(id))!;
+      await deliveries.updateDelivery(done, { state: { ...done.row, status: "delivered" } });
+    }
+    const pending = many.filter((_, i) => i % 3 !== 0);
+    assert.deepEqual(await ids(now), pending);
+    assert.deepEqual(await ids(now), pending, "the same again: nothing else changed");
   });
 
   test("scheduled attempts come due with their token; redelivered ones come again", async ({ port }) => {
