@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { readJsonParts } from "../store/parts.ts";
 import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
-import { ApiError } from "../http/errors.ts";
+import { Invalid } from "../errors/index.ts";
 import type { VaultRecord } from "../vault/index.ts";
 import { recordCount, recordIdsByTime, recordsPerDay } from "../vault/record_index.ts";
 import { deleteRecord, getRecord, recordOf, recordVersions } from "../vault/records.ts";
@@ -49,7 +49,7 @@ async function indexedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Pro
     cursor: query.cursor || undefined,
     limit: PAGE_SIZE,
   }).catch(() => {
-    throw new ApiError(400, "invalid_request", "Invalid page cursor", "cursor");
+    throw new Invalid("invalid_request", "Invalid page cursor", "cursor");
   });
   const records = await recordsOf(kv, formId, ids);
   const total = query.from || query.to

@@ -7,8 +7,9 @@
  *
  * @module
  */
+import { type OwnerPrincipal, principalOfToken } from "../auth/index.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { consoleKeys, type ConsoleSessionRow, keys, type TokenRow } from "../store/keys.ts";
+import { consoleKeys, type ConsoleSessionRow } from "../store/keys.ts";
 
 /** Lifetimes of a session, in seconds. */
 export interface SessionLimits {
@@ -16,10 +17,8 @@ export interface SessionLimits {
   maxSeconds: number;
 }
 
-/** A live session with its store key. */
-export interface Session extends ConsoleSessionRow {
-  idHash: string;
-}
+/** A live session with its store key: it stands for the owner principal it was made from. */
+export type Session = ConsoleSessionRow & OwnerPrincipal & { idHash: string };
 
 /** Writes the idle clock at most this often (one write per minute, not per request). */
 const TOUCH_EVERY_MS = 60_000;
@@ -42,7 +41,7 @@ async function sha256Hex(text: string): Promise<string> {
  * @example
  * ```ts
  * const sessions = new Sessions(kv, { idleSeconds: 1800, maxSeconds: 43200 });
- * const { cookie } = await sessions.create(tokenRow);
+ * const { cookie } = await sessions.create(owner);
  * const session = await sessions.get(cookie);
  * ```
  */
@@ -53,14 +52,14 @@ export class Sessions {
     private now: () => number = Date.now,
   ) {}
 
-  /** Starts a session for an owner token; returns the cookie secret (never stored). */
-  async create(token: TokenRow): Promise<{ cookie: string; session: Session }> {
+  /** Starts a session for an owner; returns the cookie secret (never stored). */
+  async create(owner: OwnerPrincipal): Promise<{ cookie: string; session: Session }> {
     const cookie = randomSecret();
     const idHash = await sha256Hex(cookie);
     const now = this.now();
     const row: ConsoleSessionRow = {
-      userId: token.userId!,
-      tokenId: token.id,
+      userId: owner.userId,
+      tokenId: owner.tokenId,
       csrf: randomSecret(),
       createdAt: now,
       seenAt: now,
@@ -70,7 +69,7 @@ export class Sessions {
       .set(consoleKeys.session(idHash), row, { expireIn })
       .set(consoleKeys.userSession(row.userId, idHash), null, { expireIn })
       .commit();
-    return { cookie, session: { ...row, idHash } };
+    return { cookie, session: { ...row, kind: "owner", idHash } };
   }
 
   /**
@@ -86,8 +85,8 @@ export class Sessions {
     const now = this.now();
     const expired = now - row.seenAt > this.limits.idleSeconds * 1000 ||
       now - row.createdAt > this.limits.maxSeconds * 1000;
-    const token = expired ? null : (await this.kv.get<TokenRow>(keys.token(row.tokenId))).value;
-    if (!token || token.userId !== row.userId) {
+    const owner = expired ? null : await principalOfToken(this.kv, row.tokenId);
+    if (owner?.kind !== "owner" || owner.userId !== row.userId) {
       await this.#delete(row.userId, idHash);
       return null;
     }
@@ -95,9 +94,9 @@ export class Sessions {
       const left = row.createdAt + this.limits.maxSeconds * 1000 - now;
       const next = { ...row, seenAt: now };
       await this.kv.atomic().check(entry).set(entry.key, next, { expireIn: left }).commit();
-      return { ...next, idHash };
+      return { ...next, kind: "owner", idHash };
     }
-    return { ...row, idHash };
+    return { ...row, kind: "owner", idHash };
   }
 
   /** Whether `presented` is the session's CSRF token (constant time). */

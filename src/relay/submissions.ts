@@ -1,25 +1,22 @@
 /**
  * Intake: sealed envelopes in, durable before the 200, queued for their recipient.
  *
- * A submission is two rows: its head (by id: idempotency, edit window, latest version) and
- * one queue row per version (1 = original, 2+ = amendments) in its recipient's queue, with
- * the ciphertext inline. Both are written in one group commit. A ciphertext too large for a
- * row goes to 60 KiB chunks written first under a staging marker that the commit removes (a
- * crash leaves only staging, swept on start).
+ * A submission is two small rows: its head (by id: idempotency, edit window, latest version)
+ * and one queue row per version (1 = original, 2+ = amendments) in its recipient's queue,
+ * pointing at the ciphertext in the segment files (src/store/segments.ts). The ciphertext is
+ * appended as the write is recorded and fsynced by the group commit just before the commit of
+ * both rows; a crash in between leaves bytes no row refers to, swept with their segment.
  *
  * @module
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, Forbidden, Gone, Invalid, NotFound, TooLarge } from "../errors/index.ts";
 import type { GroupCommitter } from "../store/group_commit.ts";
-import { deletePartsInSteps, partCount, readParts, writePartsInSteps } from "../store/parts.ts";
 import { keys, type QueueRow, type SubmissionRow } from "../store/keys.ts";
-import type { EditTokens } from "./edit_tokens.ts";
+import type { SegmentLog } from "../store/segments.ts";
+import type { EditTokens } from "../auth/edit_tokens.ts";
 import type { FormDirectory } from "./manifests.ts";
-
-/** Ciphertexts up to this size sit in their queue row (a KV value holds 64 KiB). */
-const INLINE_BYTES = 60 * 1024;
 
 /** What a successful POST or PUT answers. */
 export interface IntakeReceipt {
@@ -48,6 +45,8 @@ export class Intake {
 
   constructor(
     private kv: Deno.Kv,
+    /** Where ciphertexts lie; the committer's `beforeCommit` must flush it. */
+    readonly segments: SegmentLog,
     private committer: GroupCommitter,
     private forms: FormDirectory,
     private editTokens: EditTokens,
@@ -79,7 +78,7 @@ export class Intake {
       }
       head = await this.kv.get<SubmissionRow>(keys.submission(env.submissionId));
     }
-    throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
+    throw new Conflict("conflict", "The submission changed meanwhile; retry");
   }
 
   /**
@@ -90,8 +89,7 @@ export class Intake {
     IntakeReceipt
   > {
     if (env.submissionId !== submissionId) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `Envelope submissionId "${env.submissionId}" differs from the path's`,
         "submissionId",
@@ -99,17 +97,16 @@ export class Intake {
     }
     const first = await this.kv.get<SubmissionRow>(keys.submission(submissionId));
     if (!first.value) {
-      throw new ApiError(404, "submission_not_found", `Unknown submission "${submissionId}"`);
+      throw new NotFound("submission_not_found", `Unknown submission "${submissionId}"`);
     }
     if (!this.editTokens.verify(submissionId, editToken)) {
-      throw new ApiError(403, "invalid_edit_token", "The edit token does not match");
+      throw new Forbidden("invalid_edit_token", "The edit token does not match");
     }
     if (Date.parse(first.value.createdAt) + this.limits.editWindowMs < Date.now()) {
-      throw new ApiError(410, "edit_window_closed", "The edit window of this submission is over");
+      throw new Gone("edit_window_closed", "The edit window of this submission is over");
     }
     if (env.formId !== first.value.formId) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `An amendment must keep formId "${first.value.formId}"`,
         "formId",
@@ -133,7 +130,7 @@ export class Intake {
       }
       head = await this.kv.get<SubmissionRow>(keys.submission(submissionId));
     }
-    throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
+    throw new Conflict("conflict", "The submission changed meanwhile; retry");
   }
 
   #replay(
@@ -143,8 +140,7 @@ export class Intake {
     version: number,
   ): IntakeReceipt {
     if (digest !== prepared.digest) {
-      throw new ApiError(
-        409,
+      throw new Conflict(
         "submission_conflict",
         `Submission "${head.id}" already exists with other content`,
         "submissionId",
@@ -159,19 +155,17 @@ export class Intake {
     try {
       ciphertext = Uint8Array.fromBase64(env.ciphertext);
     } catch {
-      throw new ApiError(400, "invalid_request", "ciphertext is not valid base64", "ciphertext");
+      throw new Invalid("invalid_request", "ciphertext is not valid base64", "ciphertext");
     }
     if (ciphertext.length > this.limits.maxCiphertextBytes) {
-      throw new ApiError(
-        413,
+      throw new TooLarge(
         "ciphertext_too_large",
         `Ciphertext of ${ciphertext.length} bytes exceeds the ${this.limits.maxCiphertextBytes}-byte limit`,
         "ciphertext",
       );
     }
     if (ciphertext.length < 48) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `Ciphertext of ${ciphertext.length} bytes is shorter than a sealed box (48 bytes)`,
         "ciphertext",
@@ -179,11 +173,10 @@ export class Intake {
     }
     const form = await this.forms.get(env.formId);
     if (!form) {
-      throw new ApiError(404, "form_not_found", `Form "${env.formId}" is not published`, "formId");
+      throw new NotFound("form_not_found", `Form "${env.formId}" is not published`, "formId");
     }
     if (!sameKey(form.publicKey, env.recipientPubkey)) {
-      throw new ApiError(
-        404,
+      throw new NotFound(
         "recipient_mismatch",
         `recipientPubkey is not the published key of form "${env.formId}"`,
         "recipientPubkey",
@@ -210,28 +203,29 @@ export class Intake {
     head: { versionstamp: string | null },
   ): Promise<boolean> {
     const { env, ciphertext } = prepared;
-    const inline = ciphertext.length <= INLINE_BYTES;
-    const blob = inline ? null : await writeStagedChunks(this.kv, ciphertext);
-    const result = await this.committer.commit({
-      lock: row.id,
-      build: (w, seq) => {
-        const queued: QueueRow = {
-          submissionId: row.id,
-          version: row.version,
-          formId: env.formId,
-          recipientPubkey: env.recipientPubkey,
-          submitterId: env.submitterId ?? null,
-          receivedAt: new Date().toISOString(),
-          bytes: ciphertext.length,
-          ...(blob ?? { ciphertext }),
-        };
-        w.check({ key: keys.submission(row.id), versionstamp: head.versionstamp })
-          .set(keys.submission(row.id), row)
-          .set(keys.queue(row.fingerprint, seq), queued);
-        if (blob) w.delete(keys.staging(blob.blobId));
-      },
-    });
-    if (!result.ok && blob) await deleteChunks(this.kv, blob.blobId, blob.chunks, true);
+    const ref = this.segments.append(ciphertext);
+    let result;
+    try {
+      result = await this.committer.commit({
+        lock: row.id,
+        build: (w, seq) => {
+          const queued: QueueRow = {
+            submissionId: row.id,
+            version: row.version,
+            formId: env.formId,
+            recipientPubkey: env.recipientPubkey,
+            submitterId: env.submitterId ?? null,
+            receivedAt: new Date().toISOString(),
+            ref,
+          };
+          w.check({ key: keys.submission(row.id), versionstamp: head.versionstamp })
+            .set(keys.submission(row.id), row)
+            .set(keys.queue(row.fingerprint, seq), queued);
+        },
+      });
+    } finally {
+      this.segments.settle(ref);
+    }
     if (result.ok) {
       this.events.dispatchEvent(new CustomEvent("queued", { detail: row.fingerprint }));
     }
@@ -248,48 +242,4 @@ function sameKey(a: string, b: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Writes the chunks of a large ciphertext ahead of its commit, marked as staging. */
-async function writeStagedChunks(
-  kv: Deno.Kv,
-  bytes: Uint8Array,
-): Promise<{ blobId: string; chunks: number }> {
-  // Time-ordered ids keep chunk inserts at the end of the key space.
-  const blobId = Date.now().toString(36).padStart(10, "0") +
-    crypto.getRandomValues(new Uint8Array(8)).toHex();
-  await kv.set(keys.staging(blobId), { chunks: partCount(bytes.length), at: Date.now() });
-  const chunks = await writePartsInSteps(kv, keys.chunksOf(blobId), bytes);
-  return { blobId, chunks };
-}
-
-/** Deletes a chunk set (and its staging marker). */
-export async function deleteChunks(
-  kv: Deno.Kv,
-  blobId: string,
-  count: number,
-  staging = false,
-): Promise<void> {
-  await deletePartsInSteps(kv, keys.chunksOf(blobId), count);
-  if (staging) await kv.delete(keys.staging(blobId));
-}
-
-/** The ciphertext of a queued version: inline, or read back from its chunks. */
-export async function readCiphertext(kv: Deno.Kv, queued: QueueRow): Promise<Uint8Array> {
-  if (queued.ciphertext) return queued.ciphertext;
-  const out = await readParts(kv, keys.chunksOf(queued.blobId!));
-  if (out?.length !== queued.bytes) {
-    throw new Error(`Submission ${queued.submissionId} v${queued.version} is missing chunks`);
-  }
-  return out;
-}
-
-/** Removes chunk sets whose commit never happened (a crash mid-write); run at start. */
-export async function sweepStaging(kv: Deno.Kv): Promise<number> {
-  let swept = 0;
-  for await (const entry of kv.list<{ chunks: number }>({ prefix: keys.stagingAll() })) {
-    await deleteChunks(kv, String(entry.key[1]), entry.value.chunks, true);
-    swept++;
-  }
-  return swept;
 }

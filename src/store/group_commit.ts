@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { commitOp, KV_LIMITS, KvWrite } from "./write.ts";
+import { applyAll, commitOp, KV_LIMITS, KvWrite } from "./write.ts";
 
 /** One write waiting for a commit. */
 export interface CommitItem {
@@ -73,12 +73,14 @@ export class GroupCommitter {
 
   /**
    * `inFlight`: commits under way at once (default 1; above 1, sequence numbers are no longer
-   * in commit order).
+   * in commit order). `beforeCommit`: runs before each batch commits (e.g. the fsync of the
+   * segment files its rows point into); when it fails, the batch fails.
    */
   constructor(
     private kv: Deno.Kv,
     private limits: BatchLimits = DEFAULT_LIMITS,
     private inFlight = 1,
+    private beforeCommit?: () => Promise<void>,
   ) {}
 
   /** Records `item` for the next batch and resolves once it is durable (or refused). */
@@ -123,9 +125,14 @@ export class GroupCommitter {
   async #commitBatch(batch: Pending[]): Promise<void> {
     let todo = batch;
     try {
+      await this.beforeCommit?.();
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    try {
       for (let round = 0; round <= RECOMMITS && todo.length > 0; round++) {
-        const op = this.kv.atomic();
-        for (const p of todo) p.write.applyTo(op);
+        const op = applyAll(todo.map((p) => p.write), this.kv.atomic());
         if ((await commitOp(op)).ok) {
           for (const p of todo) p.resolve({ ok: true, seq: p.seq });
           return;

@@ -12,7 +12,8 @@ import {
   type Manifest,
   ManifestSchema,
 } from "../forms/manifest.ts";
-import { ApiError, validationError } from "../http/errors.ts";
+import { assertOwns } from "../auth/rules.ts";
+import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
 import {
   type VaultDatabaseRow,
   type VaultFormRow,
@@ -62,7 +63,7 @@ export function parseFields(fields: unknown): FieldDef[] {
 
 /** A schema version (title and fields) over what one store row holds. */
 const schemaTooLarge = () =>
-  new ApiError(413, "form_too_large", "The form's title and fields exceed 64 KiB", "fields");
+  new TooLarge("form_too_large", "The form's title and fields exceed 64 KiB", "fields");
 
 function newFormId(): string {
   return `f${crypto.getRandomValues(new Uint8Array(8)).toHex()}`;
@@ -123,7 +124,7 @@ export class VaultForms {
       .set(vaultKeys.form(formId), row)
       .set(vaultKeys.formVersion(formId, 1), version);
     const result = await commitSized(op, schemaTooLarge);
-    if (!result.ok) throw new ApiError(409, "form_exists", `Form "${formId}" already exists`);
+    if (!result.ok) throw new Conflict("form_exists", `Form "${formId}" already exists`);
     return formOf(row, version);
   }
 
@@ -172,7 +173,7 @@ export class VaultForms {
       const result = await commitSized(op, schemaTooLarge);
       if (result.ok) return formOf(next, version);
     }
-    throw new ApiError(409, "conflict", `Form "${formId}" kept changing; update again`);
+    throw new Conflict("conflict", `Form "${formId}" kept changing; update again`);
   }
 
   /** Sets (or, with null, turns off) a form's retention; no new schema version. */
@@ -185,7 +186,7 @@ export class VaultForms {
         return await this.get(userId, formId);
       }
     }
-    throw new ApiError(409, "conflict", `Form "${formId}" kept changing; try again`);
+    throw new Conflict("conflict", `Form "${formId}" kept changing; try again`);
   }
 
   #owned(
@@ -193,9 +194,10 @@ export class VaultForms {
     userId: string,
     formId: string,
   ): VaultFormRow {
-    if (!row || row.userId !== userId) {
-      throw new ApiError(404, "form_not_found", `No form "${formId}" in this vault`, "formId");
-    }
+    const notFound = () =>
+      new NotFound("form_not_found", `No form "${formId}" in this vault`, "formId");
+    if (!row) throw notFound();
+    assertOwns(userId, row.userId, notFound);
     return row;
   }
 
@@ -257,7 +259,7 @@ export class VaultForms {
       };
       if ((await this.kv.atomic().check(entry).set(entry.key, next).commit()).ok) return next;
     }
-    throw new ApiError(409, "conflict", `Form "${formId}" kept changing; publish again`);
+    throw new Conflict("conflict", `Form "${formId}" kept changing; publish again`);
   }
 }
 

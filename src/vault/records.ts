@@ -14,7 +14,7 @@ import {
   type RecordReason,
   type StoredRecordEvent,
 } from "../events/record_event.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, NotFound } from "../errors/index.ts";
 import { readPage } from "../http/ids.ts";
 import { deleteParts, readJsonParts, writeJsonParts } from "../store/parts.ts";
 import { KvWrite } from "../store/write.ts";
@@ -239,8 +239,7 @@ export async function getRecord(
 }
 
 function notFound(formId: string, recordId: string) {
-  return new ApiError(
-    404,
+  return new NotFound(
     "record_not_found",
     `No record "${recordId}" in form "${formId}"`,
     "recordId",
@@ -308,7 +307,7 @@ export async function commitRecordChange(
     const event = await build(op, entry.value?.deletedAt ? null : entry.value);
     if (await op.commit(kv)) return announceRecordEvents(kv, [event]);
   }
-  throw new ApiError(409, "conflict", `Record "${recordId}" kept changing; try again`);
+  throw new Conflict("conflict", `Record "${recordId}" kept changing; try again`);
 }
 
 /**

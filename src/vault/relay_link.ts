@@ -6,14 +6,14 @@
  *
  * @module
  */
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { PresignedUrl } from "../blobs/index.ts";
 import type { Manifest } from "../forms/manifest.ts";
-import { ApiError } from "../http/errors.ts";
+import { DomainError, UpstreamFailed } from "../errors/index.ts";
 import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { type AckEntry, ackQueue, addAck, listQueue, type QueueItem } from "../relay/queue.ts";
 import type { KvWrite } from "../store/write.ts";
+import type { SegmentLog } from "../store/segments.ts";
 
 export type { AckEntry, PresignedUrl, QueueItem };
 
@@ -81,12 +81,14 @@ export interface LocalBlobs {
  *
  * @example
  * ```ts
- * const link = new LocalRelayLink(kv, forms, server.baseUrl, intake.events);
+ * const link = new LocalRelayLink(kv, intake.segments, forms, server.baseUrl, intake.events);
  * ```
  */
 export class LocalRelayLink implements RelayLink {
   constructor(
     private kv: Deno.Kv,
+    /** The relay's segment files, where queued ciphertexts lie. */
+    private segments: SegmentLog,
     private forms: FormDirectory,
     /** Set once the server listens, when the port was not known before. */
     public relayUrl: string,
@@ -118,7 +120,7 @@ export class LocalRelayLink implements RelayLink {
   }
 
   async pull(fp: string, after: number, limit: number): Promise<QueueItem[]> {
-    return (await listQueue(this.kv, fp, after, limit)).items;
+    return (await listQueue(this.kv, this.segments, fp, after, limit)).items;
   }
 
   async ack(fp: string, seqs: number[]): Promise<void> {
@@ -171,8 +173,7 @@ export class HttpRelayLink implements RelayLink {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
-      throw new ApiError(
-        502,
+      throw new UpstreamFailed(
         "relay_unreachable",
         `Relay ${this.relayUrl} did not answer ${method} ${path}: ${(err as Error).message}`,
       );
@@ -185,13 +186,12 @@ export class HttpRelayLink implements RelayLink {
       data = null;
     }
     if (!response.ok) {
-      const status = (response.status >= 500 ? 502 : response.status) as ContentfulStatusCode;
-      throw new ApiError(
-        status,
+      throw new UpstreamFailed(
         data?.error?.code ?? "relay_error",
         `Relay answered ${response.status} to ${method} ${path}: ${
           data?.error?.message ?? "no details"
         }`,
+        { upstreamStatus: response.status },
       );
     }
     return data as T;
@@ -270,7 +270,7 @@ export class HttpRelayLink implements RelayLink {
     try {
       return await this.#call<PresignedUrl>("GET", path);
     } catch (err) {
-      if (err instanceof ApiError && err.code === "blob_not_found") return null;
+      if (err instanceof DomainError && err.code === "blob_not_found") return null;
       throw err;
     }
   }

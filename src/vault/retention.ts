@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ApiError } from "../http/errors.ts";
+import { NotFound } from "../errors/index.ts";
 import { type VaultFormRow, vaultKeys } from "../store/keys.ts";
 import { deleteRecord, savedAtOf } from "./records.ts";
 
@@ -41,7 +41,7 @@ export async function sweepRetention(kv: Deno.Kv, nowMs: number): Promise<number
         deleted++;
       } catch (err) {
         // Deleted meanwhile (the owner was quicker): only the index entry is left.
-        if (!(err instanceof ApiError && err.status === 404)) throw err;
+        if (!(err instanceof NotFound)) throw err;
         await kv.atomic().check(entry).delete(entry.key).commit();
       }
     }

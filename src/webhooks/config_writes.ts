@@ -1,11 +1,11 @@
 /**
  * Configuration writes as the owner API and the console make them: the port's results
  * (`false`: the id is taken, or the configuration changed meanwhile; a row over the store's
- * limit) become the errors the owner sees.
+ * limit) become the domain errors the owner sees (409 and 413 once mapped).
  *
  * @module
  */
-import { ApiError } from "../http/errors.ts";
+import { Conflict, TooLarge } from "../errors/index.ts";
 import type { WebhookConfigs } from "../store/ports/webhooks.ts";
 import type { WebhookConfigRow } from "../store/rows.ts";
 import { WriteTooLargeError } from "../store/write.ts";
@@ -16,14 +16,14 @@ async function sized<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (err) {
     if (!(err instanceof WriteTooLargeError)) throw err;
-    throw new ApiError(413, "webhook_too_large", "The webhook configuration exceeds 64 KiB");
+    throw new TooLarge("webhook_too_large", "The webhook configuration exceeds 64 KiB");
   }
 }
 
 /**
  * Stores new configuration `row`.
  *
- * @throws {ApiError} 409 when its id is taken; 413 when it is too large to store.
+ * @throws {Conflict} when its id is taken; {TooLarge} when it is too large to store.
  * @example
  * ```ts
  * await createConfig(engine.webhooks, newConfig(formId, input).row);
@@ -31,14 +31,14 @@ async function sized<T>(write: () => Promise<T>): Promise<T> {
  */
 export async function createConfig(configs: WebhookConfigs, row: WebhookConfigRow) {
   if (!await sized(() => configs.createConfig(row))) {
-    throw new ApiError(409, "conflict", `Webhook id "${row.id}" is taken`);
+    throw new Conflict("conflict", `Webhook id "${row.id}" is taken`);
   }
 }
 
 /**
  * Replaces configuration `before` by `after` and clears its failure flag.
  *
- * @throws {ApiError} 409 when it changed meanwhile; 413 when it is too large to store.
+ * @throws {Conflict} when it changed meanwhile; {TooLarge} when it is too large to store.
  * @example
  * ```ts
  * await updateConfig(engine.webhooks, before, patchConfig(before, input).row);
@@ -50,6 +50,6 @@ export async function updateConfig(
   after: WebhookConfigRow,
 ) {
   if (!await sized(() => configs.updateConfig(before, after))) {
-    throw new ApiError(409, "conflict", `Webhook "${before.id}" changed meanwhile; try again`);
+    throw new Conflict("conflict", `Webhook "${before.id}" changed meanwhile; try again`);
   }
 }

@@ -9,9 +9,9 @@ import { errorContent as error, jsonContent as json, newRouter } from "../http/o
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { jsonBody } from "../http/body.ts";
-import { ApiError } from "../http/errors.ts";
+import { Invalid, NotFound } from "../errors/index.ts";
 import { FormIdSchema } from "../http/ids.ts";
-import { type AuthEnv, requireToken } from "../relay/auth.ts";
+import { assertOwns, type OwnerEnv, requireOwner } from "../auth/index.ts";
 import type { WebhookConfigRow } from "../store/rows.ts";
 import { InvalidCursorError } from "../store/ports/webhooks.ts";
 import {
@@ -171,11 +171,11 @@ const testWebhook = createRoute({
 });
 
 /** Mounts the webhook owner API on a new router. */
-export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
+export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   const { engine } = deps;
   const { webhooks: store, deliveries, forms } = engine;
-  const app = newRouter();
-  const auth = [deps.rateLimit, requireToken(deps.kv, "owner")];
+  const app = newRouter<OwnerEnv>();
+  const auth = [deps.rateLimit, requireOwner(deps.kv)];
   const body = jsonBody(() => 512 * 1024, {
     code: "payload_too_large",
     message: "Request body exceeds 512 KiB",
@@ -183,31 +183,33 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   /** Form `formId` must exist and be the user's; another user's is not found either. */
   const ownForm = async (formId: string, userId: string) => {
-    if (await forms.ownerOf(formId) !== userId) {
-      throw new ApiError(404, "form_not_found", `Form "${formId}" not found`);
-    }
+    assertOwns(
+      userId,
+      await forms.ownerOf(formId),
+      () => new NotFound("form_not_found", `Form "${formId}" not found`),
+    );
   };
   /** The user's webhook `webhookId` (another user's is not found). */
   const ownWebhook = async (webhookId: string, userId: string): Promise<WebhookConfigRow> => {
+    const notFound = () => new NotFound("webhook_not_found", `Webhook "${webhookId}" not found`);
     const row = await store.config(webhookId);
-    if (!row || await forms.ownerOf(row.formId) !== userId) {
-      throw new ApiError(404, "webhook_not_found", `Webhook "${webhookId}" not found`);
-    }
+    if (!row) throw notFound();
+    assertOwns(userId, await forms.ownerOf(row.formId), notFound);
     return row;
   };
   /** The user's delivery `deliveryId`. */
   const ownDelivery = async (deliveryId: string, userId: string) => {
+    const notFound = () => new NotFound("delivery_not_found", `Delivery "${deliveryId}" not found`);
     const stored = await deliveries.delivery(deliveryId);
     const config = stored && await store.config(stored.row.webhookId);
-    if (!stored || !config || await forms.ownerOf(config.formId) !== userId) {
-      throw new ApiError(404, "delivery_not_found", `Delivery "${deliveryId}" not found`);
-    }
+    if (!stored || !config) throw notFound();
+    assertOwns(userId, await forms.ownerOf(config.formId), notFound);
     return stored;
   };
 
   app.openapi({ ...listWebhooks, middleware: auth }, async (c) => {
     const { formId } = c.req.valid("param");
-    await ownForm(formId, c.var.token.userId!);
+    await ownForm(formId, c.var.owner.userId);
     const rows = await store.configsOf(formId);
     const flags = await store.flags(rows.map((r) => r.id));
     return c.json({ items: rows.map((r) => webhookView(r, flags.get(r.id) ?? null)) }, 200);
@@ -215,7 +217,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...createWebhook, middleware: [...auth, body] }, async (c) => {
     const { formId } = c.req.valid("param");
-    await ownForm(formId, c.var.token.userId!);
+    await ownForm(formId, c.var.owner.userId);
     const { row, secret } = newConfig(formId, c.req.valid("json"));
     await createConfig(store, row);
     return c.json({
@@ -225,12 +227,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi({ ...getWebhook, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     return c.json(webhookView(row, await store.flag(row.id)), 200);
   });
 
   app.openapi({ ...patchWebhook, middleware: [...auth, body] }, async (c) => {
-    const before = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const before = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     const { row, secret } = patchConfig(before, c.req.valid("json"));
     await updateConfig(store, before, row);
     return c.json({
@@ -240,7 +242,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi({ ...deleteWebhook, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     await store.removeConfig(row);
     return c.body(null, 204);
   });
@@ -254,7 +256,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   };
 
   app.openapi({ ...testWebhook, middleware: [...auth, optionalBody] }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     const input = c.req.valid("json");
     const { contentType, body, result } = await engine.testSend(row, input?.values);
     return c.json({
@@ -269,28 +271,23 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi({ ...listDeliveries, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     const { failed, cursor, limit } = c.req.valid("query");
     const page = await deliveries.deliveries(row.id, { failed: failed === "true", cursor, limit })
       .catch((err) => {
         if (!(err instanceof InvalidCursorError)) throw err;
-        throw new ApiError(
-          400,
-          "invalid_request",
-          "Invalid cursor: not a cursor of this list",
-          "cursor",
-        );
+        throw new Invalid("invalid_request", "Invalid cursor: not a cursor of this list", "cursor");
       });
     return c.json({ items: page.items.map(deliveryView), nextCursor: page.nextCursor }, 200);
   });
 
   app.openapi({ ...retryFailed, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     return c.json({ retried: await engine.retryFailed(row.id) }, 200);
   });
 
   app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
-    const { row } = await ownDelivery(c.req.valid("param").deliveryId, c.var.token.userId!);
+    const { row } = await ownDelivery(c.req.valid("param").deliveryId, c.var.owner.userId);
     return c.json(
       {
         delivery: deliveryView(row),
@@ -302,7 +299,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...retryDelivery, middleware: auth }, async (c) => {
     const { deliveryId } = c.req.valid("param");
-    await engine.retry(await ownDelivery(deliveryId, c.var.token.userId!));
+    await engine.retry(await ownDelivery(deliveryId, c.var.owner.userId));
     const after = await deliveries.delivery(deliveryId);
     return c.json(deliveryView(after!.row), 202);
   });

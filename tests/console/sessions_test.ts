@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { Sessions } from "../../src/console/sessions.ts";
-import { mintToken } from "../../src/relay/tokens.ts";
+import { mintToken } from "../../src/auth/index.ts";
+import type { OwnerPrincipal } from "../../src/auth/index.ts";
 import { keys } from "../../src/store/keys.ts";
 import { startInstance } from "../_support/server.ts";
 import { ConsoleClient, csrfOf } from "./_client.ts";
@@ -14,15 +15,16 @@ async function memoryStore() {
   const kv = await Deno.openKv(":memory:");
   const { row } = await mintToken("owner", "user-1");
   await kv.set(keys.token(row.id), row);
-  return { kv, row };
+  const owner: OwnerPrincipal = { kind: "owner", tokenId: row.id, userId: "user-1" };
+  return { kv, row, owner };
 }
 
 Deno.test("a session ends after the idle time, even when used before", async () => {
-  const { kv, row } = await memoryStore();
+  const { kv, owner } = await memoryStore();
   let now = 1_000_000;
   const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 3600 }, () => now);
   try {
-    const { cookie } = await sessions.create(row);
+    const { cookie } = await sessions.create(owner);
     now += 590_000;
     assert.ok(await sessions.get(cookie), "alive before the idle time");
     now += 590_000; // used 590 s ago: still alive, and the idle clock restarts
@@ -36,11 +38,11 @@ Deno.test("a session ends after the idle time, even when used before", async () 
 });
 
 Deno.test("a session ends at its absolute expiry however active", async () => {
-  const { kv, row } = await memoryStore();
+  const { kv, owner } = await memoryStore();
   let now = 0;
   const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 1800 }, () => now);
   try {
-    const { cookie } = await sessions.create(row);
+    const { cookie } = await sessions.create(owner);
     for (let i = 0; i < 3; i++) {
       now += 500_000;
       assert.ok(await sessions.get(cookie), `alive at ${now}`);
@@ -53,15 +55,15 @@ Deno.test("a session ends at its absolute expiry however active", async () => {
 });
 
 Deno.test("a session ends when its owner token is revoked; sign out everywhere ends all", async () => {
-  const { kv, row } = await memoryStore();
+  const { kv, row, owner } = await memoryStore();
   const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 3600 });
   try {
-    const a = await sessions.create(row);
-    const b = await sessions.create(row);
+    const a = await sessions.create(owner);
+    const b = await sessions.create(owner);
     assert.equal(await sessions.endAll("user-1"), 2);
     assert.equal(await sessions.get(a.cookie), null);
     assert.equal(await sessions.get(b.cookie), null);
-    const c = await sessions.create(row);
+    const c = await sessions.create(owner);
     await kv.delete(keys.token(row.id));
     assert.equal(await sessions.get(c.cookie), null);
     assert.equal(await sessions.get("not-a-session"), null);
