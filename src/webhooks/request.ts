@@ -5,7 +5,7 @@
  * @module
  */
 import { createHmac } from "node:crypto";
-import type { WebhookConfigRow } from "../store/keys.ts";
+import type { WebhookConfigRow } from "../store/rows.ts";
 import { standardSecretBytes } from "./config.ts";
 
 /** A request ready to send; headers in the order they go on the wire. */
