@@ -18,13 +18,13 @@ import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
 import { openStore } from "./store/kv.ts";
 import { relayKvPorts } from "./store/kv/relay_ports.ts";
 import { migrateStore } from "./store/schema.ts";
+import { webhookKvPorts } from "./store/kv/webhook_ports.ts";
 import { QueueDispatcher } from "./store/queue.ts";
 import {
   firstFormSource,
   relayFormSource,
   vaultFormSource,
   WebhookEngine,
-  WebhookStore,
 } from "./webhooks/index.ts";
 import { LocalRelayLink, openVault, type Vault } from "./vault/index.ts";
 
@@ -144,7 +144,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     ? firstFormSource(vaultFormSource(vault.forms), relayFormSource(forms))
     : relayFormSource(forms);
   const webhooks = new WebhookEngine({
-    store: new WebhookStore(kv),
+    ...webhookKvPorts(kv, queue),
     forms: webhookForms,
     settings: config.webhooks,
     onAttempt: metrics ? (outcome) => metrics.webhookAttempt(outcome) : undefined,
@@ -155,7 +155,6 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       ? (ref, { formId, lifetimeSeconds }) => vault.files.url(formId, ref, lifetimeSeconds)
       : undefined,
   });
-  webhooks.register(queue);
   await webhooks.start();
   const queueStopped = queue.start();
   const log = new BufferedLines();

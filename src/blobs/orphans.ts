@@ -7,7 +7,7 @@
 import type { BlobMetaPort } from "../store/ports/blob_meta.ts";
 import type { KeyedLock } from "./_lock.ts";
 import { blobKeyString } from "./key.ts";
-import type { BlobStore } from "./store.ts";
+import type { BlobStore, DirectBlobStore } from "./store.ts";
 
 /** What one sweep removed. */
 export interface SweepResult {
@@ -27,7 +27,7 @@ export interface SweepResult {
  */
 export async function sweepOrphans(
   meta: BlobMetaPort,
-  store: BlobStore,
+  store: Pick<BlobStore | DirectBlobStore, "remove">,
   lock: KeyedLock,
   cutoffMs: number,
 ): Promise<SweepResult> {

@@ -8,7 +8,7 @@ import type { Config } from "../config/index.ts";
 import type { BlobMetaPort } from "../store/ports/blob_meta.ts";
 import type { IdentityPort } from "../store/ports/identity.ts";
 import type { UrlSigner } from "./signing.ts";
-import type { BlobStore } from "./store.ts";
+import type { BlobStore, DirectBlobStore } from "./store.ts";
 
 /** The settings of the `[blobs]` configuration section. */
 export type BlobSettings = Config["blobs"];
@@ -19,7 +19,8 @@ export interface BlobsOptions {
   meta: BlobMetaPort;
   /** Who may receive uploads (a registered user). */
   identity: Pick<IdentityPort, "getUser">;
-  store: BlobStore;
+  /** Where the bytes live: passing through Sealpost (fs), or reached directly (S3). */
+  store: BlobStore | DirectBlobStore;
   signer: UrlSigner;
   settings: BlobSettings;
   /** The public base URL, for URLs made outside a request (for example webhook bodies). */
