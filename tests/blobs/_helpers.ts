@@ -2,6 +2,8 @@
  * Helpers of the blob tests: random bytes, hashes, streams.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { KvBlobMeta } from "../../src/store/kv/blob_meta.ts";
+import { KvIdentity } from "../../src/store/kv/identity.ts";
 
 /** `n` random bytes (any size). */
 export function random(n: number): Uint8Array<ArrayBuffer> {
@@ -42,4 +44,13 @@ export function streamOf(
       offset += chunk;
     },
   }) as ReadableStream<Uint8Array>;
+}
+
+/** The blob service's ports over `kv`, with the relay user "u1" (who may receive uploads). */
+export async function blobPorts(kv: Deno.Kv): Promise<{ meta: KvBlobMeta; identity: KvIdentity }> {
+  const identity = new KvIdentity(kv);
+  const createdAt = new Date().toISOString();
+  const token = { id: "t1", kind: "owner" as const, userId: "u1", secretHash: "0".repeat(64) };
+  await identity.createUser({ id: "u1", name: "test", createdAt }, { ...token, createdAt });
+  return { meta: new KvBlobMeta(kv), identity };
 }

@@ -7,11 +7,9 @@ import assert from "node:assert/strict";
 import { Blobs, UrlSigner } from "../../src/blobs/index.ts";
 import { S3BlobStore } from "../../src/blobs/s3_store.ts";
 import { ConfigSchema } from "../../src/config/index.ts";
-import { KvBlobMeta } from "../../src/store/kv/blob_meta.ts";
-import { KvIdentity } from "../../src/store/kv/identity.ts";
 import { dropBucket, prepareBucket } from "../_support/services/radosgw.ts";
 import { radosgw } from "./_backends.ts";
-import { random, sha256 } from "./_helpers.ts";
+import { blobPorts, random, sha256 } from "./_helpers.ts";
 
 const HOUR_MS = 3600 * 1000;
 
@@ -19,16 +17,7 @@ async function setup(quotaBytes = 10_000) {
   const s3 = { ...await radosgw(), bucket: `t-direct-${crypto.randomUUID().slice(0, 8)}` };
   await prepareBucket(s3);
   const kv = await Deno.openKv(":memory:");
-  const identity = new KvIdentity(kv);
-  const meta = new KvBlobMeta(kv);
-  const createdAt = new Date().toISOString();
-  await identity.createUser({ id: "u1", name: "test", createdAt }, {
-    id: "t1",
-    kind: "owner",
-    userId: "u1",
-    secretHash: "0".repeat(64),
-    createdAt,
-  });
+  const { meta, identity } = await blobPorts(kv);
   const defaults = ConfigSchema.parse({}).blobs;
   const settings = {
     ...defaults,

@@ -3,25 +3,14 @@ import { join } from "node:path";
 import { Blobs, type BlobSettings, FsBlobStore, UrlSigner } from "../../src/blobs/index.ts";
 import { ConfigSchema } from "../../src/config/index.ts";
 import { httpError } from "../../src/http/errors.ts";
-import { KvBlobMeta } from "../../src/store/kv/blob_meta.ts";
-import { KvIdentity } from "../../src/store/kv/identity.ts";
-import { random, sha256, streamOf } from "./_helpers.ts";
+import { blobPorts, random, sha256, streamOf } from "./_helpers.ts";
 
 const BASE = "http://relay.test";
 const DAY_MS = 24 * 3600 * 1000;
 
 async function setup(settings: Partial<BlobSettings> = {}) {
   const kv = await Deno.openKv(":memory:");
-  const identity = new KvIdentity(kv);
-  const meta = new KvBlobMeta(kv);
-  const createdAt = new Date().toISOString();
-  await identity.createUser({ id: "u1", name: "test", createdAt }, {
-    id: "t1",
-    kind: "owner",
-    userId: "u1",
-    secretHash: "0".repeat(64),
-    createdAt,
-  });
+  const { meta, identity } = await blobPorts(kv);
   const root = await Deno.makeTempDir({ prefix: "sealpost-blobs-" });
   const clock = { now: Date.parse("2030-01-01T00:00:00Z") };
   const store = await FsBlobStore.open(root);
