@@ -93,58 +93,104 @@ function headerEnd(bytes: Uint8Array): number {
 
 /**
  * Opens an age file: reads its header, asks `unwrap` for the file key (it checks the header
- * and its MAC), and returns the decrypted payload as a stream. A chunk that does not
- * authenticate, or a truncated file, errors the stream.
+ * and its MAC), decrypts the first payload chunk, and returns the payload as a stream cut to
+ * `sizeBytes` (the padding is authenticated, then dropped). A header or first chunk that does
+ * not open rejects (the ciphertext is cancelled); a later chunk that does not authenticate,
+ * or a truncated file, errors the stream. One nonce buffer serves every chunk, and the
+ * native decipher's output is passed on as it is (no copy).
  */
 export async function openAgeStream(
   ciphertext: ReadableStream<Uint8Array>,
   unwrap: (header: Uint8Array) => Promise<Uint8Array>,
+  sizeBytes: number,
 ): Promise<ReadableStream<Uint8Array>> {
   const reader = ciphertext.getReader();
-  const queue = new ByteQueue(reader);
-  let end = -1;
-  for (let want = 512; end === -1; want *= 2) {
-    const enough = await queue.fill(want);
-    end = headerEnd(queue.peek(want));
-    if (end === -1 && (!enough || want >= MAX_HEADER)) {
-      await reader.cancel();
-      throw fail("The file has no age header");
-    }
+  let payload: PayloadReader;
+  let first: Uint8Array | null;
+  try {
+    const queue = new ByteQueue(reader);
+    const fileKey = await unwrap(await readHeader(queue));
+    if (!(await queue.fill(16))) throw fail("The file ends before its payload nonce");
+    const key = hkdf(sha256, fileKey, queue.take(16), new TextEncoder().encode("payload"), 32);
+    payload = new PayloadReader(queue, key);
+    first = await payload.next();
+  } catch (err) {
+    await reader.cancel().catch(() => {});
+    throw err;
   }
-  const fileKey = await unwrap(queue.take(end));
-  if (!(await queue.fill(16))) throw fail("The file ends before its payload nonce");
-  const key = hkdf(sha256, fileKey, queue.take(16), new TextEncoder().encode("payload"), 32);
-  let counter = 0;
-  let finished = false;
+  let left = sizeBytes;
+  /** The part of `plain` within the real size (empty once past it). */
+  const cut = (plain: Uint8Array): Uint8Array => {
+    const part = plain.length <= left ? plain : plain.subarray(0, left);
+    left -= part.length;
+    return part;
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (finished) return controller.close();
-      // A chunk is the last one when nothing follows it.
-      await queue.fill(SEALED_CHUNK + 1);
-      const last = queue.length <= SEALED_CHUNK;
-      const sealed = queue.take(SEALED_CHUNK);
-      if (sealed.length < 17 && !(counter === 0 && sealed.length === 16)) {
-        return controller.error(fail("The file is truncated"));
-      }
-      const nonce = new Uint8Array(12);
-      new DataView(nonce.buffer).setUint32(7, counter++);
-      nonce[11] = last ? 1 : 0;
       try {
-        const decipher = createDecipheriv("chacha20-poly1305", key, nonce, { authTagLength: 16 });
-        decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-        const plain = decipher.update(sealed.subarray(0, sealed.length - 16));
-        decipher.final();
-        if (plain.length) controller.enqueue(new Uint8Array(plain));
-      } catch {
-        return controller.error(fail(`Chunk ${counter - 1} of the file does not authenticate`));
-      }
-      if (last) {
-        finished = true;
-        controller.close();
+        // Until a piece of the real size is out, or the end: past the real size, the
+        // padding chunks are only authenticated.
+        for (;;) {
+          const plain = first ?? await payload.next();
+          first = null;
+          if (plain === null) return controller.close();
+          const part = cut(plain);
+          if (part.length) return controller.enqueue(part);
+        }
+      } catch (err) {
+        controller.error(err);
       }
     },
     cancel(reason) {
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });
+}
+
+/** The header's bytes, through the `\n` closing its `--- <mac>` line. */
+async function readHeader(queue: ByteQueue): Promise<Uint8Array> {
+  for (let want = 512;; want *= 2) {
+    const enough = await queue.fill(want);
+    const end = headerEnd(queue.peek(want));
+    if (end !== -1) return queue.take(end);
+    if (!enough || want >= MAX_HEADER) throw fail("The file has no age header");
+  }
+}
+
+/** Decrypts the payload chunk after chunk (STREAM: counter nonces, last-chunk flag). */
+class PayloadReader {
+  #counter = 0;
+  #finished = false;
+  readonly #nonce = new Uint8Array(12);
+  readonly #nonceView = new DataView(this.#nonce.buffer);
+
+  constructor(private queue: ByteQueue, private key: Uint8Array) {}
+
+  /** The next chunk's plaintext, or null after the last one. */
+  async next(): Promise<Uint8Array | null> {
+    if (this.#finished) return null;
+    const queue = this.queue;
+    // A chunk is the last one when nothing follows it.
+    await queue.fill(SEALED_CHUNK + 1);
+    const last = queue.length <= SEALED_CHUNK;
+    const sealed = queue.take(SEALED_CHUNK);
+    const counter = this.#counter++;
+    if (sealed.length < 17 && !(counter === 0 && sealed.length === 16)) {
+      throw fail("The file is truncated");
+    }
+    this.#nonceView.setUint32(7, counter);
+    this.#nonce[11] = last ? 1 : 0;
+    this.#finished = last;
+    try {
+      const decipher = createDecipheriv("chacha20-poly1305", this.key, this.#nonce, {
+        authTagLength: 16,
+      });
+      decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+      const plain = decipher.update(sealed.subarray(0, sealed.length - 16));
+      decipher.final();
+      return plain;
+    } catch {
+      throw fail(`Chunk ${counter} of the file does not authenticate`);
+    }
+  }
 }

@@ -63,6 +63,14 @@ export interface RelayLink {
     hash: string,
     lifetimeSeconds: number,
   ): Promise<PresignedUrl | null>;
+  /**
+   * Streams the stored bytes of the uploaded file `hash` of relay user `relayUserId`, or null
+   * when the relay does not store it: in-process from the blob store (role `all`), else over
+   * a pre-signed read URL.
+   *
+   * @throws {ApiError} 502 `relay_unavailable` when the relay does not answer.
+   */
+  readBlob(relayUserId: string, hash: string): Promise<ReadableStream<Uint8Array> | null>;
 }
 
 /** The relay's uploaded files, in-process (src/blobs `Blobs`): claims and read URLs. */
@@ -73,6 +81,8 @@ export interface LocalBlobs {
     key: { userId: string; hash: string },
     options: { lifetimeSeconds: number },
   ): Promise<PresignedUrl | null>;
+  /** Streams a stored blob; 404 `ApiError` when its bytes are gone. */
+  read(key: { userId: string; hash: string }): Promise<ReadableStream<Uint8Array>>;
 }
 
 /**
@@ -137,6 +147,17 @@ export class LocalRelayLink implements RelayLink {
 
   async blobReadUrl(relayUserId: string, hash: string, lifetimeSeconds: number) {
     return await this.blobs?.readUrl({ userId: relayUserId, hash }, { lifetimeSeconds }) ?? null;
+  }
+
+  /** Straight from the blob store: no URL, no HTTP hop. */
+  async readBlob(relayUserId: string, hash: string): Promise<ReadableStream<Uint8Array> | null> {
+    if (!this.blobs) return null;
+    try {
+      return await this.blobs.read({ userId: relayUserId, hash });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    }
   }
 }
 
@@ -272,5 +293,30 @@ export class HttpRelayLink implements RelayLink {
       if (err instanceof ApiError && err.code === "blob_not_found") return null;
       throw err;
     }
+  }
+
+  /** Over a fresh pre-signed read URL of the relay (outbound only, as all of this link). */
+  async readBlob(relayUserId: string, hash: string): Promise<ReadableStream<Uint8Array> | null> {
+    const read = await this.blobReadUrl(relayUserId, hash, 300);
+    if (!read) return null;
+    let response: Response;
+    try {
+      response = await fetch(read.url);
+    } catch (err) {
+      throw new ApiError(
+        502,
+        "relay_unavailable",
+        `The relay did not answer: ${(err as Error).message}`,
+      );
+    }
+    if (response.status === 404) {
+      await response.body?.cancel();
+      return null;
+    }
+    if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      throw new ApiError(502, "relay_unavailable", `The relay answered ${response.status}`);
+    }
+    return response.body;
   }
 }

@@ -19,7 +19,7 @@ const MARKER = "SEALPOST-PLAINTEXT-MARKER-7f3a";
 const PNG = new Uint8Array([...Uint8Array.fromBase64("iVBORw0KGgo="), ...enc.encode(MARKER)]);
 const DOC = enc.encode(`${MARKER} report `.repeat(20_000)); // ~700 KB, several age chunks
 
-async function encryptedForm(inst: TestInstance) {
+async function encryptedForm(inst: TestInstance, files: "plain" | "encrypted" = "encrypted") {
   const token = inst.credentials.ownerToken;
   const db = await call(`${inst.url}/vault/databases`, {
     method: "POST",
@@ -33,12 +33,12 @@ async function encryptedForm(inst: TestInstance) {
       databaseId: db.body.id,
       title: "Tips",
       fields: FIELDS,
-      files: "encrypted",
+      files,
       publish: true,
     },
   });
   assert.equal(form.status, 201, JSON.stringify(form.body));
-  assert.equal(form.body.files, "encrypted");
+  assert.equal(form.body.files, files);
   const key = await call(`${inst.url}/vault/manifest-key`, { token });
   const manifest = await fetchManifest(form.body.formId, {
     relayUrl: inst.url,
@@ -259,6 +259,61 @@ Deno.test("encrypted files: the age CLI's file is read back; a tampered file is 
     assert.equal(tampered.status, 422);
     assert.equal(tampered.body.error.code, "file_undecryptable");
     assert.match(tampered.body.error.message, /does not decrypt/);
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("encrypted files: a plain file on an encrypted form, or the reverse, is quarantined", async () => {
+  const inst = await startInstance();
+  try {
+    const token = inst.credentials.ownerToken;
+    const quarantined = async (submissionId: string) => {
+      for (let i = 0; i < 200; i++) {
+        const res = await call(`${inst.url}/vault/quarantine`, { token });
+        const row = res.body.items.find((q: { submissionId: string }) =>
+          q.submissionId === submissionId
+        );
+        if (row) return row;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error("Timed out waiting for the quarantine row");
+    };
+    // A sender (or a relay lying about the manifest) uploads plaintext for an encrypted form.
+    const { formId, manifest } = await encryptedForm(inst);
+    const plainRef = await uploadFile({ ...manifest, files: "plain" }, {
+      data: DOC,
+      mime: "text/plain",
+      fileName: "report.txt",
+    });
+    assert.equal(plainRef.encryption, undefined);
+    const leaked = await submitForm(manifest, { name: "Plain", doc: plainRef });
+    const row = await quarantined(leaked.submissionId);
+    assert.equal(row.code, "file_mode_mismatch");
+    assert.equal(row.formId, formId);
+    assert.match(
+      row.reason,
+      /^values\.doc: the file is not encrypted \(no encryption: "age"\), but form version 1 says files: "encrypted"/,
+    );
+    assert.equal(
+      (await call(`${inst.url}/vault/forms/${formId}/records/${leaked.submissionId}`, { token }))
+        .status,
+      404,
+    );
+
+    // The reverse: a reference claiming encryption on a plain form.
+    const plain = await encryptedForm(inst, "plain");
+    const sealedRef = await uploadFile(plain.manifest, { data: PNG, mime: "image/png" }, {
+      encrypt: true,
+    });
+    assert.equal(sealedRef.encryption, "age");
+    const odd = await submitForm(plain.manifest, { name: "Odd", photo: sealedRef });
+    const reverse = await quarantined(odd.submissionId);
+    assert.equal(reverse.code, "file_mode_mismatch");
+    assert.match(
+      reverse.reason,
+      /^values\.photo: the file says encryption: "age", but form version 1 says files: "plain"$/,
+    );
   } finally {
     await inst.close();
   }
