@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ageIdentity, ageRecipient } from "../../src/crypto/age.ts";
+import { ageIdentity, ageRecipient, decryptFileStream } from "../../src/crypto/age.ts";
+import { HttpRelayLink } from "../../src/vault/index.ts";
 import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
 import { sha256Hex, uploadFile } from "../../src/sdk/upload.ts";
 import { blobPathParts } from "../../src/blobs/fs_store.ts";
@@ -246,6 +247,15 @@ Deno.test("encrypted files: the age CLI's file is read back; a tampered file is 
     const out = await new Deno.Command(AGE, { args: ["-d", "-i", idFile, blobPath] }).output();
     assert.ok(out.success, new TextDecoder().decode(out.stderr));
     assert.deepEqual(out.stdout.subarray(0, plain.length), plain);
+    // What a vault-role process does: the ciphertext over the relay's HTTP API, decrypted
+    // while it streams (a fetch body: read with BYOB into the decrypter's own buffers).
+    const overHttp = await new HttpRelayLink(inst.url, token).readBlob(
+      inst.credentials.userId,
+      sdkRecord.values.doc.hash,
+    );
+    assert.ok(overHttp);
+    const opened = await decryptFileStream(overHttp, pair.secretKey, plain.length);
+    assert.deepEqual(new Uint8Array(await new Response(opened).arrayBuffer()), plain);
 
     // Tampered at rest on the relay: the vault refuses it with a clear error.
     const stored = await Deno.readFile(blobPath);
