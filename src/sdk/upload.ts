@@ -14,7 +14,7 @@ import {
   encryptFileHashed,
   MAX_ENCRYPTED_PLAINTEXT_BYTES,
 } from "../crypto/age_encrypt.ts";
-import { toHex } from "../crypto/encoding.ts";
+import { fromBase64, toHex } from "../crypto/encoding.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { MAX_FILE_BYTES, type OwnedFileRef } from "../forms/file_ref.ts";
 import type { Manifest } from "../forms/manifest.ts";
@@ -114,7 +114,8 @@ function encryptFor(
 ): EncryptedFile {
   let publicKey: Uint8Array;
   try {
-    publicKey = Uint8Array.fromBase64(manifest.recipient.publicKey);
+    // Not Uint8Array.fromBase64: Node 20 lacks it.
+    publicKey = fromBase64(manifest.recipient.publicKey);
   } catch {
     publicKey = new Uint8Array();
   }
