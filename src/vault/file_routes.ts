@@ -77,6 +77,9 @@ export function vaultFileRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv>
     const opened = await files.open(link);
     const inline = servedInline(link.mime);
     return c.body(opened.body, 200, {
+      // The plaintext's size, signed in the link: sent as is, not chunked (a stream that ends
+      // short of it, a damaged or dishonest file, fails the download).
+      "content-length": String(link.sizeBytes),
       "content-type": link.mime,
       "content-disposition": disposition(inline, link.fileName),
       "cache-control": "private, no-store",

@@ -229,7 +229,20 @@ Deno.test("encrypted files: the age CLI's file is read back; a tampered file is 
     const recordUrl = `${inst.url}/vault/forms/${formId}/records/${receipt.submissionId}`;
     await waitRecord(inst, token, formId, receipt.submissionId);
     const link = await call(`${recordUrl}/files/doc`, { token });
-    assert.deepEqual((await bytesOf(link.body.url)).data, plain);
+    const served = await bytesOf(link.body.url);
+    assert.equal(served.headers.get("content-length"), String(plain.length));
+    assert.deepEqual(served.data, plain);
+    // A reference claiming more bytes than the file holds: the download fails, never
+    // completes short.
+    const liar = await submitForm(manifest, {
+      name: "Liar",
+      doc: { ...ref, sizeBytes: plain.length + 100_000 },
+    });
+    await waitRecord(inst, token, formId, liar.submissionId);
+    const liarUrl = `${inst.url}/vault/forms/${formId}/records/${liar.submissionId}/files/doc`;
+    const short = await fetch((await call(liarUrl, { token })).body.url);
+    assert.equal(short.status, 200);
+    await assert.rejects(short.bytes());
 
     // The owner's key, exported as an age identity, opens what the SDK uploaded.
     const sdkReceipt = await submitForm(manifest, { name: "SDK" }, {
