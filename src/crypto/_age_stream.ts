@@ -13,18 +13,12 @@
 import { createDecipheriv } from "node:crypto";
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { concatBytes } from "./encoding.ts";
 import { CryptoError } from "./errors.ts";
 
 const CHUNK = 65_536;
 const SEALED_CHUNK = CHUNK + 16;
 /** A header longer than this is refused (one X25519 stanza is about 200 bytes). */
 const MAX_HEADER = 16_384;
-/**
- * Decrypted bytes handed out at a time: four chunks, joined (one copy), so a response goes
- * out in a quarter of the writes (each is a system call; chunked framing adds two more).
- */
-const BATCH_BYTES = 4 * CHUNK;
 /** Bytes asked of the source per read: four sealed chunks' worth. */
 const READ_BYTES = 256 * 1024;
 /** Room kept in front of each read for the unconsumed bytes carried over (under a chunk). */
@@ -172,8 +166,8 @@ function headerEnd(bytes: Uint8Array): number {
  * and its MAC), decrypts the first payload chunk, and returns the payload as a stream cut to
  * `sizeBytes` (the padding is authenticated, then dropped). A header or first chunk that does
  * not open rejects (the ciphertext is cancelled); a later chunk that does not authenticate,
- * or a truncated file, errors the stream. The stream hands out up to {@link BATCH_BYTES} at a
- * time, on demand only (no read-ahead past what the consumer asked for).
+ * or a truncated file, errors the stream. Chunks are decrypted on demand only (nothing ahead of
+ * the consumer), and the native decipher's output is handed out as it is (no copy).
  */
 export async function openAgeStream(
   ciphertext: ReadableStream<Uint8Array>,
@@ -204,20 +198,15 @@ export async function openAgeStream(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        // Up to a batch of the real size, or the end: past the real size, the padding
-        // chunks are only authenticated.
-        const parts: Uint8Array[] = [];
-        let total = 0;
-        while (total < BATCH_BYTES) {
+        // Until a piece of the real size is out, or the end: past the real size, the
+        // padding chunks are only authenticated.
+        for (;;) {
           const plain = first ?? await payload.next();
           first = null;
-          if (plain === null) break;
+          if (plain === null) return controller.close();
           const part = cut(plain);
-          if (part.length) parts.push(part);
-          total += part.length;
+          if (part.length) return controller.enqueue(part);
         }
-        if (parts.length === 0) controller.close();
-        else controller.enqueue(parts.length === 1 ? parts[0] : concatBytes(...parts));
       } catch (err) {
         controller.error(err);
       }
