@@ -9,6 +9,8 @@ import { ConsoleClient } from "../console/_client.ts";
 import { startReceiver } from "../webhooks/_harness.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { AGE } from "../_support/tools.ts";
+import { s3Client } from "../_support/services/radosgw.ts";
+import { startOn } from "../blobs/_backends.ts";
 
 const FIELDS = [
   { id: "name", label: "Name", kind: "text", required: true },
@@ -340,4 +342,37 @@ Deno.test("encrypted files: a plain file on an encrypted form, or the reverse, i
   } finally {
     await inst.close();
   }
+});
+
+Deno.test({
+  name: "[s3] encrypted files on the object store: uploaded straight to it, served decrypted",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const inst = await startOn("s3");
+    try {
+      const { token, formId, manifest } = await encryptedForm(inst);
+      const receipt = await submitForm(manifest, { name: "Source" }, {
+        files: { doc: { data: DOC, mime: "text/plain", fileName: "report.txt" } },
+      });
+      const record = await waitRecord(inst, token, formId, receipt.submissionId);
+      const { doc } = record.values;
+      assert.equal(doc.encryption, "age");
+      // The bytes are the store's: an age file whose hash is the reference's.
+      const stored = await s3Client(inst.s3!).fetch(
+        `${inst.s3!.endpoint}/${inst.s3!.bucket}/${inst.credentials.userId}/${doc.hash}`,
+      );
+      const ciphertext = await stored.bytes();
+      assert.equal(stored.status, 200);
+      assert.equal(await sha256Hex(ciphertext), doc.hash);
+      assert.equal(contains(ciphertext, enc.encode(MARKER)), false);
+      // The vault reads them over a read URL of the store, and serves the plaintext.
+      const recordUrl = `${inst.url}/vault/forms/${formId}/records/${receipt.submissionId}`;
+      const owner = await call(`${recordUrl}/files/doc`, { token });
+      assert.equal(owner.status, 200, JSON.stringify(owner.body));
+      assert.deepEqual((await bytesOf(owner.body.url)).data, DOC);
+    } finally {
+      await inst.close().catch(() => {});
+    }
+  },
 });
