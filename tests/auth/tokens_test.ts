@@ -9,13 +9,13 @@ class Tokens extends Map<string, TokenRow> {
   }
 }
 
-async function withKv(fn: (kv: Tokens) => Promise<void>) {
+async function withTokens(fn: (tokens: Tokens) => Promise<void>) {
   await fn(new Tokens());
 }
 
-async function stored(kv: Tokens, kind: TokenRow["kind"], userId: string | null) {
+async function stored(tokens: Tokens, kind: TokenRow["kind"], userId: string | null) {
   const minted = await mintToken(kind, userId);
-  kv.set(minted.row.id, minted.row);
+  tokens.set(minted.row.id, minted.row);
   return minted;
 }
 
@@ -29,21 +29,24 @@ Deno.test("mintToken: spo_/spa_ strings; only a SHA-256 of the secret is kept", 
 });
 
 Deno.test("authenticate: owner and admin tokens stand for their principals", async () => {
-  await withKv(async (kv) => {
-    const owner = await stored(kv, "owner", "u1");
-    const admin = await stored(kv, "admin", null);
-    assert.deepEqual(await authenticate(kv, owner.token), {
+  await withTokens(async (tokens) => {
+    const owner = await stored(tokens, "owner", "u1");
+    const admin = await stored(tokens, "admin", null);
+    assert.deepEqual(await authenticate(tokens, owner.token), {
       kind: "owner",
       tokenId: owner.row.id,
       userId: "u1",
     });
-    assert.deepEqual(await authenticate(kv, admin.token), { kind: "admin", tokenId: admin.row.id });
+    assert.deepEqual(await authenticate(tokens, admin.token), {
+      kind: "admin",
+      tokenId: admin.row.id,
+    });
   });
 });
 
 Deno.test("authenticate: revoked, wrong secret, swapped prefix or malformed is nobody", async () => {
-  await withKv(async (kv) => {
-    const owner = await stored(kv, "owner", "u1");
+  await withTokens(async (tokens) => {
+    const owner = await stored(tokens, "owner", "u1");
     const id = owner.row.id;
     const secret = owner.token.slice(`spo_${id}_`.length);
     assert.equal(secret.length, 43);
@@ -57,29 +60,29 @@ Deno.test("authenticate: revoked, wrong secret, swapped prefix or malformed is n
         "",
       ]
     ) {
-      assert.equal(await authenticate(kv, token), null, token);
+      assert.equal(await authenticate(tokens, token), null, token);
     }
-    kv.delete(owner.row.id); // revoked
-    assert.equal(await authenticate(kv, owner.token), null);
+    tokens.delete(owner.row.id); // revoked
+    assert.equal(await authenticate(tokens, owner.token), null);
   });
 });
 
 Deno.test("authenticate: an owner row without a user stands for nobody", async () => {
-  await withKv(async (kv) => {
-    const orphan = await stored(kv, "owner", null);
-    assert.equal(await authenticate(kv, orphan.token), null);
+  await withTokens(async (tokens) => {
+    const orphan = await stored(tokens, "owner", null);
+    assert.equal(await authenticate(tokens, orphan.token), null);
   });
 });
 
 Deno.test("principalOfToken: the principal of a token id while its row exists", async () => {
-  await withKv(async (kv) => {
-    const owner = await stored(kv, "owner", "u1");
-    assert.deepEqual(await principalOfToken(kv, owner.row.id), {
+  await withTokens(async (tokens) => {
+    const owner = await stored(tokens, "owner", "u1");
+    assert.deepEqual(await principalOfToken(tokens, owner.row.id), {
       kind: "owner",
       tokenId: owner.row.id,
       userId: "u1",
     });
-    kv.delete(owner.row.id);
-    assert.equal(await principalOfToken(kv, owner.row.id), null);
+    tokens.delete(owner.row.id);
+    assert.equal(await principalOfToken(tokens, owner.row.id), null);
   });
 });
