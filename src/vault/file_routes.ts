@@ -16,7 +16,6 @@ import type { OwnedFileRef } from "../forms/file_ref.ts";
 import { ApiError } from "../http/errors.ts";
 import { type AuthEnv, requireToken } from "../relay/auth.ts";
 import { FILE_LINK_PATH, servedInline } from "./files.ts";
-import { getRecord } from "./records.ts";
 import type { Vault } from "./service.ts";
 
 /** Lifetime of the read URLs the owner route hands out, in seconds. */
@@ -46,7 +45,7 @@ export function vaultFileRoutes(kv: Deno.Kv, vault: Vault): Hono<AuthEnv> {
     async (c) => {
       const { formId, recordId, fieldId } = c.req.param();
       await vault.forms.get(c.var.token.userId!, formId);
-      const record = await getRecord(kv, formId, recordId);
+      const record = await vault.record(formId, recordId);
       const ref = record.values[fieldId] as Partial<OwnedFileRef> | null | undefined;
       if (!ref || typeof ref !== "object" || ref.owned !== true || typeof ref.hash !== "string") {
         throw new ApiError(

@@ -9,7 +9,6 @@ import { newRouter } from "../http/openapi.ts";
 import { jsonBody } from "../http/body.ts";
 import type { AuthEnv } from "../relay/auth.ts";
 import { requireToken } from "../relay/auth.ts";
-import { getRecord, listRecords } from "./records.ts";
 import { FIELD_DEFINITION } from "./route_schemas.ts";
 import { vaultRouteSpecs as r } from "./route_specs.ts";
 import type { Vault } from "./service.ts";
@@ -81,7 +80,7 @@ export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
     const { formId } = c.req.valid("param");
     await vault.forms.get(c.var.token.userId!, formId);
     const { cursor, limit } = c.req.valid("query");
-    return c.json(await listRecords(kv, formId, cursor, limit), 200);
+    return c.json(await vault.store.records.list(formId, cursor, limit), 200);
   });
   app.openapi({ ...r.createRecord, middleware: mw }, async (c) => {
     const { formId } = c.req.valid("param");
@@ -95,7 +94,7 @@ export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
   app.openapi(r.getRecord, async (c) => {
     const { formId, recordId } = c.req.valid("param");
     await vault.forms.get(c.var.token.userId!, formId);
-    return c.json(await getRecord(kv, formId, recordId), 200);
+    return c.json(await vault.record(formId, recordId), 200);
   });
   app.openapi({ ...r.editRecord, middleware: mw }, async (c) => {
     const { formId, recordId } = c.req.valid("param");
