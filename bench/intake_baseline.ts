@@ -56,15 +56,16 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => {} }, as
   const chunks = ciphertext.length > CHUNK ? Math.ceil(ciphertext.length / CHUNK) : 0;
   const { ok } = await committer.commit({
     lock: env.submissionId,
-    checks: [{ key: headKey, versionstamp: null }],
-    mutations: 2 + chunks,
-    bytes: ciphertext.length + 1024,
-    apply: (op, seq) => {
+    build: (w, seq) => {
       const blobId = `${seq}`;
       for (let i = 0; i < chunks; i++) {
-        op.set(["chunks", blobId, i], ciphertext.subarray(i * CHUNK, (i + 1) * CHUNK));
+        w.set(["chunks", blobId, i], ciphertext.subarray(i * CHUNK, (i + 1) * CHUNK));
       }
-      op.set(headKey, head).set(["queue", fingerprint, seq], {
+      w.check({ key: headKey, versionstamp: null }).set(headKey, head).set([
+        "queue",
+        fingerprint,
+        seq,
+      ], {
         submissionId: env.submissionId,
         version: 1,
         formId: env.formId,

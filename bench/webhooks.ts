@@ -34,7 +34,7 @@ import {
   type StoredRecordEvent,
 } from "../src/events/record_event.ts";
 import { keys } from "../src/store/keys.ts";
-import { deleteLargeValue } from "../src/store/large_value.ts";
+import { deleteParts } from "../src/store/parts.ts";
 import { GroupCommitter } from "../src/store/group_commit.ts";
 import { QueueDispatcher } from "../src/store/queue.ts";
 import { newConfig } from "../src/webhooks/config.ts";
@@ -199,10 +199,7 @@ async function main() {
     let stored: StoredRecordEvent | null = null;
     const { ok } = await committer.commit({
       lock: id,
-      checks: [],
-      apply: (op) => stored = emitRecordEvent(op, event),
-      mutations: 1,
-      bytes: 1024,
+      build: (w) => stored = emitRecordEvent(w, event),
     });
     if (!ok || !stored) throw new Error(`Save ${id} failed`);
     if (announce) announceRecordEvents(kv, [stored]);
@@ -285,13 +282,11 @@ async function main() {
         const key = ["bench_floor", "delivery", event.eventId];
         writes.push(floorCommitter.commit({
           lock: event.eventId,
-          checks: [{ key, versionstamp: null }],
-          apply: (op) => {
-            op.set(key, row).set(["bench_floor", "body", event.eventId], body);
-            deleteLargeValue(op, keys.recordEvent(event.eventId), stored.parts);
+          build: (w) => {
+            w.check({ key, versionstamp: null })
+              .set(key, row).set(["bench_floor", "body", event.eventId], body);
+            deleteParts(w, keys.recordEvent(event.eventId), stored.parts);
           },
-          mutations: 2 + stored.parts,
-          bytes: body.length + 512,
         }));
       }
       // The last ones out wake the loops still waiting.

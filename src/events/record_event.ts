@@ -11,7 +11,8 @@
  * @module
  */
 import { keys } from "../store/keys.ts";
-import { setLargeValue } from "../store/large_value.ts";
+import { writeJsonParts } from "../store/parts.ts";
+import type { KvWrite } from "../store/write.ts";
 
 /** Why a record event happened (the webhook body's `_reason`). */
 export type RecordReason = "insert" | "update" | "delete";
@@ -68,8 +69,8 @@ export function newEventId(now = Date.now()): string {
  * Adds `event` to `op` as an outbox row. The caller commits `op` with the record change
  * itself, then announces the result with {@link announceRecordEvents}.
  */
-export function emitRecordEvent(op: Deno.AtomicOperation, event: RecordEvent): StoredRecordEvent {
-  return { event, parts: setLargeValue(op, keys.recordEvent(event.eventId), event) };
+export function emitRecordEvent(w: KvWrite, event: RecordEvent): StoredRecordEvent {
+  return { event, parts: writeJsonParts(w, keys.recordEvent(event.eventId), event) };
 }
 
 /** Listeners by store: the writers and the consumer of one process share the KV handle. */

@@ -11,6 +11,8 @@
  */
 import { ApiError } from "../http/errors.ts";
 import { keys, type QueueRow } from "../store/keys.ts";
+import { deleteParts } from "../store/parts.ts";
+import { KvWrite } from "../store/write.ts";
 import { readCiphertext } from "./submissions.ts";
 
 /** Where the ciphertext of a queue row too large to sit in it lies. */
@@ -88,19 +90,14 @@ export async function listQueue(
 /** A queue entry as acking needs it: its position and its ciphertext's chunks. */
 export type AckEntry = Pick<QueueItem, "seq" | "chunkSet">;
 
-/** The mutations {@link addAck} adds for `entry`. */
-export function ackMutations(entry: AckEntry): number {
-  return 1 + (entry.chunkSet?.chunks ?? 0);
-}
-
 /**
  * Adds the removal of queue entry `entry.seq` of `fp` (and of its ciphertext's chunks) to
- * `op`. Blind: acking an entry already gone changes nothing.
+ * `w`. Blind: acking an entry already gone changes nothing.
  */
-export function addAck(op: Deno.AtomicOperation, fp: string, entry: AckEntry): void {
-  op.delete(keys.queue(fp, entry.seq));
+export function addAck(w: KvWrite, fp: string, entry: AckEntry): void {
+  w.delete(keys.queue(fp, entry.seq));
   const set = entry.chunkSet;
-  for (let i = 0; i < (set?.chunks ?? 0); i++) op.delete(keys.chunk(set!.blobId, i));
+  if (set) deleteParts(w, keys.chunksOf(set.blobId), set.chunks);
 }
 
 /** Rows per atomic operation: at most 100 checks (Deno KV's limit). */
@@ -134,22 +131,21 @@ async function ackBatch(kv: Deno.Kv, fp: string, seqs: number[]): Promise<number
     }
     // Checked, so that two acks of one entry at once count it once; a failed operation's
     // entries are read again (those another ack removed meanwhile are then skipped).
-    const ops: { op: Deno.AtomicOperation; seqs: number[]; mutations: number }[] = [];
+    const writes: { w: KvWrite; seqs: number[] }[] = [];
     for (const entry of rows) {
       const seq = entry.key[2] as number;
-      const chunkSet = chunkSetOf(entry.value);
-      const mutations = ackMutations({ seq, chunkSet });
-      let last = ops.at(-1);
-      if (!last || last.mutations + mutations > MUTATIONS_PER_OP) {
-        ops.push(last = { op: kv.atomic(), seqs: [], mutations: 0 });
+      const one = new KvWrite();
+      addAck(one.check(entry), fp, { seq, chunkSet: chunkSetOf(entry.value) });
+      let last = writes.at(-1);
+      if (!last || last.w.mutations + one.mutations > MUTATIONS_PER_OP) {
+        writes.push(last = { w: new KvWrite(), seqs: [] });
       }
-      addAck(last.op.check(entry), fp, { seq, chunkSet });
-      last.mutations += mutations;
+      addAck(last.w.check(entry), fp, { seq, chunkSet: chunkSetOf(entry.value) });
       last.seqs.push(seq);
     }
     todo = [];
-    for (const { op, seqs } of ops) {
-      if ((await op.commit()).ok) removed += seqs.length;
+    for (const { w, seqs } of writes) {
+      if (await w.commit(kv)) removed += seqs.length;
       else todo.push(...seqs);
     }
   }

@@ -13,7 +13,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
 import { ApiError } from "../http/errors.ts";
 import type { GroupCommitter } from "../store/group_commit.ts";
-import { CHUNK_BYTES } from "../store/kv.ts";
+import { deletePartsInSteps, partCount, readParts, writePartsInSteps } from "../store/parts.ts";
 import { keys, type QueueRow, type SubmissionRow } from "../store/keys.ts";
 import type { EditTokens } from "./edit_tokens.ts";
 import type { FormDirectory } from "./manifests.ts";
@@ -214,10 +214,7 @@ export class Intake {
     const blob = inline ? null : await writeStagedChunks(this.kv, ciphertext);
     const result = await this.committer.commit({
       lock: row.id,
-      checks: [{ key: keys.submission(row.id), versionstamp: head.versionstamp }],
-      mutations: blob ? 3 : 2,
-      bytes: ciphertext.length + 1024,
-      apply: (op, seq) => {
+      build: (w, seq) => {
         const queued: QueueRow = {
           submissionId: row.id,
           version: row.version,
@@ -228,9 +225,10 @@ export class Intake {
           bytes: ciphertext.length,
           ...(blob ?? { ciphertext }),
         };
-        op.set(keys.submission(row.id), row)
+        w.check({ key: keys.submission(row.id), versionstamp: head.versionstamp })
+          .set(keys.submission(row.id), row)
           .set(keys.queue(row.fingerprint, seq), queued);
-        if (blob) op.delete(keys.staging(blob.blobId));
+        if (blob) w.delete(keys.staging(blob.blobId));
       },
     });
     if (!result.ok && blob) await deleteChunks(this.kv, blob.blobId, blob.chunks, true);
@@ -260,16 +258,8 @@ async function writeStagedChunks(
   // Time-ordered ids keep chunk inserts at the end of the key space.
   const blobId = Date.now().toString(36).padStart(10, "0") +
     crypto.getRandomValues(new Uint8Array(8)).toHex();
-  const chunks = Math.ceil(bytes.length / CHUNK_BYTES);
-  await kv.set(keys.staging(blobId), { chunks, at: Date.now() });
-  const perOp = 10;
-  for (let start = 0; start < chunks; start += perOp) {
-    const op = kv.atomic();
-    for (let i = start; i < Math.min(chunks, start + perOp); i++) {
-      op.set(keys.chunk(blobId, i), bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
-    }
-    await op.commit();
-  }
+  await kv.set(keys.staging(blobId), { chunks: partCount(bytes.length), at: Date.now() });
+  const chunks = await writePartsInSteps(kv, keys.chunksOf(blobId), bytes);
   return { blobId, chunks };
 }
 
@@ -280,25 +270,15 @@ export async function deleteChunks(
   count: number,
   staging = false,
 ): Promise<void> {
-  const perOp = 500;
-  for (let start = 0; start < count; start += perOp) {
-    const op = kv.atomic();
-    for (let i = start; i < Math.min(count, start + perOp); i++) op.delete(keys.chunk(blobId, i));
-    await op.commit();
-  }
+  await deletePartsInSteps(kv, keys.chunksOf(blobId), count);
   if (staging) await kv.delete(keys.staging(blobId));
 }
 
 /** The ciphertext of a queued version: inline, or read back from its chunks. */
 export async function readCiphertext(kv: Deno.Kv, queued: QueueRow): Promise<Uint8Array> {
   if (queued.ciphertext) return queued.ciphertext;
-  const out = new Uint8Array(queued.bytes);
-  let offset = 0;
-  for await (const entry of kv.list<Uint8Array>({ prefix: keys.chunksOf(queued.blobId!) })) {
-    out.set(entry.value, offset);
-    offset += entry.value.length;
-  }
-  if (offset !== queued.bytes) {
+  const out = await readParts(kv, keys.chunksOf(queued.blobId!));
+  if (out?.length !== queued.bytes) {
     throw new Error(`Submission ${queued.submissionId} v${queued.version} is missing chunks`);
   }
   return out;

@@ -1,26 +1,26 @@
 /**
  * Group commit: many independent writes folded into one Deno KV atomic operation.
  *
- * By default commits run one at a time, so the sequence numbers handed out are in commit
- * order: a reader paging a queue by sequence number never skips an entry committed after it
- * looked. Writers that do not page by sequence number may keep more commits in flight (the
- * store's round trip then overlaps the next batch's).
+ * Each write is recorded ({@link KvWrite}) when it is queued, so the committer knows its
+ * checks, mutations and bytes and fills batches up to Deno KV's limits; no writer declares
+ * them. Batches take queued writes in order, so with one commit in flight (the default) the
+ * sequence numbers handed out are in commit order: a reader paging a queue by sequence number
+ * never skips an entry committed after it looked. Writers that do not page by sequence number
+ * may keep more commits in flight (the store's round trip then overlaps the next batch's).
  *
  * @module
  */
+import { commitOp, KV_LIMITS, KvWrite } from "./write.ts";
 
 /** One write waiting for a commit. */
 export interface CommitItem {
   /** Items with the same lock never share a batch (e.g. the submission id). */
   lock: string;
-  /** Conditions that must hold; when one fails only this item fails. */
-  checks: Deno.AtomicCheck[];
-  /** Adds this item's mutations; `seq` is its place in commit order. */
-  apply(op: Deno.AtomicOperation, seq: number): void;
-  /** Number of mutations `apply` adds. */
-  mutations: number;
-  /** Approximate bytes `apply` writes. */
-  bytes: number;
+  /**
+   * Records the write in `w`: its checks (when one fails only this item fails) and its
+   * mutations; `seq` is its place in commit order.
+   */
+  build(w: KvWrite, seq: number): void;
 }
 
 /** The outcome of one item: committed or not (a check failed), and its sequence number. */
@@ -30,22 +30,29 @@ export interface CommitResult {
 }
 
 interface Pending {
-  item: CommitItem;
+  lock: string;
+  write: KvWrite;
+  seq: number;
   resolve(result: CommitResult): void;
   reject(err: unknown): void;
 }
 
-/**
- * Limits of one batch, below Deno KV's per-operation limits (100 checks, 1000 mutations,
- * 800 KiB).
- */
+/** Limits of one batch, at or below Deno KV's per-operation limits. */
 export interface BatchLimits {
   maxChecks: number;
   maxMutations: number;
   maxBytes: number;
 }
 
-const DEFAULT_LIMITS: BatchLimits = { maxChecks: 100, maxMutations: 900, maxBytes: 600 * 1024 };
+/** Byte sizes are estimates: batches keep a quarter of Deno KV's 800 KiB in reserve. */
+const DEFAULT_LIMITS: BatchLimits = {
+  maxChecks: KV_LIMITS.checks,
+  maxMutations: KV_LIMITS.mutations,
+  maxBytes: 600 * 1024,
+};
+
+/** Times a batch is recommitted without the items whose checks failed. */
+const RECOMMITS = 3;
 
 /**
  * Serialises writes through batched atomic commits.
@@ -54,8 +61,8 @@ const DEFAULT_LIMITS: BatchLimits = { maxChecks: 100, maxMutations: 900, maxByte
  * ```ts
  * const committer = new GroupCommitter(kv);
  * const { ok, seq } = await committer.commit({
- *   lock: "a", checks: [{ key: ["a"], versionstamp: null }],
- *   apply: (op, seq) => op.set(["a"], seq), mutations: 1, bytes: 16,
+ *   lock: "a",
+ *   build: (w, seq) => w.check({ key: ["a"], versionstamp: null }).set(["a"], seq),
  * });
  * ```
  */
@@ -74,10 +81,13 @@ export class GroupCommitter {
     private inFlight = 1,
   ) {}
 
-  /** Queues `item` for the next batch and resolves once it is durable (or refused). */
+  /** Records `item` for the next batch and resolves once it is durable (or refused). */
   commit(item: CommitItem): Promise<CommitResult> {
+    const seq = this.#nextSeq();
+    const write = new KvWrite();
+    item.build(write, seq);
     return new Promise((resolve, reject) => {
-      this.#pending.push({ item, resolve, reject });
+      this.#pending.push({ lock: item.lock, write, seq, resolve, reject });
       this.#draining ??= this.#drain();
     });
   }
@@ -111,57 +121,73 @@ export class GroupCommitter {
 
   /** Commits one batch; never throws (each item's promise carries its outcome). */
   async #commitBatch(batch: Pending[]): Promise<void> {
-    const seqs = batch.map(() => this.#nextSeq());
+    let todo = batch;
     try {
-      const op = this.kv.atomic();
-      batch.forEach((p, i) => {
-        op.check(...p.item.checks);
-        p.item.apply(op, seqs[i]);
-      });
-      if ((await op.commit()).ok) {
-        batch.forEach((p, i) => p.resolve({ ok: true, seq: seqs[i] }));
-        return;
+      for (let round = 0; round <= RECOMMITS && todo.length > 0; round++) {
+        const op = this.kv.atomic();
+        for (const p of todo) p.write.applyTo(op);
+        if ((await commitOp(op)).ok) {
+          for (const p of todo) p.resolve({ ok: true, seq: p.seq });
+          return;
+        }
+        if (todo.length === 1) return todo[0].resolve({ ok: false, seq: todo[0].seq });
+        // A check failed: refuse the items whose checks no longer hold, commit the others.
+        const failing = await this.#failingChecks(todo);
+        for (const p of todo) if (failing.has(p)) p.resolve({ ok: false, seq: p.seq });
+        todo = todo.filter((p) => !failing.has(p));
       }
     } catch (err) {
-      if (batch.length === 1) return batch[0].reject(err);
+      if (todo.length === 1) return todo[0].reject(err);
     }
-    // A check failed (or the batch was refused): commit each on its own.
-    for (const [i, p] of batch.entries()) {
+    // Refused as a whole (too large) or still failing: each on its own.
+    for (const p of todo) {
       try {
-        const op = this.kv.atomic().check(...p.item.checks);
-        p.item.apply(op, seqs[i]);
-        p.resolve({ ok: (await op.commit()).ok, seq: seqs[i] });
+        p.resolve({ ok: await p.write.commit(this.kv), seq: p.seq });
       } catch (err) {
         p.reject(err);
       }
     }
   }
 
+  /** The items of `batch` with a check whose key now has another versionstamp. */
+  async #failingChecks(batch: Pending[]): Promise<Set<Pending>> {
+    const checks = batch.flatMap((p) => p.write.checked.map((check) => ({ p, check })));
+    const failing = new Set<Pending>();
+    for (let i = 0; i < checks.length; i += 10) {
+      const slice = checks.slice(i, i + 10);
+      const current = await this.kv.getMany(slice.map(({ check }) => check.key));
+      slice.forEach(({ p, check }, j) => {
+        if (current[j].versionstamp !== check.versionstamp) failing.add(p);
+      });
+    }
+    return failing;
+  }
+
+  /**
+   * The longest run of queued items, in order, that fits the limits with no lock twice (so
+   * batches commit in the order items were queued).
+   */
   #takeBatch(): Pending[] {
-    const batch: Pending[] = [];
-    const rest: Pending[] = [];
     const locks = new Set<string>();
     let checks = 0;
     let mutations = 0;
     let bytes = 0;
+    let count = 0;
     for (const p of this.#pending) {
-      const fits = batch.length === 0 || (
-        checks + p.item.checks.length <= this.limits.maxChecks &&
-        mutations + p.item.mutations <= this.limits.maxMutations &&
-        bytes + p.item.bytes <= this.limits.maxBytes &&
-        !locks.has(p.item.lock)
+      const w = p.write;
+      const fits = count === 0 || (
+        checks + w.checks <= this.limits.maxChecks &&
+        mutations + w.mutations <= this.limits.maxMutations &&
+        bytes + w.bytes <= this.limits.maxBytes &&
+        !locks.has(p.lock)
       );
-      if (fits) {
-        batch.push(p);
-        locks.add(p.item.lock);
-        checks += p.item.checks.length;
-        mutations += p.item.mutations;
-        bytes += p.item.bytes;
-      } else {
-        rest.push(p);
-      }
+      if (!fits) break;
+      locks.add(p.lock);
+      checks += w.checks;
+      mutations += w.mutations;
+      bytes += w.bytes;
+      count++;
     }
-    this.#pending = rest;
-    return batch;
+    return this.#pending.splice(0, count);
   }
 }

@@ -88,6 +88,8 @@ export const webhookKeys = {
   attemptsOf: (deliveryId: string) => ["webhooks", "attempts", deliveryId] as const,
   /** Body part `index` of a delivery (raw bytes). */
   body: (deliveryId: string, index: number) => ["webhooks", "bodies", deliveryId, index] as const,
+  /** The parts of a delivery's body (src/store/parts.ts). */
+  bodyOf: (deliveryId: string) => ["webhooks", "bodies", deliveryId] as const,
   /** A configuration's failed deliveries. */
   failed: (webhookId: string, deliveryId: string) =>
     ["webhooks", "failed", webhookId, deliveryId] as const,

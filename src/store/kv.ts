@@ -5,6 +5,7 @@
  * @module
  */
 import { join } from "node:path";
+import { commitOp, WriteTooLargeError } from "./write.ts";
 
 /** File name of the KV store inside the data dir. */
 export const KV_FILE = "sealpost.kv";
@@ -33,17 +34,14 @@ export async function openStore(dataDir: string): Promise<Deno.Kv> {
   return kv;
 }
 
-/** Maximum bytes of one ciphertext chunk (a KV value holds at most 64 KiB). */
-export const CHUNK_BYTES = 60 * 1024;
-
 /**
- * Commits `op`; a value over Deno KV's 64 KiB (or a key over its 2 KiB) throws `tooLarge()`,
- * the error the client gets (a 413), instead of an exception that would answer 500. For rows
- * whose size the client decides (a form's fields, a webhook's template and headers).
+ * Commits `op`; over one of Deno KV's limits it throws `tooLarge()`, the error the client gets
+ * (a 413), instead of an exception that would answer 500. For rows whose size the client
+ * decides (a form's fields, a webhook's template and headers).
  *
  * @example
  * ```ts
- * await commitSized(op, () => new ApiError(413, "form_too_large", "The form is too large"));
+ * await commitSized(op, () => new FormTooLargeError());
  * ```
  */
 export async function commitSized(
@@ -51,9 +49,9 @@ export async function commitSized(
   tooLarge: () => Error,
 ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
   try {
-    return await op.commit();
+    return await commitOp(op);
   } catch (err) {
-    if (err instanceof TypeError && /too large/i.test(err.message)) throw tooLarge();
+    if (err instanceof WriteTooLargeError) throw tooLarge();
     throw err;
   }
 }

@@ -13,6 +13,7 @@ import { ApiError } from "../http/errors.ts";
 import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { type AckEntry, ackQueue, addAck, listQueue, type QueueItem } from "../relay/queue.ts";
+import type { KvWrite } from "../store/write.ts";
 
 export type { AckEntry, PresignedUrl, QueueItem };
 
@@ -45,7 +46,7 @@ export interface RelayLink {
    * `ackMutations(item)` mutations) to the vault's own atomic operation, so a record and its
    * ack commit together. Null over HTTP, where the vault calls {@link ack} after its commit.
    */
-  readonly addAck: ((op: Deno.AtomicOperation, fp: string, item: AckEntry) => void) | null;
+  readonly addAck: ((w: KvWrite, fp: string, item: AckEntry) => void) | null;
   /**
    * Claims uploaded files (by hash) of relay user `relayUserId` for `claimant` (the record
    * `{formId}/{recordId}`) so the orphan sweep keeps them; answers the hashes the relay does

@@ -143,8 +143,7 @@ export class Dispatcher {
         const write = deliveryWrite(step.state, step.effects);
         const { ok } = await this.options.committer.commit({
           lock: deliveryId,
-          checks: [entry],
-          ...write,
+          build: (w) => write.apply(w.check(entry)),
         });
         if (ok) this.#report(step.state, step.effects);
         else {

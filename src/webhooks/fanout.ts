@@ -22,7 +22,8 @@ import {
   type WebhookFlagRow,
   webhookKeys as k,
 } from "../store/keys.ts";
-import { deleteLargeValue, MAX_LARGE_VALUE_BYTES } from "../store/large_value.ts";
+import { deleteParts, MAX_JSON_PARTS_BYTES } from "../store/parts.ts";
+import { KvWrite } from "../store/write.ts";
 import type { GroupCommitter } from "../store/group_commit.ts";
 import type { Dispatcher, WebhookSettings } from "./dispatcher.ts";
 import type { FormSource } from "./forms.ts";
@@ -32,7 +33,7 @@ import type { WebhookStore } from "./store.ts";
 import { type BlobUrlResolver, type RenderInput, resolveValues, savedAtMs } from "./values.ts";
 
 /** Largest body a delivery can carry, in bytes. */
-export const MAX_BODY_BYTES = MAX_LARGE_VALUE_BYTES;
+export const MAX_BODY_BYTES = MAX_JSON_PARTS_BYTES;
 
 const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
   insert: "create",
@@ -102,8 +103,7 @@ export class Fanout {
         throw err; // The event stays in the outbox; the sweep takes it again.
       }
     }
-    const removeEvent = (op: Deno.AtomicOperation) =>
-      deleteLargeValue(op, keys.recordEvent(event.eventId), parts);
+    const removeEvent = (w: KvWrite) => deleteParts(w, keys.recordEvent(event.eventId), parts);
     /** Deliveries not yet committed; the last one carries the event's removal. */
     let open = configs.length;
     let removed = false;
@@ -113,13 +113,10 @@ export class Fanout {
       const carry = open === 1;
       const { ok } = await this.options.committer.commit({
         lock: row.id,
-        checks: [{ key: k.delivery(config.id, row.id), versionstamp: null }],
-        apply: (op) => {
-          write.apply(op);
-          if (carry) removeEvent(op);
+        build: (w) => {
+          write.apply(w.check({ key: k.delivery(config.id, row.id), versionstamp: null }));
+          if (carry) removeEvent(w);
         },
-        mutations: write.mutations + (carry ? parts : 0),
-        bytes: write.bytes,
       });
       open--;
       if (carry && ok) removed = true;
@@ -134,10 +131,7 @@ export class Fanout {
     if (!removed) {
       await this.options.committer.commit({
         lock: event.eventId,
-        checks: [],
-        apply: removeEvent,
-        mutations: parts,
-        bytes: 0,
+        build: removeEvent,
       });
     }
     if (this.#blocked.size > 0) await this.#unflagBlocked(event.eventId);
@@ -196,12 +190,12 @@ export class Fanout {
       error: `Record ${event.recordId} (event ${event.eventId}) waits, tried again every ` +
         `minute: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000),
     };
-    const op = this.options.store.kv.atomic();
+    const w = new KvWrite();
     for (const config of configs) {
-      op.set(k.flag(config.id), flag);
+      w.set(k.flag(config.id), flag);
       this.#blocked.set(config.id, event.eventId);
     }
-    await op.commit();
+    await w.commit(this.options.store.kv);
   }
 
   /** Clears the `blocked` flags that event `eventId` set: it went through. */
@@ -213,7 +207,7 @@ export class Fanout {
       const flag = await kv.get<WebhookFlagRow>(k.flag(webhookId));
       // A failure flagged since then stays.
       if (flag.value?.reason === "blocked" && flag.value.eventId === eventId) {
-        await kv.atomic().check(flag).delete(flag.key).commit();
+        await new KvWrite().check(flag).delete(flag.key).commit(kv);
       }
     }
   }

@@ -12,7 +12,7 @@ import {
   type StoredRecordEvent,
 } from "../events/record_event.ts";
 import { keys } from "../store/keys.ts";
-import { parseLargeValue } from "../store/large_value.ts";
+import { parseJsonParts } from "../store/parts.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import { savedAtMs } from "./values.ts";
 
@@ -166,7 +166,7 @@ export class OutboxConsumer {
     const now = Date.now();
     const found: StoredRecordEvent[] = [];
     for (const parts of groups.values()) {
-      const event = parseLargeValue<RecordEvent>(parts);
+      const event = parseJsonParts<RecordEvent>(parts);
       if (now - savedAtMs(event.savedAt) >= minAgeMs) found.push({ event, parts: parts.length });
     }
     if (full && found.length > 0) this.requestScan(minAgeMs);

@@ -11,15 +11,14 @@ import {
   webhookKeys as k,
   type WebhookPendingRow,
 } from "../store/keys.ts";
+import { partCount, writeParts } from "../store/parts.ts";
 import type { QueueMessage } from "../store/queue.ts";
+import type { KvWrite } from "../store/write.ts";
 import { MAX_LOGGED_ATTEMPTS } from "./store.ts";
 import type { DeliveryEffect } from "./transition.ts";
 
 /** The queue message kind of delivery attempts. */
 export const WEBHOOK_ATTEMPT_KIND = "webhook_attempt";
-
-/** Bytes per body part, under Deno KV's 64 KiB value limit. */
-export const BODY_PART_BYTES = 60 * 1024;
 
 /**
  * Bodies up to this size live in the delivery's ref, beside its row (see
@@ -35,16 +34,14 @@ export interface AttemptMessage extends QueueMessage {
   token: string;
 }
 
-/** A transition ready to commit: its mutations, counted, and bytes, estimated. */
-export interface DeliveryWrite {
-  apply(op: Deno.AtomicOperation): void;
-  mutations: number;
-  bytes: number;
-}
-
 /** Parts a body of `bytes` bytes is stored in (0: in the ref). */
 export function bodyPartsOf(bytes: number): number {
-  return bytes <= REF_BODY_BYTES ? 0 : Math.ceil(bytes / BODY_PART_BYTES);
+  return bytes <= REF_BODY_BYTES ? 0 : partCount(bytes);
+}
+
+/** A transition ready to commit: recorded into a write by `apply`. */
+export interface DeliveryWrite {
+  apply(w: KvWrite): void;
 }
 
 /**
@@ -53,8 +50,8 @@ export function bodyPartsOf(bytes: number): number {
  *
  * @example
  * ```ts
- * const write = deliveryWrite(state, effects);
- * write.apply(kv.atomic()); // then commit
+ * const w = new KvWrite();
+ * deliveryWrite(state, effects).apply(w); // then commit w
  * ```
  */
 export function deliveryWrite(
@@ -62,28 +59,11 @@ export function deliveryWrite(
   effects: DeliveryEffect[],
   body?: Uint8Array | null,
 ): DeliveryWrite {
-  let mutations = 1;
-  let bytes = 512;
-  if (body !== undefined) {
-    mutations += 1 + state.bodyParts;
-    bytes += body?.length ?? 0;
-  }
-  for (const effect of effects) {
-    if (effect.kind === "log_attempt") {
-      mutations += effect.attempt.n > MAX_LOGGED_ATTEMPTS ? 2 : 1;
-      bytes += 512;
-    } else if (effect.kind === "schedule") mutations += 2;
-    else if (effect.kind === "unschedule") mutations += 1;
-    else if (effect.kind === "fail" || effect.kind === "clear_failure") {
-      mutations += 2;
-      bytes += 1024;
-    }
-  }
-  return { mutations, bytes, apply: (op) => applyWrite(op, state, effects, body) };
+  return { apply: (w) => applyWrite(w, state, effects, body) };
 }
 
 function applyWrite(
-  op: Deno.AtomicOperation,
+  op: KvWrite,
   state: WebhookDeliveryRow,
   effects: DeliveryEffect[],
   body: Uint8Array | null | undefined,
@@ -96,9 +76,7 @@ function applyWrite(
       body: state.bodyParts === 0 ? body : null,
     };
     op.set(k.deliveryWebhook(id), ref);
-    for (let i = 0; i < state.bodyParts; i++) {
-      op.set(k.body(id, i), body!.subarray(i * BODY_PART_BYTES, (i + 1) * BODY_PART_BYTES));
-    }
+    if (state.bodyParts > 0) writeParts(op, k.bodyOf(id), body!);
   }
   for (const effect of effects) {
     switch (effect.kind) {

@@ -10,6 +10,7 @@ import { webhookKeys as k } from "../store/keys.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { deliveryWrite } from "./scheduler.ts";
 import { transition } from "./transition.ts";
+import { KvWrite } from "../store/write.ts";
 
 /**
  * Commits `input` (`rearm` or the owner's `retry`) on delivery `entry`: an attempt now, with
@@ -27,9 +28,9 @@ export async function rearm(
   input: "rearm" | "retry",
 ): Promise<boolean> {
   const step = transition(entry.value, { type: input }, dispatcher.context());
-  const op = kv.atomic().check(entry);
-  deliveryWrite(step.state, step.effects).apply(op);
-  return (await op.commit()).ok;
+  const w = new KvWrite().check(entry);
+  deliveryWrite(step.state, step.effects).apply(w);
+  return await w.commit(kv);
 }
 
 /**

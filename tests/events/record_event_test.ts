@@ -8,7 +8,8 @@ import {
   type StoredRecordEvent,
 } from "../../src/events/record_event.ts";
 import { keys } from "../../src/store/keys.ts";
-import { getLargeValue } from "../../src/store/large_value.ts";
+import { readJsonParts } from "../../src/store/parts.ts";
+import { KvWrite } from "../../src/store/write.ts";
 
 function event(values: Record<string, unknown>, reason: RecordEvent["reason"] = "insert") {
   return {
@@ -59,12 +60,12 @@ Deno.test("emitRecordEvent: writes the outbox row in parts and returns their cou
   try {
     const small = event({ name: "Ada", age: 36, tags: ["math"] });
     const large = event({ essay: "x".repeat(100 * 1024), name: "Grace" }, "update");
-    const op = kv.atomic();
+    const op = new KvWrite();
     const storedSmall = emitRecordEvent(op, small);
     const storedLarge = emitRecordEvent(op, large);
     // Nothing is written before the caller commits.
     assert.deepEqual(await outboxParts(kv, small.eventId), []);
-    assert.equal((await op.commit()).ok, true);
+    assert.equal(await op.commit(kv), true);
 
     assert.equal(storedSmall.event, small);
     assert.equal(storedSmall.parts, 1);
@@ -72,7 +73,7 @@ Deno.test("emitRecordEvent: writes the outbox row in parts and returns their cou
       ...keys.recordEvent(small.eventId),
       0,
     ]]);
-    assert.deepEqual(await getLargeValue(kv, keys.recordEvent(small.eventId)), small);
+    assert.deepEqual(await readJsonParts(kv, keys.recordEvent(small.eventId)), small);
 
     const bytes = new TextEncoder().encode(JSON.stringify(large)).length;
     assert.ok(bytes > 60 * 1024);
@@ -84,7 +85,7 @@ Deno.test("emitRecordEvent: writes the outbox row in parts and returns their cou
       parts,
       Array.from({ length: storedLarge.parts }, (_, i) => [...keys.recordEvent(large.eventId), i]),
     );
-    assert.deepEqual(await getLargeValue(kv, keys.recordEvent(large.eventId)), large);
+    assert.deepEqual(await readJsonParts(kv, keys.recordEvent(large.eventId)), large);
   } finally {
     kv.close();
   }

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { type CommitItem, GroupCommitter } from "../../src/store/group_commit.ts";
+import { WriteTooLargeError } from "../../src/store/write.ts";
 
 function item(key: string, value: string): CommitItem {
   return {
     lock: key,
-    checks: [{ key: ["k", key], versionstamp: null }],
-    apply: (op, seq) => op.set(["k", key], { value, seq }),
-    mutations: 1,
-    bytes: 64,
+    build: (w, seq) =>
+      w.check({ key: ["k", key], versionstamp: null }).set(["k", key], { value, seq }),
   };
 }
 
@@ -119,5 +118,79 @@ Deno.test("group commit: with two commits in flight, at most two run and every w
   let count = 0;
   for await (const _ of kv.list({ prefix: ["k"] })) count++;
   assert.equal(count, 200);
+  kv.close();
+});
+
+/** Counts the atomic operations `kv` commits. */
+function countCommits(kv: Deno.Kv): { commits: number } {
+  const counter = { commits: 0 };
+  const atomic = kv.atomic.bind(kv);
+  kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = () => {
+      counter.commits++;
+      return commit();
+    };
+    return op;
+  };
+  return counter;
+}
+
+Deno.test("group commit: a failing check refuses its item and the rest commit together", async () => {
+  const kv = await Deno.openKv(":memory:");
+  await kv.set(["k", "taken1"], "old");
+  await kv.set(["k", "taken2"], "old");
+  const counter = countCommits(kv);
+  const committer = new GroupCommitter(kv);
+  const names = Array.from(
+    { length: 50 },
+    (_, i) => i === 7 ? "taken1" : i === 27 ? "taken2" : `n${i}`,
+  );
+  const results = await Promise.all(names.map((n) => committer.commit(item(n, "new"))));
+  assert.deepEqual(
+    results.map((r) => r.ok),
+    names.map((n) => !n.startsWith("taken")),
+  );
+  // One refused batch, then one commit of the 48 others: no commit per item.
+  assert.equal(counter.commits, 2);
+  assert.equal((await kv.get(["k", "taken1"])).value, "old");
+  kv.close();
+});
+
+Deno.test("group commit: batches are cut by the counted mutations and bytes, in order", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const counter = countCommits(kv);
+  const committer = new GroupCommitter(kv);
+  // Each item writes 30 KiB in 3 values: 20 items fit 600 KiB, 300 mutations each batch.
+  const results = await Promise.all(Array.from({ length: 60 }, (_, i) =>
+    committer.commit({
+      lock: `b${i}`,
+      build: (w, seq) => {
+        for (let j = 0; j < 3; j++) w.set(["b", i, j], new Uint8Array(10 * 1024));
+        w.set(["seq", seq], i);
+      },
+    })));
+  assert.ok(results.every((r) => r.ok));
+  assert.ok(counter.commits >= 3, `${counter.commits} commits for 60 × 40 KiB`);
+  const order: number[] = [];
+  for await (const e of kv.list<number>({ prefix: ["seq"] })) order.push(e.value);
+  assert.deepEqual(order, order.toSorted((a, b) => a - b), "commit order is queue order");
+  kv.close();
+});
+
+Deno.test("group commit: an item over Deno KV's limits fails alone with WriteTooLargeError", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const committer = new GroupCommitter(kv);
+  const results = await Promise.allSettled([
+    committer.commit(item("small1", "x")),
+    committer.commit({ lock: "big", build: (w) => w.set(["big"], new Uint8Array(70 * 1024)) }),
+    committer.commit(item("small2", "y")),
+  ]);
+  assert.equal(results[0].status, "fulfilled");
+  assert.equal(results[2].status, "fulfilled");
+  assert.equal(results[1].status, "rejected");
+  assert.ok((results[1] as PromiseRejectedResult).reason instanceof WriteTooLargeError);
+  assert.equal((await kv.get(["k", "small2"])).value !== null, true);
   kv.close();
 });

@@ -25,7 +25,7 @@ import {
   type VaultRecordRow,
 } from "../../src/store/keys.ts";
 import { openStore } from "../../src/store/kv.ts";
-import { getLargeValue } from "../../src/store/large_value.ts";
+import { readJsonParts } from "../../src/store/parts.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
 import {
   deleteRecord,
@@ -669,7 +669,7 @@ Deno.test("ingest: each saved record announces its event in-process, with its ou
     }
     // Each announced event was committed to the outbox, as announced.
     for (const s of events) {
-      assert.deepEqual(await getLargeValue(t.kv, keys.recordEvent(s.event.eventId)), s.event);
+      assert.deepEqual(await readJsonParts(t.kv, keys.recordEvent(s.event.eventId)), s.event);
       assert.equal(await countUnder(t.kv, keys.recordEvent(s.event.eventId)), s.parts);
     }
     assert.equal(new Set(events.map((s) => s.event.eventId)).size, 4);

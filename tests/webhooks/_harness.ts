@@ -21,6 +21,7 @@ import {
   type WebhookSettings,
   WebhookStore,
 } from "../../src/webhooks/index.ts";
+import { KvWrite } from "../../src/store/write.ts";
 
 /** A schedule in tenths of seconds, no jitter, 1 s timeout. */
 export const FAST: WebhookSettings = {
@@ -141,10 +142,9 @@ export async function startHarness(
         values,
         ...overrides,
       };
-      const op = kv.atomic();
+      const op = new KvWrite();
       const stored = emitRecordEvent(op, event);
-      const result = await op.commit();
-      if (!result.ok) throw new Error("emit failed");
+      if (!await op.commit(kv)) throw new Error("emit failed");
       announceRecordEvents(kv, [stored]);
       return event;
     },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { keys, type WebhookDeliveryRef, webhookKeys } from "../../src/store/keys.ts";
-import { setLargeValue } from "../../src/store/large_value.ts";
+import { writeJsonParts } from "../../src/store/parts.ts";
+import { KvWrite } from "../../src/store/write.ts";
 import { migrateStore } from "../../src/store/schema.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { patchConfig } from "../../src/webhooks/config.ts";
@@ -653,9 +654,9 @@ test("recovery: a pending delivery whose message was lost, and an unannounced ev
     savedAt: "2024-01-01T00:00:00.0000000+00:00",
     values: { name: "Orphan" },
   };
-  const op = first.kv.atomic();
-  setLargeValue(op, keys.recordEvent(orphan.eventId), orphan);
-  await op.commit();
+  const op = new KvWrite();
+  writeJsonParts(op, keys.recordEvent(orphan.eventId), orphan);
+  await op.commit(first.kv);
   await first.close(false);
 
   const second = await startHarness({}, { dir: first.dir });

@@ -6,6 +6,7 @@ import { publishForm, registerDatabase } from "../_support/owner.ts";
 import { spawnServer } from "../_support/process.ts";
 import { call } from "../_support/server.ts";
 import { freePort, startReceiver, until } from "./_harness.ts";
+import { KvWrite } from "../../src/store/write.ts";
 
 const COUNT = 100;
 
@@ -53,7 +54,7 @@ Deno.test({
       const kv = await Deno.openKv(`${dataDir}/${KV_FILE}`);
       for (let i = 0; i < COUNT; i++) {
         const id = crypto.randomUUID().replaceAll("-", "");
-        const op = kv.atomic();
+        const op = new KvWrite();
         emitRecordEvent(op, {
           eventId: id,
           reason: "insert",
@@ -63,7 +64,7 @@ Deno.test({
           savedAt: formatSavedAt(new Date()),
           values: { name: `person ${i}` },
         });
-        await op.commit();
+        await op.commit(kv);
         recordIds.add(`rec_${i}_${id.slice(0, 6)}`);
       }
       kv.close();

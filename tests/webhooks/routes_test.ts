@@ -5,6 +5,7 @@ import { formatSavedAt } from "../../src/webhooks/index.ts";
 import { publishForm, registerDatabase } from "../_support/owner.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { startReceiver, until } from "./_harness.ts";
+import { KvWrite } from "../../src/store/write.ts";
 
 const test = (name: string, fn: () => Promise<void>) =>
   Deno.test({ name, fn, sanitizeResources: false, sanitizeOps: false });
@@ -39,9 +40,9 @@ async function emit(inst: TestInstance, values: Record<string, unknown>, reason 
     values,
   };
   const kv = inst.server.webhooks.store.kv;
-  const op = kv.atomic();
+  const op = new KvWrite();
   const stored = emitRecordEvent(op, event);
-  assert.ok((await op.commit()).ok);
+  assert.ok(await op.commit(kv));
   announceRecordEvents(kv, [stored]);
   return event;
 }

@@ -3,6 +3,7 @@ import { deliveryRow } from "./_delivery_row.ts";
 import { deliveryWrite } from "../../src/webhooks/scheduler.ts";
 import { MAX_LOGGED_ATTEMPTS, WebhookStore } from "../../src/webhooks/store.ts";
 import { transition, type TransitionContext } from "../../src/webhooks/transition.ts";
+import { KvWrite } from "../../src/store/write.ts";
 
 const CONTEXT: TransitionContext = {
   now: Date.parse("2026-11-23T12:00:00.000Z"),
@@ -27,9 +28,9 @@ Deno.test("scheduler: each attempt is its own row; the newest 50 are kept", asyn
   const store = new WebhookStore(kv);
   let row = ROW;
   const first = deliveryWrite(row, [], new TextEncoder().encode("{}"));
-  const op = kv.atomic();
+  const op = new KvWrite();
   first.apply(op);
-  assert.ok((await op.commit()).ok);
+  assert.ok(await op.commit(kv));
   for (let i = 0; i < MAX_LOGGED_ATTEMPTS + 5; i++) {
     const result = {
       at: new Date(CONTEXT.now + i).toISOString(),
@@ -42,10 +43,10 @@ Deno.test("scheduler: each attempt is its own row; the newest 50 are kept", asyn
     };
     const step = transition(row, { type: "attempted", result }, CONTEXT);
     const write = deliveryWrite(step.state, step.effects);
-    assert.equal(write.mutations, step.state.attempts > MAX_LOGGED_ATTEMPTS ? 3 : 2);
-    const next = kv.atomic();
+    const next = new KvWrite();
     write.apply(next);
-    assert.ok((await next.commit()).ok);
+    assert.equal(next.mutations, step.state.attempts > MAX_LOGGED_ATTEMPTS ? 3 : 2);
+    assert.ok(await next.commit(kv));
     row = step.state;
   }
   const attempts = await store.attempts(ROW.id);

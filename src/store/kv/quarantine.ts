@@ -5,7 +5,7 @@
  * @module
  */
 import { vaultKeys } from "../keys.ts";
-import { deleteParts, PART_BYTES, partCount, readParts } from "../parts.ts";
+import { deleteParts, partCount, readParts, writePartsInSteps } from "../parts.ts";
 import type {
   QuarantineEntry,
   QuarantinePort,
@@ -31,7 +31,7 @@ export class KvQuarantine implements QuarantinePort {
     const existing = await this.kv.get<VaultQuarantineRow>(key);
     if (!existing.value) {
       // The box goes first, in writes of their own; the row that refers to it commits last.
-      await writeBoxParts(this.kv, vaultKeys.quarantineDataOf(entry.id), ciphertext);
+      await writePartsInSteps(this.kv, vaultKeys.quarantineDataOf(entry.id), ciphertext);
     }
     const row: VaultQuarantineRow = {
       ...entry,
@@ -72,20 +72,5 @@ export class KvQuarantine implements QuarantinePort {
     deleteParts(w, vaultKeys.quarantineDataOf(id), entry.value.parts);
     if (part) addKvPart(w, part);
     return await w.commit(this.kv);
-  }
-}
-
-/** Parts of a box per write (bounded writes, well under the store's per-write limits). */
-const PARTS_PER_WRITE = 8;
-
-/** Writes `bytes` in parts under `prefix`, a few parts per atomic write. */
-async function writeBoxParts(kv: Deno.Kv, prefix: Deno.KvKey, bytes: Uint8Array) {
-  const count = partCount(bytes.length);
-  for (let first = 0; first < count; first += PARTS_PER_WRITE) {
-    const w = new KvWrite();
-    for (let i = first; i < Math.min(count, first + PARTS_PER_WRITE); i++) {
-      w.set([...prefix, i], bytes.subarray(i * PART_BYTES, (i + 1) * PART_BYTES));
-    }
-    await w.commit(kv);
   }
 }

@@ -85,7 +85,7 @@ export function addRecordWrite(
   const valuesKey = vaultKeys.recordValues(write.formId, write.recordId);
   const inline = bytes <= INLINE_VALUES_BYTES;
   const parts = inline ? 0 : writeJsonParts(w, valuesKey, write.values);
-  for (let i = parts; i < (current?.parts ?? 0); i++) w.delete([...valuesKey, i]);
+  deleteParts(w, valuesKey, current?.parts ?? 0, parts);
   const files = ownedHashes(write.values);
   const row: VaultRecordRow = {
     recordId: write.recordId,

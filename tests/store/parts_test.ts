@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import {
+  deleteParts,
+  deletePartsInSteps,
+  MAX_JSON_PARTS_BYTES,
+  PART_BYTES,
+  partCount,
+  readJsonParts,
+  readParts,
+  ValueTooLargeError,
+  writeJsonParts,
+  writeParts,
+  writePartsInSteps,
+} from "../../src/store/parts.ts";
+import { KvWrite } from "../../src/store/write.ts";
+
+/** Bytes that differ from part to part, so a part read out of order shows. */
+function patterned(length: number): Uint8Array {
+  return Uint8Array.from({ length }, (_, i) => (i * 31 + (i >> 10)) & 0xff);
+}
+
+Deno.test("parts: bytes split at PART_BYTES and joined back in order", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const bytes = patterned(PART_BYTES * 2 + 17);
+  const w = new KvWrite();
+  assert.equal(writeParts(w, ["v", "a"], bytes), 3);
+  assert.equal(w.mutations, 3);
+  await w.commit(kv);
+  assert.deepEqual(await readParts(kv, ["v", "a"]), bytes);
+  assert.equal(await readParts(kv, ["v", "none"]), null);
+  const del = new KvWrite();
+  deleteParts(del, ["v", "a"], 3);
+  await del.commit(kv);
+  assert.equal(await readParts(kv, ["v", "a"]), null);
+});
+
+Deno.test("parts: an empty value still takes one part; partCount rounds up", () => {
+  assert.equal(partCount(0), 1);
+  assert.equal(partCount(PART_BYTES), 1);
+  assert.equal(partCount(PART_BYTES + 1), 2);
+});
+
+Deno.test("parts: JSON values round-trip; over the limit they are refused before any write", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const value = { essay: "é".repeat(100_000), n: 1 };
+  const w = new KvWrite();
+  const parts = writeJsonParts(w, ["j"], value);
+  assert.ok(parts >= 4);
+  await w.commit(kv);
+  assert.deepEqual(await readJsonParts(kv, ["j"]), value);
+  assert.throws(
+    () => writeJsonParts(new KvWrite(), ["k"], { x: "a".repeat(MAX_JSON_PARTS_BYTES) }),
+    ValueTooLargeError,
+  );
+});
+
+Deno.test("parts: values larger than one atomic operation are written and deleted in steps", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const bytes = patterned(3 * 1024 * 1024);
+  const parts = await writePartsInSteps(kv, ["big"], bytes);
+  assert.equal(parts, partCount(bytes.length));
+  assert.deepEqual(await readParts(kv, ["big"]), bytes);
+  await deletePartsInSteps(kv, ["big"], parts);
+  assert.equal(await readParts(kv, ["big"]), null);
+});
