@@ -14,7 +14,12 @@ import {
 } from "../forms/manifest.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
-import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../store/ports/forms.ts";
+import type {
+  FormChange,
+  FormsPort,
+  VaultFormRow,
+  VaultFormVersionRow,
+} from "../store/ports/forms.ts";
 import { WriteTooLargeError } from "../store/write.ts";
 
 /** A form with its current schema version, as the owner API shows it. */

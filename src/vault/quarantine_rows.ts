@@ -40,18 +40,22 @@ export async function writeQuarantine(
   why: Quarantine,
   ack: WritePart | null,
 ): Promise<void> {
-  await quarantine.save({
-    id: quarantineId(item),
-    databaseId: db.id,
-    fingerprint: db.fingerprint,
-    submissionId: item.submissionId,
-    version: item.version,
-    formId: item.formId,
-    formVersion: why.formVersion,
-    code: why.code,
-    reason: why.message,
-    receivedAt: item.receivedAt,
-  }, ciphertext, ack);
+  await quarantine.save(
+    {
+      id: quarantineId(item),
+      databaseId: db.id,
+      fingerprint: db.fingerprint,
+      submissionId: item.submissionId,
+      version: item.version,
+      formId: item.formId,
+      formVersion: why.formVersion,
+      code: why.code,
+      reason: why.message,
+      receivedAt: item.receivedAt,
+    },
+    ciphertext,
+    ack,
+  );
 }
 
 /**

@@ -32,6 +32,23 @@ export function savedAtOf(date: Date): string {
 }
 
 /**
+ * The `savedAt` of a record's next change: now, or, when the previous change was saved in the
+ * same millisecond (or the clock went back), one tick (100 ns) after it, so a record's saved
+ * versions never share a time.
+ *
+ * @example
+ * ```ts
+ * nextSavedAt("2999-01-31T12:00:00.1230000+00:00"); // "2999-01-31T12:00:00.1230001+00:00"
+ * ```
+ */
+export function nextSavedAt(previous: string | undefined, now = new Date()): string {
+  const at = savedAtOf(now);
+  const ticks = Number(previous?.slice(23, 27));
+  if (!previous || at > previous || !(ticks < 9999)) return at;
+  return `${previous.slice(0, 23)}${String(ticks + 1).padStart(4, "0")}${previous.slice(27)}`;
+}
+
+/**
  * The hashes of owned file references (uploaded through the slot flow) among `values`.
  *
  * @example

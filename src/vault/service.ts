@@ -277,7 +277,9 @@ export class Vault {
   async #write(
     formId: string,
     recordId: string,
-    change: (current: { submissionId: string | null; appliedVersion: number } | null) => RecordWrite,
+    change: (
+      current: { submissionId: string | null; appliedVersion: number } | null,
+    ) => RecordWrite,
   ) {
     try {
       if ((await this.store.records.write(formId, recordId, change)) === "conflict") {

@@ -6,21 +6,25 @@
 import assert from "node:assert/strict";
 import { Sessions } from "../../src/console/sessions.ts";
 import { mintToken } from "../../src/relay/tokens.ts";
-import { keys } from "../../src/store/keys.ts";
+import { KvSessions } from "../../src/store/kv/sessions.ts";
+import type { TokenRow } from "../../src/store/rows.ts";
 import { startInstance } from "../_support/server.ts";
 import { ConsoleClient, csrfOf } from "./_client.ts";
 
+/** A session store in memory, and the owner tokens it checks (revoked: deleted from `tokens`). */
 async function memoryStore() {
   const kv = await Deno.openKv(":memory:");
   const { row } = await mintToken("owner", "user-1");
-  await kv.set(keys.token(row.id), row);
-  return { kv, row };
+  const tokens = new Map<string, TokenRow>([[row.id, row]]);
+  const port = new KvSessions(kv);
+  const lookup = (id: string) => Promise.resolve(tokens.get(id) ?? null);
+  return { kv, row, tokens, port, lookup };
 }
 
 Deno.test("a session ends after the idle time, even when used before", async () => {
-  const { kv, row } = await memoryStore();
+  const { kv, row, port, lookup } = await memoryStore();
   let now = 1_000_000;
-  const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 3600 }, () => now);
+  const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 3600 }, () => now);
   try {
     const { cookie } = await sessions.create(row);
     now += 590_000;
@@ -36,9 +40,9 @@ Deno.test("a session ends after the idle time, even when used before", async () 
 });
 
 Deno.test("a session ends at its absolute expiry however active", async () => {
-  const { kv, row } = await memoryStore();
+  const { kv, row, port, lookup } = await memoryStore();
   let now = 0;
-  const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 1800 }, () => now);
+  const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 1800 }, () => now);
   try {
     const { cookie } = await sessions.create(row);
     for (let i = 0; i < 3; i++) {
@@ -53,8 +57,8 @@ Deno.test("a session ends at its absolute expiry however active", async () => {
 });
 
 Deno.test("a session ends when its owner token is revoked; sign out everywhere ends all", async () => {
-  const { kv, row } = await memoryStore();
-  const sessions = new Sessions(kv, { idleSeconds: 600, maxSeconds: 3600 });
+  const { kv, row, tokens, port, lookup } = await memoryStore();
+  const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 3600 });
   try {
     const a = await sessions.create(row);
     const b = await sessions.create(row);
@@ -62,7 +66,7 @@ Deno.test("a session ends when its owner token is revoked; sign out everywhere e
     assert.equal(await sessions.get(a.cookie), null);
     assert.equal(await sessions.get(b.cookie), null);
     const c = await sessions.create(row);
-    await kv.delete(keys.token(row.id));
+    tokens.delete(row.id);
     assert.equal(await sessions.get(c.cookie), null);
     assert.equal(await sessions.get("not-a-session"), null);
     assert.equal(await sessions.get(undefined), null);

@@ -23,7 +23,10 @@ export class KvFileReleases implements FileReleasesPort {
     const iter = this.kv.list<VaultFileReleaseRow>({ prefix: vaultKeys.fileReleasesAll() }, {
       limit,
     });
-    return await Array.fromAsync(iter, (entry) => ({ id: String(entry.key.at(-1)), ...entry.value }));
+    return await Array.fromAsync(
+      iter,
+      (entry) => ({ id: String(entry.key.at(-1)), ...entry.value }),
+    );
   }
 
   async done(id: string): Promise<void> {

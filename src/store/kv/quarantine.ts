@@ -6,11 +6,7 @@
  */
 import { vaultKeys } from "../keys.ts";
 import { deleteParts, partCount, readParts, writePartsInSteps } from "../parts.ts";
-import type {
-  QuarantineEntry,
-  QuarantinePort,
-  VaultQuarantineRow,
-} from "../ports/quarantine.ts";
+import type { QuarantineEntry, QuarantinePort, VaultQuarantineRow } from "../ports/quarantine.ts";
 import { KvWrite } from "../write.ts";
 import { addKvPart, kvPart, type WritePart } from "../write_part.ts";
 

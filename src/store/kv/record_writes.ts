@@ -6,7 +6,7 @@
  * @module
  */
 import { emitRecordEvent, newEventId, type StoredRecordEvent } from "../../events/record_event.ts";
-import { ownedHashes, savedAtOf } from "../../vault/records.ts";
+import { nextSavedAt, ownedHashes, savedAtOf } from "../../vault/records.ts";
 import {
   type VaultFileReleaseRow,
   vaultKeys,
@@ -81,7 +81,7 @@ export function addRecordWrite(
   write: RecordWrite,
   bytes: number,
 ): StoredRecordEvent {
-  const savedAt = savedAtOf(new Date());
+  const savedAt = nextSavedAt(current?.savedAt);
   const valuesKey = vaultKeys.recordValues(write.formId, write.recordId);
   const inline = bytes <= INLINE_VALUES_BYTES;
   const parts = inline ? 0 : writeJsonParts(w, valuesKey, write.values);

@@ -110,7 +110,10 @@ export class KvRecords implements RecordsPort {
       start: vaultKeys.recordDay(formId, from),
       end: vaultKeys.recordDay(formId, `${to}\uffff`),
     });
-    for await (const entry of iter) out.set(String(entry.key.at(-1)), Number(entry.value.value));
+    for await (const entry of iter) {
+      // A day whose records were all deleted keeps a zero count.
+      if (entry.value.value > 0n) out.set(String(entry.key.at(-1)), Number(entry.value.value));
+    }
     return out;
   }
 
@@ -156,7 +159,9 @@ export class KvRecords implements RecordsPort {
     const prefix = vaultKeys.recordsByTime(formId);
     for await (const entry of this.kv.list({ start: prefix, end: [...prefix, cutoff] })) {
       const outcome = await this.delete(formId, String(entry.key.at(-1)));
-      if (outcome === "conflict") throw new Error(`Record ${String(entry.key.at(-1))} kept changing`);
+      if (outcome === "conflict") {
+        throw new Error(`Record ${String(entry.key.at(-1))} kept changing`);
+      }
       if (outcome === "deleted") deleted++;
       // Deleted meanwhile (the owner was quicker): an index entry left is dropped.
       else await new KvWrite().check(entry).delete(entry.key).commit(this.kv);

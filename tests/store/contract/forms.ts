@@ -2,7 +2,11 @@
  * The forms port's contract: every implementation runs these tests (through the port only).
  */
 import assert from "node:assert/strict";
-import type { FormsPort, VaultFormRow, VaultFormVersionRow } from "../../../src/store/ports/forms.ts";
+import type {
+  FormsPort,
+  VaultFormRow,
+  VaultFormVersionRow,
+} from "../../../src/store/ports/forms.ts";
 import { WriteTooLargeError } from "../../../src/store/write.ts";
 
 /** A port under test and how to dispose of it. */
@@ -114,7 +118,10 @@ export function formsContract(name: string, make: () => Promise<FormsFixture>): 
     assert.equal(await port.get("f1"), null);
     await port.create(row("f1"), version("f1", 1));
     await assert.rejects(
-      port.update("f1", (r) => ({ row: { ...r, schemaVersion: 2 }, version: { ...huge, schemaVersion: 2 } })),
+      port.update(
+        "f1",
+        (r) => ({ row: { ...r, schemaVersion: 2 }, version: { ...huge, schemaVersion: 2 } }),
+      ),
       WriteTooLargeError,
     );
     assert.equal((await port.get("f1"))!.schemaVersion, 1);

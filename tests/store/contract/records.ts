@@ -29,7 +29,14 @@ function own(recordId: string, values: Record<string, unknown>): RecordWrite {
 
 /** Envelope version `version` of submission `id`. */
 function envelope(id: string, version: number, values: Record<string, unknown>): RecordWrite {
-  return { formId: F, recordId: id, schemaVersion: 1, values, submissionId: id, appliedVersion: version };
+  return {
+    formId: F,
+    recordId: id,
+    schemaVersion: 1,
+    values,
+    submissionId: id,
+    appliedVersion: version,
+  };
 }
 
 /** An owned file reference to `hash`. */
@@ -59,65 +66,80 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
       }
     });
 
-  test("write inserts, then updates; one event each; versions, counts and index follow", async ({ port }, events) => {
-    assert.equal(await port.write(F, "r1", (current) => {
-      assert.equal(current, null);
-      return own("r1", { name: "Ada" });
-    }), "saved");
-    const first = (await port.get(F, "r1"))!;
-    assert.deepEqual(first.values, { name: "Ada" });
-    assert.equal(first._createdAt, first._savedAt);
-    assert.match(first._savedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}\+00:00$/);
-    assert.equal(await port.write(F, "r1", (current) => {
-      assert.equal(current!.recordId, "r1");
-      assert.equal(current!.createdAt, first._createdAt);
-      return { ...own("r1", { name: "Ada L." }), schemaVersion: 2 };
-    }), "saved");
-    const second = (await port.get(F, "r1"))!;
-    assert.deepEqual(second.values, { name: "Ada L." });
-    assert.equal(second._schemaVersion, 2);
-    assert.equal(second._createdAt, first._createdAt, "creation time kept");
-    assert.deepEqual(events.map((e) => [e.reason, e.recordId, e.values]), [
-      ["insert", "r1", { name: "Ada" }],
-      ["update", "r1", { name: "Ada L." }],
-    ]);
-    assert.equal(new Set(events.map((e) => e.eventId)).size, 2);
-    const versions = await port.versions(F, "r1", 10);
-    assert.deepEqual(versions.map((v) => [v.reason, v.schemaVersion, v.values]), [
-      ["insert", 1, { name: "Ada" }],
-      ["update", 2, { name: "Ada L." }],
-    ]);
-    assert.equal(await port.count(F), 1, "an update is not counted again");
-    const day = first._createdAt.slice(0, 10);
-    assert.deepEqual([...await port.perDay(F, day, day)], [[day, 1]]);
-    assert.deepEqual((await port.idsByTime(F, { from: "", to: "", oldest: false, limit: 10 })).ids, ["r1"]);
-  });
+  test(
+    "write inserts, then updates; one event each; versions, counts and index follow",
+    async ({ port }, events) => {
+      assert.equal(
+        await port.write(F, "r1", (current) => {
+          assert.equal(current, null);
+          return own("r1", { name: "Ada" });
+        }),
+        "saved",
+      );
+      const first = (await port.get(F, "r1"))!;
+      assert.deepEqual(first.values, { name: "Ada" });
+      assert.equal(first._createdAt, first._savedAt);
+      assert.match(first._savedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}\+00:00$/);
+      assert.equal(
+        await port.write(F, "r1", (current) => {
+          assert.equal(current!.recordId, "r1");
+          assert.equal(current!.createdAt, first._createdAt);
+          return { ...own("r1", { name: "Ada L." }), schemaVersion: 2 };
+        }),
+        "saved",
+      );
+      const second = (await port.get(F, "r1"))!;
+      assert.deepEqual(second.values, { name: "Ada L." });
+      assert.equal(second._schemaVersion, 2);
+      assert.equal(second._createdAt, first._createdAt, "creation time kept");
+      assert.deepEqual(events.map((e) => [e.reason, e.recordId, e.values]), [
+        ["insert", "r1", { name: "Ada" }],
+        ["update", "r1", { name: "Ada L." }],
+      ]);
+      assert.equal(new Set(events.map((e) => e.eventId)).size, 2);
+      const versions = await port.versions(F, "r1", 10);
+      assert.deepEqual(versions.map((v) => [v.reason, v.schemaVersion, v.values]), [
+        ["insert", 1, { name: "Ada" }],
+        ["update", 2, { name: "Ada L." }],
+      ]);
+      assert.equal(await port.count(F), 1, "an update is not counted again");
+      const day = first._createdAt.slice(0, 10);
+      assert.deepEqual([...await port.perDay(F, day, day)], [[day, 1]]);
+      assert.deepEqual(
+        (await port.idsByTime(F, { from: "", to: "", oldest: false, limit: 10 })).ids,
+        ["r1"],
+      );
+    },
+  );
 
-  test("values of any size up to the limit read back the same; over it nothing is written", async ({ port }, events) => {
-    const sizes = { inline: 100, parts: 40_000, large: 300_000 };
-    for (const [id, n] of Object.entries(sizes)) {
-      await port.write(F, id, () => own(id, { text: "x".repeat(n) }));
-    }
-    for (const [id, n] of Object.entries(sizes)) {
-      assert.equal(((await port.get(F, id))!.values.text as string).length, n, id);
-    }
-    // Shrinking a large record back to inline drops its parts.
-    await port.write(F, "large", () => own("large", { text: "small" }));
-    assert.deepEqual((await port.get(F, "large"))!.values, { text: "small" });
-    const before = events.length;
-    await assert.rejects(
-      port.write(F, "big", () => own("big", { text: "x".repeat(400 * 1024) })),
-      RecordTooLargeError,
-    );
-    await assert.rejects(
-      port.write(F, "inline", () => own("inline", { text: "x".repeat(400 * 1024) })),
-      RecordTooLargeError,
-    );
-    assert.equal(await port.get(F, "big"), null);
-    assert.equal(((await port.get(F, "inline"))!.values.text as string).length, 100);
-    assert.equal(events.length, before, "no event for a refused write");
-    assert.equal(await port.count(F), 3);
-  });
+  test(
+    "values of any size up to the limit read back the same; over it nothing is written",
+    async ({ port }, events) => {
+      const sizes = { inline: 100, parts: 40_000, large: 300_000 };
+      for (const [id, n] of Object.entries(sizes)) {
+        await port.write(F, id, () => own(id, { text: "x".repeat(n) }));
+      }
+      for (const [id, n] of Object.entries(sizes)) {
+        assert.equal(((await port.get(F, id))!.values.text as string).length, n, id);
+      }
+      // Shrinking a large record back to inline drops its parts.
+      await port.write(F, "large", () => own("large", { text: "small" }));
+      assert.deepEqual((await port.get(F, "large"))!.values, { text: "small" });
+      const before = events.length;
+      await assert.rejects(
+        port.write(F, "big", () => own("big", { text: "x".repeat(400 * 1024) })),
+        RecordTooLargeError,
+      );
+      await assert.rejects(
+        port.write(F, "inline", () => own("inline", { text: "x".repeat(400 * 1024) })),
+        RecordTooLargeError,
+      );
+      assert.equal(await port.get(F, "big"), null);
+      assert.equal(((await port.get(F, "inline"))!.values.text as string).length, 100);
+      assert.equal(events.length, before, "no event for a refused write");
+      assert.equal(await port.count(F), 3);
+    },
+  );
 
   test("an error in change writes nothing; concurrent writes each land once", async ({ port }) => {
     await assert.rejects(
@@ -137,58 +159,76 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
     assert.equal((await port.versions(F, "r1", 100)).length, 6);
   });
 
-  test("delete: its event, counts, index and versions go; a submission's record stays a tombstone", async ({ port }, events) => {
-    assert.equal(await port.delete(F, "nope"), "missing");
-    await port.write(F, "own", () => own("own", { text: "x".repeat(30_000) }));
-    assert.equal(await port.applySubmission(envelope("sub", 1, { name: "S" }), []), "record");
-    assert.equal(await port.count(F), 2);
-    assert.equal(await port.delete(F, "own"), "deleted");
-    assert.equal(await port.delete(F, "sub"), "deleted");
-    assert.equal(await port.delete(F, "sub"), "missing");
-    assert.equal(await port.get(F, "own"), null);
-    assert.equal(await port.get(F, "sub"), null);
-    assert.deepEqual(await port.versions(F, "sub", 10), []);
-    assert.equal(await port.count(F), 0);
-    assert.deepEqual((await port.idsByTime(F, { from: "", to: "", oldest: true, limit: 10 })).ids, []);
-    assert.deepEqual((await port.list(F, undefined, 10)).items, []);
-    assert.deepEqual(await Array.fromAsync(port.scan(F)), []);
-    const deletes = events.filter((e) => e.reason === "delete");
-    assert.deepEqual(deletes.map((e) => [e.recordId, Object.keys(e.values)]), [
-      ["own", ["text"]],
-      ["sub", ["name"]],
-    ]);
-    // The tombstone: the envelope again is a duplicate, an amendment finds the record deleted.
-    assert.equal(await port.applySubmission(envelope("sub", 1, { name: "S" }), []), "duplicate");
-    assert.equal(await port.applySubmission(envelope("sub", 2, { name: "T" }), []), "deleted");
-    assert.equal(await port.get(F, "sub"), null);
-    // An owner's record id is free again.
-    assert.equal(await port.write(F, "own", (current) => {
-      assert.equal(current, null);
-      return own("own", { text: "again" });
-    }), "saved");
-    assert.equal(events.at(-1)!.reason, "insert");
-  });
+  test(
+    "delete: its event, counts, index and versions go; a submission's record stays a tombstone",
+    async ({ port }, events) => {
+      assert.equal(await port.delete(F, "nope"), "missing");
+      await port.write(F, "own", () => own("own", { text: "x".repeat(30_000) }));
+      assert.equal(await port.applySubmission(envelope("sub", 1, { name: "S" }), []), "record");
+      assert.equal(await port.count(F), 2);
+      assert.equal(await port.delete(F, "own"), "deleted");
+      assert.equal(await port.delete(F, "sub"), "deleted");
+      assert.equal(await port.delete(F, "sub"), "missing");
+      assert.equal(await port.get(F, "own"), null);
+      assert.equal(await port.get(F, "sub"), null);
+      assert.deepEqual(await port.versions(F, "sub", 10), []);
+      assert.equal(await port.count(F), 0);
+      const day = new Date().toISOString().slice(0, 10);
+      assert.deepEqual([...await port.perDay(F, day, day)], [], "a day with none is left out");
+      assert.deepEqual(
+        (await port.idsByTime(F, { from: "", to: "", oldest: true, limit: 10 })).ids,
+        [],
+      );
+      assert.deepEqual((await port.list(F, undefined, 10)).items, []);
+      assert.deepEqual(await Array.fromAsync(port.scan(F)), []);
+      const deletes = events.filter((e) => e.reason === "delete");
+      assert.deepEqual(deletes.map((e) => [e.recordId, Object.keys(e.values)]), [
+        ["own", ["text"]],
+        ["sub", ["name"]],
+      ]);
+      // The tombstone: the envelope again is a duplicate, an amendment finds the record deleted.
+      assert.equal(await port.applySubmission(envelope("sub", 1, { name: "S" }), []), "duplicate");
+      assert.equal(await port.applySubmission(envelope("sub", 2, { name: "T" }), []), "deleted");
+      assert.equal(await port.get(F, "sub"), null);
+      // An owner's record id is free again.
+      assert.equal(
+        await port.write(F, "own", (current) => {
+          assert.equal(current, null);
+          return own("own", { text: "again" });
+        }),
+        "saved",
+      );
+      assert.equal(events.at(-1)!.reason, "insert");
+    },
+  );
 
-  test("applySubmission: insert, duplicates, amendments in order, missing records", async ({ port }, events) => {
-    assert.equal(await port.applySubmission(envelope("s1", 1, { v: 1 }), []), "record");
-    assert.equal(await port.applySubmission(envelope("s1", 1, { v: 1 }), []), "duplicate");
-    assert.equal(await port.applySubmission(envelope("s1", 3, { v: 3 }), []), "record");
-    assert.equal(await port.applySubmission(envelope("s1", 2, { v: 2 }), []), "duplicate", "older");
-    assert.equal(await port.applySubmission(envelope("s2", 2, { v: 2 }), []), "missing");
-    const record = (await port.get(F, "s1"))!;
-    assert.deepEqual(record.values, { v: 3 });
-    assert.equal(record._submissionId, "s1");
-    assert.equal(await port.get(F, "s2"), null);
-    assert.deepEqual(events.map((e) => [e.reason, e.values.v]), [["insert", 1], ["update", 3]]);
-    assert.deepEqual(
-      (await port.versions(F, "s1", 10)).map((v) => v.submissionVersion),
-      [1, 3],
-    );
-    await assert.rejects(
-      port.applySubmission(envelope("s3", 1, { text: "x".repeat(400 * 1024) }), []),
-      RecordTooLargeError,
-    );
-  });
+  test(
+    "applySubmission: insert, duplicates, amendments in order, missing records",
+    async ({ port }, events) => {
+      assert.equal(await port.applySubmission(envelope("s1", 1, { v: 1 }), []), "record");
+      assert.equal(await port.applySubmission(envelope("s1", 1, { v: 1 }), []), "duplicate");
+      assert.equal(await port.applySubmission(envelope("s1", 3, { v: 3 }), []), "record");
+      assert.equal(
+        await port.applySubmission(envelope("s1", 2, { v: 2 }), []),
+        "duplicate",
+        "older",
+      );
+      assert.equal(await port.applySubmission(envelope("s2", 2, { v: 2 }), []), "missing");
+      const record = (await port.get(F, "s1"))!;
+      assert.deepEqual(record.values, { v: 3 });
+      assert.equal(record._submissionId, "s1");
+      assert.equal(await port.get(F, "s2"), null);
+      assert.deepEqual(events.map((e) => [e.reason, e.values.v]), [["insert", 1], ["update", 3]]);
+      assert.deepEqual(
+        (await port.versions(F, "s1", 10)).map((v) => v.submissionVersion),
+        [1, 3],
+      );
+      await assert.rejects(
+        port.applySubmission(envelope("s3", 1, { text: "x".repeat(400 * 1024) }), []),
+        RecordTooLargeError,
+      );
+    },
+  );
 
   test("applySubmission commits its parts with the record, and with a duplicate", async ({ port, quarantine }) => {
     const entry = (id: string) => ({
@@ -206,7 +246,9 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
     await quarantine.save(entry("s1.1"), new Uint8Array(100_000), null);
     await quarantine.save(entry("s1.x"), new Uint8Array(10), null);
     assert.equal(
-      await port.applySubmission(envelope("s1", 1, { v: 1 }), [quarantine.removal("s1.1", 100_000)]),
+      await port.applySubmission(envelope("s1", 1, { v: 1 }), [
+        quarantine.removal("s1.1", 100_000),
+      ]),
       "record",
     );
     assert.equal(await quarantine.get("s1.1"), null);
@@ -218,15 +260,26 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
     assert.equal(await quarantine.get("s1.x"), null, "a duplicate's parts commit too");
   });
 
-  test("many submissions at once are all saved (writes share commits)", async ({ port }, events) => {
-    const outcomes = await Promise.all(Array.from({ length: 150 }, (_, i) =>
-      port.applySubmission(envelope(`s${String(i).padStart(3, "0")}`, 1, { i }), [])));
-    assert.ok(outcomes.every((o) => o === "record"));
-    assert.equal(await port.count(F), 150);
-    assert.equal(events.length, 150);
-    const page = await port.getMany(F, ["s149", "nope", "s000"]);
-    assert.deepEqual(page.map((r) => r.values.i), [149, 0], "in the order asked, missing left out");
-  });
+  test(
+    "many submissions at once are all saved (writes share commits)",
+    async ({ port }, events) => {
+      const outcomes = await Promise.all(
+        Array.from(
+          { length: 150 },
+          (_, i) => port.applySubmission(envelope(`s${String(i).padStart(3, "0")}`, 1, { i }), []),
+        ),
+      );
+      assert.ok(outcomes.every((o) => o === "record"));
+      assert.equal(await port.count(F), 150);
+      assert.equal(events.length, 150);
+      const page = await port.getMany(F, ["s149", "nope", "s000"]);
+      assert.deepEqual(
+        page.map((r) => r.values.i),
+        [149, 0],
+        "in the order asked, missing left out",
+      );
+    },
+  );
 
   test("list pages in record-id order, skipping tombstones; scan yields live records", async ({ port }) => {
     for (const id of ["e", "a", "d", "c", "b", "g", "f"]) {
@@ -253,7 +306,7 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
       await port.write(F, id, () => own(id, {}));
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    const all = (await port.idsByTime(F, { from: "", to: "", oldest: true, limit: 10 }));
+    const all = await port.idsByTime(F, { from: "", to: "", oldest: true, limit: 10 });
     assert.deepEqual(all, { ids: ["r1", "r2", "r3", "r4", "r5"], nextCursor: null });
     const first = await port.idsByTime(F, { from: "", to: "", oldest: false, limit: 2 });
     assert.deepEqual(first.ids, ["r5", "r4"]);
@@ -273,20 +326,26 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
     assert.deepEqual([...await port.perDay(F, "2000-01-01", "2000-12-31")], []);
   });
 
-  test("deleteCreatedBefore deletes the records created before the cutoff", async ({ port }, events) => {
-    await port.write(F, "old1", () => own("old1", {}));
-    await port.write(F, "old2", () => own("old2", {}));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const cutoff = savedAtOf(new Date());
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    await port.write(F, "new", () => own("new", {}));
-    assert.equal(await port.deleteCreatedBefore(F, cutoff), 2);
-    assert.equal(await port.get(F, "old1"), null);
-    assert.ok(await port.get(F, "new"));
-    assert.equal(await port.count(F), 1);
-    assert.deepEqual(events.filter((e) => e.reason === "delete").map((e) => e.recordId), ["old1", "old2"]);
-    assert.equal(await port.deleteCreatedBefore(F, cutoff), 0);
-  });
+  test(
+    "deleteCreatedBefore deletes the records created before the cutoff",
+    async ({ port }, events) => {
+      await port.write(F, "old1", () => own("old1", {}));
+      await port.write(F, "old2", () => own("old2", {}));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const cutoff = savedAtOf(new Date());
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await port.write(F, "new", () => own("new", {}));
+      assert.equal(await port.deleteCreatedBefore(F, cutoff), 2);
+      assert.equal(await port.get(F, "old1"), null);
+      assert.ok(await port.get(F, "new"));
+      assert.equal(await port.count(F), 1);
+      assert.deepEqual(events.filter((e) => e.reason === "delete").map((e) => e.recordId), [
+        "old1",
+        "old2",
+      ]);
+      assert.equal(await port.deleteCreatedBefore(F, cutoff), 0);
+    },
+  );
 
   test("files dropped by an update or a delete are queued for release", async ({ port, fileReleases }) => {
     await port.write(F, "r1", () => own("r1", { a: file("a"), b: file("b") }));

@@ -1,0 +1,42 @@
+/**
+ * Migration 2 builds the records' time index, count and per-day counts for records a
+ * version-1 store saved (a test about layouts: it removes the index as version 1 left it).
+ */
+import assert from "node:assert/strict";
+import { keys, vaultKeys } from "../../src/store/keys.ts";
+import { KvRecords } from "../../src/store/kv/records.ts";
+import { migrateStore } from "../../src/store/schema.ts";
+
+Deno.test("migration 2 indexes the records a version-1 store saved, once", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const records = new KvRecords(kv);
+    await kv.set(vaultKeys.form("f"), { formId: "f" });
+    for (let i = 0; i < 5; i++) {
+      const id = `r${i}`;
+      const write = { formId: "f", recordId: id, schemaVersion: 1, values: { n: i } };
+      await records.applySubmission({ ...write, submissionId: id, appliedVersion: 1 }, []);
+    }
+    assert.equal(await records.delete("f", "r0"), "deleted");
+    // As version 1 left them: no index entries, no counts.
+    for (const prefix of [vaultKeys.recordsByTime("f"), vaultKeys.recordDays("f")]) {
+      for await (const entry of kv.list({ prefix })) await kv.delete(entry.key);
+    }
+    await kv.delete(vaultKeys.recordCount("f"));
+    await kv.set(keys.schemaVersion(), 1);
+
+    const result = await migrateStore(kv, "fixture");
+    assert.equal(result.applied[0].to, 2); // then any later migration
+    assert.equal(await records.count("f"), 4);
+    const ids = await records.idsByTime("f", { from: "", to: "", oldest: true, limit: 50 });
+    assert.deepEqual(ids.ids, ["r1", "r2", "r3", "r4"], "the deleted record stays out");
+    const today = new Date().toISOString().slice(0, 10);
+    assert.deepEqual(await records.perDay("f", today, today), new Map([[today, 4]]));
+
+    await kv.set(keys.schemaVersion(), 1);
+    await migrateStore(kv, "fixture"); // again: counts set from the index, not added
+    assert.equal(await records.count("f"), 4);
+  } finally {
+    kv.close();
+  }
+});
