@@ -80,7 +80,7 @@ export function vaultRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<AuthEnv> {
     const { formId } = c.req.valid("param");
     await vault.forms.get(c.var.token.userId!, formId);
     const { cursor, limit } = c.req.valid("query");
-    return c.json(await vault.store.records.list(formId, cursor, limit), 200);
+    return c.json(await vault.listRecords(formId, cursor, limit), 200);
   });
   app.openapi({ ...r.createRecord, middleware: mw }, async (c) => {
     const { formId } = c.req.valid("param");

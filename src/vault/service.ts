@@ -11,7 +11,7 @@ import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import { ApiError, validationError } from "../http/errors.ts";
 import type { VaultPorts } from "../store/kv/vault_ports.ts";
 import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
-import type { RecordWrite, VaultRecord } from "../store/ports/records.ts";
+import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
 import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
 import { VaultFiles } from "./files.ts";
@@ -20,6 +20,7 @@ import type { VaultKeys } from "./keys.ts";
 import { PeriodicTask } from "../blobs/index.ts";
 import { quarantineRelease, releaseFiles, type ReleaseResult } from "./file_release.ts";
 import { RecordTooLargeError } from "./records.ts";
+import { invalidCursor, recordConflict, recordNotFound } from "./record_errors.ts";
 import { sweepRetention } from "./retention.ts";
 import type { RelayLink } from "./relay_link.ts";
 
@@ -87,6 +88,22 @@ export class Vault {
     const record = await this.store.records.get(formId, recordId);
     if (!record) throw recordNotFound(formId, recordId);
     return record;
+  }
+
+  /**
+   * A page of a form's records in record-id order (the caller checks the form's owner); a
+   * cursor that is not this list's is a 400 naming `cursor`.
+   */
+  async listRecords(
+    formId: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ items: VaultRecord[]; nextCursor: string | null }> {
+    try {
+      return await this.store.records.list(formId, cursor, limit);
+    } catch (err) {
+      throw err instanceof InvalidCursorError ? invalidCursor() : err;
+    }
   }
 
   /** Deletes a record of `userId`'s form (its `delete` event), then releases its files. */
@@ -359,19 +376,4 @@ export class Vault {
     await this.store.vaultDatabases.setFact("demo", info);
     return info;
   }
-}
-
-/** The 404 of a record that is not there (or was deleted). */
-function recordNotFound(formId: string, recordId: string): ApiError {
-  return new ApiError(
-    404,
-    "record_not_found",
-    `No record "${recordId}" in form "${formId}"`,
-    "recordId",
-  );
-}
-
-/** The 409 of a record that kept changing under a write. */
-function recordConflict(recordId: string): ApiError {
-  return new ApiError(409, "conflict", `Record "${recordId}" kept changing; try again`);
 }

@@ -10,14 +10,15 @@ import { announceRecordEvents, type StoredRecordEvent } from "../../events/recor
 import { checkRecordSize } from "../../vault/records.ts";
 import { GroupCommitter } from "../group_commit.ts";
 import { vaultKeys, type VaultRecordRow, type VaultRecordVersionRow } from "../keys.ts";
-import type {
-  RecordHead,
-  RecordsPort,
-  RecordWrite,
-  ScannedRecord,
-  SubmissionOutcome,
-  TimePageOptions,
-  VaultRecord,
+import {
+  InvalidCursorError,
+  type RecordHead,
+  type RecordsPort,
+  type RecordWrite,
+  type ScannedRecord,
+  type SubmissionOutcome,
+  type TimePageOptions,
+  type VaultRecord,
 } from "../ports/records.ts";
 import { KvWrite } from "../write.ts";
 import { kvPart, type WritePart } from "../write_part.ts";
@@ -36,6 +37,30 @@ const GET_MANY = 10;
 
 /** Tries of an optimistic write before "conflict". */
 const TRIES = 10;
+
+/** A Deno KV cursor (base64url with padding) as the port's cursor: without the padding. */
+function portCursor(cursor: string): string {
+  return cursor.replace(/=+$/, "");
+}
+
+/** A port cursor as Deno KV takes it (padding restored); one of other characters is invalid. */
+function kvCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidCursorError("Not a cursor of this list");
+  return cursor + "=".repeat((4 - cursor.length % 4) % 4);
+}
+
+/** Every entry of a list; a cursor Deno KV refuses is an {@link InvalidCursorError}. */
+async function readList<T>(iter: Deno.KvListIterator<T>): Promise<Deno.KvEntry<T>[]> {
+  try {
+    return await Array.fromAsync(iter);
+  } catch (err) {
+    if (err instanceof TypeError && /cursor/i.test(err.message)) {
+      throw new InvalidCursorError("Not a cursor of this list");
+    }
+    throw err;
+  }
+}
 
 /**
  * The Deno KV records store.
@@ -73,13 +98,13 @@ export class KvRecords implements RecordsPort {
   async list(formId: string, cursor: string | undefined, limit: number) {
     const iter = this.kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, {
       limit,
-      cursor,
+      cursor: kvCursor(cursor),
     });
-    const rows = await Array.fromAsync(iter, (entry) => entry.value);
+    const rows = (await readList(iter)).map((entry) => entry.value);
     const items = await Promise.all(
       rows.filter((row) => !row.deletedAt).map((row) => recordOf(this.kv, row)),
     );
-    return { items, nextCursor: rows.length === limit ? iter.cursor : null };
+    return { items, nextCursor: rows.length === limit ? portCursor(iter.cursor) : null };
   }
 
   async *scan(formId: string): AsyncIterable<ScannedRecord> {
@@ -122,9 +147,13 @@ export class KvRecords implements RecordsPort {
     const iter = this.kv.list({
       start: [...prefix, options.from],
       end: [...prefix, options.to ? `${options.to}\uffff` : "\uffff"],
-    }, { reverse: !options.oldest, limit: options.limit, cursor: options.cursor });
-    const ids = await Array.fromAsync(iter, (entry) => String(entry.key.at(-1)));
-    return { ids, nextCursor: ids.length === options.limit ? iter.cursor : null };
+    }, {
+      reverse: !options.oldest,
+      limit: options.limit,
+      cursor: kvCursor(options.cursor),
+    });
+    const ids = (await readList(iter)).map((entry) => String(entry.key.at(-1)));
+    return { ids, nextCursor: ids.length === options.limit ? portCursor(iter.cursor) : null };
   }
 
   async write(

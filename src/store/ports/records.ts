@@ -67,6 +67,11 @@ export interface TimePageOptions {
   limit: number;
 }
 
+/** A cursor that is not one of the list's own (`nextCursor` of an earlier page of it). */
+export class InvalidCursorError extends Error {
+  override name = "InvalidCursorError";
+}
+
 /** What became of a submission's envelope version: see {@link RecordsPort.applySubmission}. */
 export type SubmissionOutcome = "record" | "duplicate" | "missing" | "deleted";
 
@@ -75,7 +80,8 @@ export type SubmissionOutcome = "record" | "duplicate" | "missing" | "deleted";
  * (announced in-process once committed, see src/events/record_event.ts), the index entry and
  * counts, and the release of files it no longer refers to, in one atomic write. A deleted
  * record a submission made stays as a tombstone, so its envelope cannot bring it back; reads
- * never show tombstones. Values above `MAX_RECORD_BYTES` (src/vault/records.ts) throw
+ * never show tombstones. Page cursors are opaque strings of `A-Z a-z 0-9 - _`; one that is not
+ * the list's own throws {@link InvalidCursorError}. Values above `MAX_RECORD_BYTES` (src/vault/records.ts) throw
  * `RecordTooLargeError` with nothing written.
  *
  * @example

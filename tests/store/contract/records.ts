@@ -7,7 +7,11 @@ import assert from "node:assert/strict";
 import type { RecordEvent } from "../../../src/events/record_event.ts";
 import type { FileReleasesPort } from "../../../src/store/ports/file_releases.ts";
 import type { QuarantinePort } from "../../../src/store/ports/quarantine.ts";
-import type { RecordsPort, RecordWrite } from "../../../src/store/ports/records.ts";
+import {
+  InvalidCursorError,
+  type RecordsPort,
+  type RecordWrite,
+} from "../../../src/store/ports/records.ts";
 import { RecordTooLargeError, savedAtOf } from "../../../src/vault/records.ts";
 
 /** The ports under test, on one store, and how to dispose of them. */
@@ -296,6 +300,18 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
       cursor = page.nextCursor;
     }
     assert.deepEqual(seen, ["a", "b", "d", "e", "f", "g"]);
+    // Cursors are URL-safe; a cursor of another list, or no cursor at all, is refused.
+    const first = await port.list(F, undefined, 2);
+    assert.match(first.nextCursor!, /^[A-Za-z0-9_-]+$/);
+    for (const bad of ["", "!!", first.nextCursor + "x"]) {
+      await assert.rejects(port.list(F, bad || "-", 2), InvalidCursorError, bad);
+    }
+    const byTime = await port.idsByTime(F, { from: "", to: "", oldest: false, limit: 2 });
+    assert.match(byTime.nextCursor!, /^[A-Za-z0-9_-]+$/);
+    await assert.rejects(
+      port.idsByTime(F, { from: "", to: "", oldest: false, limit: 2, cursor: "%%" }),
+      InvalidCursorError,
+    );
     const scanned = await Array.fromAsync(port.scan(F));
     assert.deepEqual(scanned.map((s) => s.head.recordId), ["a", "b", "d", "e", "f", "g"]);
     assert.deepEqual(await scanned[0].values(), { id: "a" });
@@ -321,6 +337,11 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
     const today = new Date().toISOString().slice(0, 10);
     const range = { oldest: true, limit: 10 };
     assert.equal((await port.idsByTime(F, { ...range, from: today, to: today })).ids.length, 5);
+    const bounded = { from: today, to: today, oldest: false, limit: 3 };
+    const page1 = await port.idsByTime(F, bounded);
+    const page2 = await port.idsByTime(F, { ...bounded, cursor: page1.nextCursor! });
+    assert.deepEqual([...page1.ids, ...page2.ids], ["r5", "r4", "r3", "r2", "r1"]);
+    assert.equal(page2.nextCursor, null);
     assert.deepEqual((await port.idsByTime(F, { ...range, from: "2999-01-01", to: "" })).ids, []);
     assert.deepEqual((await port.idsByTime(F, { ...range, from: "", to: "2000-01-01" })).ids, []);
     assert.deepEqual([...await port.perDay(F, "2000-01-01", "2000-12-31")], []);
