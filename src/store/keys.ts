@@ -123,7 +123,7 @@ export const vaultKeys = {
   /** A record's values in parts (src/store/parts.ts), when too large for its head row. */
   recordValues: (formId: string, recordId: string) =>
     ["vault", "record_values", formId, recordId] as const,
-  /** One saved version of a record (its history, oldest first: keyed by `savedAt`). */
+  /** A version a change of a record replaced (keyed by `savedAt`; the head is the newest). */
   recordVersion: (formId: string, recordId: string, savedAt: string) =>
     ["vault", "record_versions", formId, recordId, savedAt] as const,
   recordVersions: (formId: string, recordId: string) =>

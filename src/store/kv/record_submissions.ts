@@ -10,7 +10,7 @@ import type { GroupCommitter } from "../group_commit.ts";
 import { vaultKeys, type VaultRecordRow } from "../keys.ts";
 import type { RecordWrite, SubmissionOutcome } from "../ports/records.ts";
 import { addKvPart, type WritePart } from "../write_part.ts";
-import { addRecordWrite } from "./record_writes.ts";
+import { addRecordWrite, type CurrentRecord, valuesOf } from "./record_writes.ts";
 
 /** Tries of the careful path before giving up (the head kept changing). */
 const TRIES = 10;
@@ -30,7 +30,7 @@ export async function applySubmission(
   // The common case, a new submission: its record key is free (a deleted record leaves a
   // tombstone there). One check instead of a read keeps ~100 records per atomic write.
   const fresh = { key, versionstamp: null };
-  const commit = (check: Deno.AtomicCheck, current: VaultRecordRow | null, save: boolean) =>
+  const commit = (check: Deno.AtomicCheck, current: CurrentRecord | null, save: boolean) =>
     commitWrite(kv, committer, write.recordId, check, current, save ? write : null, bytes, parts);
   if (write.appliedVersion === 1 && await commit(fresh, null, true)) return "record";
   for (let attempt = 0; attempt < TRIES; attempt++) {
@@ -39,7 +39,10 @@ export async function applySubmission(
     if (wanted && !current.value && write.appliedVersion > 1) return "missing";
     if (wanted && current.value?.deletedAt) return "deleted";
     if (!wanted && parts.length === 0) return "duplicate";
-    if (await commit(current, current.value, wanted)) return wanted ? "record" : "duplicate";
+    const previous = wanted && current.value
+      ? { row: current.value, values: await valuesOf(kv, current.value) }
+      : null;
+    if (await commit(current, previous, wanted)) return wanted ? "record" : "duplicate";
   }
   throw new Error(`Record of submission ${write.recordId} kept changing`);
 }
@@ -54,7 +57,7 @@ async function commitWrite(
   committer: GroupCommitter,
   lock: string,
   check: Deno.AtomicCheck,
-  current: VaultRecordRow | null,
+  current: CurrentRecord | null,
   write: RecordWrite | null,
   bytes: number,
   parts: WritePart[],

@@ -71,16 +71,40 @@ export function addFileRelease(w: KvWrite, formId: string, recordId: string, has
   w.set(vaultKeys.fileRelease(newEventId()), row);
 }
 
+/** A live record's head with its values, as a write replaces it. */
+export interface CurrentRecord {
+  row: VaultRecordRow;
+  values: Record<string, unknown>;
+}
+
+/** The head `row` (with its `values`) as a saved version. */
+export function versionOf(
+  row: VaultRecordRow,
+  values: Record<string, unknown>,
+): VaultRecordVersionRow {
+  const bytes = row.values ? 0 : new TextEncoder().encode(JSON.stringify(values)).length;
+  return {
+    savedAt: row.savedAt,
+    // Every change after the first is saved later than the record's creation (nextSavedAt).
+    reason: row.savedAt === row.createdAt ? "insert" : "update",
+    schemaVersion: row.schemaVersion,
+    submissionVersion: row.appliedVersion,
+    values: bytes <= MAX_HISTORY_VALUES_BYTES ? values : null,
+  };
+}
+
 /**
- * Adds an insert (when `current` is null) or an update of a record to `w`, with its event;
- * `bytes` is the values' size in JSON bytes. The caller checks `current`'s entry in `w`.
+ * Adds an insert (when `previous` is null) or an update of a record to `w`, with its event;
+ * `bytes` is the values' size in JSON bytes. The caller checks the head's entry in `w`. The
+ * head is the record's newest saved version: an update saves the version it replaces.
  */
 export function addRecordWrite(
   w: KvWrite,
-  current: VaultRecordRow | null,
+  previous: CurrentRecord | null,
   write: RecordWrite,
   bytes: number,
 ): StoredRecordEvent {
+  const current = previous?.row ?? null;
   const savedAt = nextSavedAt(current?.savedAt);
   const valuesKey = vaultKeys.recordValues(write.formId, write.recordId);
   const inline = bytes <= INLINE_VALUES_BYTES;
@@ -103,19 +127,13 @@ export function addRecordWrite(
   if (current) {
     const dropped = (current.files ?? []).filter((hash) => !files.includes(hash));
     addFileRelease(w, write.formId, write.recordId, dropped);
+    const replaced = versionOf(current, previous!.values);
+    w.set(vaultKeys.recordVersion(write.formId, write.recordId, current.savedAt), replaced);
   } else {
     w.set(vaultKeys.recordByTime(row.formId, row.createdAt, row.recordId), true);
     w.sum(vaultKeys.recordCount(row.formId), 1n);
     w.sum(vaultKeys.recordDay(row.formId, row.createdAt.slice(0, 10)), 1n);
   }
-  const version: VaultRecordVersionRow = {
-    savedAt,
-    reason: current ? "update" : "insert",
-    schemaVersion: write.schemaVersion,
-    submissionVersion: write.appliedVersion,
-    values: bytes <= MAX_HISTORY_VALUES_BYTES ? write.values : null,
-  };
-  w.set(vaultKeys.recordVersion(write.formId, write.recordId, savedAt), version);
   return emitRecordEvent(w, {
     eventId: newEventId(),
     reason: current ? "update" : "insert",

@@ -30,6 +30,7 @@ import {
   headOf,
   recordOf,
   valuesOf,
+  versionOf,
 } from "./record_writes.ts";
 
 /** Keys per `kv.getMany` (Deno KV's limit). */
@@ -117,11 +118,23 @@ export class KvRecords implements RecordsPort {
   }
 
   async versions(formId: string, recordId: string, limit: number) {
+    // The versions a record's changes replaced, then the head: its newest version.
     const prefix = vaultKeys.recordVersions(formId, recordId);
-    return await Array.fromAsync(
-      this.kv.list<VaultRecordVersionRow>({ prefix }, { limit }),
-      (entry) => entry.value,
-    );
+    const [head, earlier] = await Promise.all([
+      this.kv.get<VaultRecordRow>(vaultKeys.record(formId, recordId)),
+      Array.fromAsync(
+        this.kv.list<VaultRecordVersionRow>({ prefix }, { limit }),
+        (entry) => entry.value,
+      ),
+    ]);
+    const row = head.value;
+    // Records saved before the head counted as a version have a row for it too.
+    if (
+      !row || row.deletedAt || earlier.length >= limit || earlier.at(-1)?.savedAt === row.savedAt
+    ) {
+      return earlier;
+    }
+    return [...earlier, versionOf(row, await valuesOf(this.kv, row))];
   }
 
   async count(formId: string): Promise<number> {
@@ -163,7 +176,9 @@ export class KvRecords implements RecordsPort {
   ): Promise<"saved" | "conflict"> {
     const done = await this.#change(formId, recordId, async (w, current) => {
       const write = await change(current && headOf(current));
-      return addRecordWrite(w, current, write, checkRecordSize(write.values));
+      const bytes = checkRecordSize(write.values);
+      const previous = current && { row: current, values: await valuesOf(this.kv, current) };
+      return addRecordWrite(w, previous, write, bytes);
     });
     return done ? "saved" : "conflict";
   }

@@ -145,6 +145,23 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
     },
   );
 
+  test("versions keep values up to 48 KiB, oldest first; the newest is the record", async ({ port }) => {
+    const sizes = [100, 30_000, 60_000, 200];
+    for (const n of sizes) await port.write(F, "r1", () => own("r1", { text: "x".repeat(n) }));
+    const versions = await port.versions(F, "r1", 10);
+    assert.deepEqual(versions.map((v) => v.reason), ["insert", "update", "update", "update"]);
+    assert.deepEqual(
+      versions.map((v) => (v.values?.text as string | undefined)?.length ?? null),
+      [100, 30_000, null, 200],
+      "values over 48 KiB are not kept twice",
+    );
+    const times = versions.map((v) => v.savedAt);
+    assert.deepEqual([...times].sort(), times);
+    assert.equal(new Set(times).size, 4);
+    assert.equal(times.at(-1), (await port.get(F, "r1"))!._savedAt);
+    assert.deepEqual((await port.versions(F, "r1", 2)).map((v) => v.savedAt), times.slice(0, 2));
+  });
+
   test("an error in change writes nothing; concurrent writes each land once", async ({ port }) => {
     await assert.rejects(
       port.write(F, "r1", () => {

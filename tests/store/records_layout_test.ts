@@ -1,6 +1,7 @@
 /**
- * Migration 2 builds the records' time index, count and per-day counts for records a
- * version-1 store saved (a test about layouts: it removes the index as version 1 left it).
+ * Records as earlier releases left them in Deno KV (tests about layouts): migration 2 builds
+ * the time index, count and per-day counts of a version-1 store; a record whose newest version
+ * has a row of its own (as releases before the head counted as a version wrote it) lists it once.
  */
 import assert from "node:assert/strict";
 import { keys, vaultKeys } from "../../src/store/keys.ts";
@@ -36,6 +37,32 @@ Deno.test("migration 2 indexes the records a version-1 store saved, once", async
     await kv.set(keys.schemaVersion(), 1);
     await migrateStore(kv, "fixture"); // again: counts set from the index, not added
     assert.equal(await records.count("f"), 4);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a record with a saved row for its newest version lists that version once", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const records = new KvRecords(kv);
+    const write = { formId: "f", recordId: "r", schemaVersion: 1, values: { n: 1 } };
+    await records.applySubmission({ ...write, submissionId: "r", appliedVersion: 1 }, []);
+    const [newest] = await records.versions("f", "r", 10);
+    // As an earlier release wrote it: the insert's own row beside the head.
+    await kv.set(vaultKeys.recordVersion("f", "r", newest.savedAt), newest);
+    assert.deepEqual(await records.versions("f", "r", 10), [newest]);
+    await records.applySubmission({
+      ...write,
+      values: { n: 2 },
+      submissionId: "r",
+      appliedVersion: 2,
+    }, []);
+    const versions = await records.versions("f", "r", 10);
+    assert.deepEqual(versions.map((v) => [v.reason, v.values]), [
+      ["insert", { n: 1 }],
+      ["update", { n: 2 }],
+    ]);
   } finally {
     kv.close();
   }
