@@ -11,27 +11,18 @@ import {
 
 Deno.test("nextSavedAt: now, or one tick after a change of the same millisecond", () => {
   const now = new Date("2025-01-31T12:00:00.123Z");
-  assert.equal(nextSavedAt(undefined, now), "2025-01-31T12:00:00.1230000+00:00");
-  assert.equal(
-    nextSavedAt("2025-01-31T12:00:00.1220000+00:00", now),
-    "2025-01-31T12:00:00.1230000+00:00",
-  );
-  assert.equal(
-    nextSavedAt("2025-01-31T12:00:00.1230000+00:00", now),
-    "2025-01-31T12:00:00.1230001+00:00",
-  );
-  assert.equal(
-    nextSavedAt("2025-01-31T12:00:00.1230041+00:00", now),
-    "2025-01-31T12:00:00.1230042+00:00",
-  );
-  // A clock that went back still moves forward.
-  assert.equal(
-    nextSavedAt("2025-01-31T12:00:05.0000000+00:00", now),
-    "2025-01-31T12:00:05.0000001+00:00",
-  );
-  let at: string | undefined;
+  const at = (ms: string, ticks: string) => `2025-01-31T12:00:${ms}${ticks}+00:00`;
+  const cases: [string | undefined, string, string][] = [
+    [undefined, at("00.123", "0000"), "no change before"],
+    [at("00.122", "0000"), at("00.123", "0000"), "an earlier millisecond"],
+    [at("00.123", "0000"), at("00.123", "0001"), "the same millisecond"],
+    [at("00.123", "0041"), at("00.123", "0042"), "ticks on"],
+    [at("05.000", "0000"), at("05.000", "0001"), "a clock that went back"],
+  ];
+  for (const [previous, next, why] of cases) assert.equal(nextSavedAt(previous, now), next, why);
+  let last: string | undefined;
   const seen: string[] = [];
-  for (let i = 0; i < 100; i++) seen.push(at = nextSavedAt(at, now));
+  for (let i = 0; i < 100; i++) seen.push(last = nextSavedAt(last, now));
   assert.deepEqual([...seen].sort(), seen);
   assert.equal(new Set(seen).size, 100);
 });
