@@ -21,6 +21,7 @@ import { vaultKvPorts } from "../src/store/kv/vault_ports.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../src/vault/index.ts";
 import { SealedBoxOpener } from "../src/vault/opener.ts";
 import { cpuPerItem, threadCpu } from "./cpu.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../src/store/segments.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -31,12 +32,13 @@ const dir = await Deno.makeTempDir({ prefix: "sealpost-bench-ingest-" });
 const kv = await openStore(dir);
 try {
   const forms = new FormDirectory(kv);
-  const committer = new GroupCommitter(kv);
-  const intake = new Intake(kv, committer, forms, new EditTokens(new Uint8Array(32)), {
+  const segments = await SegmentLog.open(`${dir}/${SEGMENTS_DIR}`);
+  const committer = new GroupCommitter(kv, undefined, 1, () => segments.flush());
+  const intake = new Intake(kv, segments, committer, forms, new EditTokens(new Uint8Array(32)), {
     maxCiphertextBytes: 1024 * 1024,
     editWindowMs: 3600_000,
   });
-  const link = new LocalRelayLink(kv, forms, "http://127.0.0.1:8080", null);
+  const link = new LocalRelayLink(kv, segments, forms, "http://127.0.0.1:8080", null);
   const vault = new Vault(vaultKvPorts(kv), new VaultKeys(dir, null), link, {
     batchSize: 500,
     pollIntervalMs: 1000,

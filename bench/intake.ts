@@ -20,6 +20,7 @@ import { publishForm, registerDatabase, type TestDatabase } from "../tests/_supp
 import { freePort, type ServerProcess, spawnServer, waitFor } from "../tests/_support/process.ts";
 import { keys, type QueueRow, type SubmissionRow } from "../src/store/keys.ts";
 import { fmt, wrk, type WrkResult } from "./_wrk.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../src/store/segments.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -91,9 +92,13 @@ async function startBaseline(fingerprint: string) {
   return { child, url, data };
 }
 
-/** Writes `count` envelopes' rows (head + queue row, 1 KiB inline) straight into the store. */
+/**
+ * Writes `count` envelopes straight into the store as intake does: head + queue row, the 1 KiB
+ * ciphertext in the segment files.
+ */
 async function prefill(dataDir: string, db: TestDatabase, count: number) {
   const kv = await Deno.openKv(`${dataDir}/sealpost.kv`);
+  const segments = await SegmentLog.open(`${dataDir}/${SEGMENTS_DIR}`);
   const ciphertext = crypto.getRandomValues(new Uint8Array(1024));
   let seq = Date.now() * 1000 - count - 1;
   const perOp = 100;
@@ -119,13 +124,14 @@ async function prefill(dataDir: string, db: TestDatabase, count: number) {
         recipientPubkey: db.publicKey,
         submitterId: null,
         receivedAt: createdAt,
-        bytes: ciphertext.length,
-        ciphertext,
+        ref: segments.append(ciphertext),
       };
       op.set(keys.submission(id), head).set(keys.queue(db.fingerprint, ++seq), queued);
     }
+    await segments.flush();
     await op.commit();
   }
+  await segments.close();
   kv.close();
 }
 
@@ -210,12 +216,14 @@ try {
     if (mode === "random") {
       // Disk per 1 KiB envelope, before the mix adds other sizes.
       const disk = {
-        a: bytesOf(baseline.data, "baseline.kv") / okCount.a,
-        s: bytesOf(sealpost.server.dataDir, "sealpost.kv") / okCount.s,
+        a: (bytesOf(baseline.data, "baseline.kv") +
+          bytesOf(`${baseline.data}/baseline.kv.segments`, "")) / okCount.a,
+        s: (bytesOf(sealpost.server.dataDir, "sealpost.kv") +
+          bytesOf(`${sealpost.server.dataDir}/${SEGMENTS_DIR}`, "")) / okCount.s,
         b: bytesOf(ceilingDir, "random.db") / ceilingCount.random,
       };
       console.log(
-        `\nDisk per 1 KiB envelope (store file + WAL / envelopes stored): sealpost ` +
+        `\nDisk per 1 KiB envelope (store file + WAL + segment files / envelopes stored): sealpost ` +
           `${fmt(disk.s, 0)} B (${
             fmt(disk.s / 1024, 2)
           }x the ciphertext; ${okCount.s} envelopes), ` +

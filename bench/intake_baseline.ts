@@ -2,20 +2,21 @@
  * Baseline (a) for bench/intake: a bare `Deno.serve` doing the durable writes Sealpost does,
  * through the project's own group committer: parse the JSON envelope, decode the ciphertext,
  * SHA-256 of the same canonical form, then one group-committed check (the id is unused) with
- * the same two rows (head by id, queue row with the ciphertext inline). A failed check reads
- * the head and answers a replay or a conflict. Ciphertexts over 60 KiB go to 60 KiB chunk
- * rows in the same commit (Sealpost stages them in commits of their own first, which costs
- * more). No routing, validation, form lookup, edit token, metrics or logging.
+ * the same two rows (head by id, queue row pointing into the segment files, which the same
+ * `SegmentLog` fsyncs before each commit). A failed check reads the head and answers a replay
+ * or a conflict. No routing, validation, form lookup, edit token, metrics or logging.
  *
  * Usage: deno run -A bench/intake_baseline.ts <port> <kv-path> <fingerprint>
+ * (the segment files go to `<kv-path>.segments/`)
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { GroupCommitter } from "../src/store/group_commit.ts";
+import { SegmentLog } from "../src/store/segments.ts";
 
 const [port, path, fingerprint] = Deno.args;
-const CHUNK = 60 * 1024;
 const kv = await Deno.openKv(path);
-const committer = new GroupCommitter(kv);
+const segments = await SegmentLog.open(`${path}.segments`);
+const committer = new GroupCommitter(kv, undefined, 1, () => segments.flush());
 
 interface Envelope {
   submissionId: string;
@@ -53,30 +54,24 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => {} }, as
     digest,
     latestDigest: digest,
   };
-  const chunks = ciphertext.length > CHUNK ? Math.ceil(ciphertext.length / CHUNK) : 0;
+  const ref = segments.append(ciphertext);
   const { ok } = await committer.commit({
     lock: env.submissionId,
     build: (w, seq) => {
-      const blobId = `${seq}`;
-      for (let i = 0; i < chunks; i++) {
-        w.set(["chunks", blobId, i], ciphertext.subarray(i * CHUNK, (i + 1) * CHUNK));
-      }
-      w.check({ key: headKey, versionstamp: null }).set(headKey, head).set([
-        "queue",
-        fingerprint,
-        seq,
-      ], {
-        submissionId: env.submissionId,
-        version: 1,
-        formId: env.formId,
-        recipientPubkey: env.recipientPubkey,
-        submitterId: env.submitterId ?? null,
-        receivedAt: now,
-        bytes: ciphertext.length,
-        ...(chunks ? { blobId, chunks } : { ciphertext }),
-      });
+      w.check({ key: headKey, versionstamp: null }).set(headKey, head).set(
+        ["queue", fingerprint, seq],
+        {
+          submissionId: env.submissionId,
+          version: 1,
+          formId: env.formId,
+          recipientPubkey: env.recipientPubkey,
+          submitterId: env.submitterId ?? null,
+          receivedAt: now,
+          ref,
+        },
+      );
     },
-  });
+  }).finally(() => segments.settle(ref));
   if (ok) return Response.json({ submissionId: env.submissionId, version: 1 });
   const existing = await kv.get<{ digest: string }>(headKey);
   if (existing.value?.digest === digest) {

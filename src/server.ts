@@ -12,7 +12,8 @@ import { type HttpServer, serveHttp } from "./net/listener.ts";
 import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./relay/edit_tokens.ts";
 import { FormDirectory } from "./relay/manifests.ts";
-import { Intake, sweepStaging } from "./relay/submissions.ts";
+import { Intake } from "./relay/submissions.ts";
+import { sweepQueueSegments } from "./relay/queue_segments.ts";
 import { ServiceMetrics } from "./metrics/index.ts";
 import { GroupCommitter } from "./store/group_commit.ts";
 import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
@@ -27,6 +28,11 @@ import {
   WebhookStore,
 } from "./webhooks/index.ts";
 import { LocalRelayLink, openVault, type Vault } from "./vault/index.ts";
+import { SegmentLog, SEGMENTS_DIR } from "./store/segments.ts";
+import { join } from "node:path";
+
+/** Milliseconds between sweeps of the segment files no queue row refers to any more. */
+const SEGMENT_SWEEP_MS = 60_000;
 
 /** The server could not listen (address in use, no permission); the message says where. */
 export class ListenError extends Error {
@@ -89,10 +95,16 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     kv.close();
     throw err;
   });
-  await sweepStaging(kv);
-  const committer = new GroupCommitter(kv);
+  // Queued ciphertexts (src/store/segments.ts): fsynced by the group commit before their rows.
+  const segments = await SegmentLog.open(join(config.data_dir, SEGMENTS_DIR));
+  const sweepSegments = () =>
+    sweepQueueSegments(kv, segments).catch((err) =>
+      console.error(`Segment sweep: ${(err as Error).message}`)
+    );
+  await sweepSegments();
+  const committer = new GroupCommitter(kv, undefined, 1, () => segments.flush());
   const forms = new FormDirectory(kv);
-  const intake = new Intake(kv, committer, forms, new EditTokens(secret), {
+  const intake = new Intake(kv, segments, committer, forms, new EditTokens(secret), {
     maxCiphertextBytes: config.intake.max_ciphertext_bytes,
     editWindowMs: config.intake.edit_window_seconds * 1000,
   });
@@ -124,7 +136,13 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     observe: metrics ? (outcome, item) => metrics.ingested(outcome, item.receivedAt) : undefined,
     onRecordsDeleted: metrics ? (reason, n) => metrics.recordsDeleted(reason, n) : undefined,
     local: role === "all"
-      ? { forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
+      ? {
+        forms,
+        events: intake.events,
+        segments: intake.segments,
+        relayUrl: publicBaseUrl(config),
+        blobs,
+      }
       : undefined,
   });
   // Webhooks: the process's one KV queue listener, and the delivery engine on it.
@@ -171,6 +189,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
+    await segments.close();
     metrics?.close();
     kv.close();
     await queueStopped;
@@ -193,6 +212,10 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // Blobs: URLs made outside a request (webhook bodies) point at the real port.
   blobBaseUrl = publicBaseUrl(config, addr.port);
   blobs?.startSweeper();
+  let sweeping: Promise<unknown> | null = null;
+  const segmentTimer = setInterval(() => {
+    sweeping ??= sweepSegments().finally(() => sweeping = null);
+  }, SEGMENT_SWEEP_MS);
   let closing: Promise<void> | null = null;
   const shutdown = () =>
     closing ??= (async () => {
@@ -202,6 +225,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await blobs?.close();
       await webhooks.stop();
       await committer.idle();
+      clearInterval(segmentTimer);
+      await sweeping;
+      await segments.close();
       log.flush();
       metrics?.close();
       kv.close();

@@ -15,6 +15,7 @@ import { DatabaseSync } from "node:sqlite";
 import { blobPathParts } from "../blobs/index.ts";
 import { blobKeys, type BlobMetaRow } from "../store/keys.ts";
 import { KV_FILE } from "../store/kv.ts";
+import { HOLD_FILE, holdSegments, SEGMENTS_DIR } from "../store/segments.ts";
 import { VERSION } from "../version.ts";
 import {
   type BackupManifest,
@@ -62,7 +63,10 @@ async function otherFiles(dataDir: string): Promise<string[]> {
       const path = join(dir, entry.name);
       const rel = relative(dataDir, path).split(sep).join("/");
       if (entry.isDirectory && rel !== "blobs") await walk(path);
-      else if (entry.isFile && !isStoreFile(rel) && !rel.endsWith(".tmp")) out.push(rel);
+      else if (
+        entry.isFile && !isStoreFile(rel) && !rel.endsWith(".tmp") &&
+        rel !== `${SEGMENTS_DIR}/${HOLD_FILE}`
+      ) out.push(rel);
     }
   };
   await walk(dataDir);
@@ -93,8 +97,11 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
   }
   const work = await Deno.makeTempDir({ dir: dirname(out), prefix: ".sealpost-backup-" });
   const partial = `${out}.partial`;
+  let releaseSegments: (() => Promise<void>) | null = null;
   try {
     const snapshot = join(work, KV_FILE);
+    // Segment files stay until the archive is written: the snapshot's queue rows point into them.
+    releaseSegments = await holdSegments(join(dataDir, SEGMENTS_DIR));
     snapshotStore(kvPath, snapshot);
     const file = await Deno.open(partial, { write: true, createNew: true, mode: 0o600 });
     const tar = new ArchiveWriter(file.writable);
@@ -103,9 +110,11 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
       const stat = await Deno.stat(path);
       const hash = sha256.create();
       const source = await Deno.open(path);
+      // A segment file may grow while it is read: its first `size` bytes hold what the
+      // snapshot refers to.
       await tar.add(
         { name, size: stat.size, mode: stat.mode ?? 0o600 },
-        source.readable,
+        source.readable.pipeThrough(firstBytes(stat.size)),
         (chunk) => hash.update(chunk),
       );
       files.push({ path: name, size: stat.size, sha256: hash.digest().toHex() });
@@ -178,6 +187,19 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
     await Deno.remove(partial).catch(() => {});
     throw err;
   } finally {
+    await releaseSegments?.();
     await Deno.remove(work, { recursive: true });
   }
+}
+
+/** Passes on the first `size` bytes of a stream and drops the rest. */
+function firstBytes(size: number): TransformStream<Uint8Array, Uint8Array> {
+  let left = size;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (left <= 0) return;
+      controller.enqueue(chunk.length <= left ? chunk : chunk.subarray(0, left));
+      left -= chunk.length;
+    },
+  });
 }

@@ -2,24 +2,17 @@
  * The per-recipient queue the owner's vault drains: list in arrival order, then ack by
  * position.
  *
- * A queue row never changes once written; acking deletes it (and the chunks of a ciphertext
- * too large for the row). In role `all` the vault adds that deletion to the atomic operation
- * that saves the record ({@link addAck}); over HTTP it acks after its own commit
- * ({@link ackQueue}).
+ * A queue row points at its ciphertext in the segment files; only a compaction repoints it
+ * (src/relay/queue_segments.ts). Acking deletes it: in role `all` the vault adds that deletion
+ * to the atomic operation that saves the record ({@link addAck}); over HTTP it acks after its
+ * own commit ({@link ackQueue}).
  *
  * @module
  */
 import { ApiError } from "../http/errors.ts";
 import { keys, type QueueRow } from "../store/keys.ts";
-import { deleteParts } from "../store/parts.ts";
+import type { SegmentLog } from "../store/segments.ts";
 import { KvWrite } from "../store/write.ts";
-import { readCiphertext } from "./submissions.ts";
-
-/** Where the ciphertext of a queue row too large to sit in it lies. */
-export interface ChunkSet {
-  blobId: string;
-  chunks: number;
-}
 
 /** One pending envelope version as the owner receives it. */
 export interface QueueItem {
@@ -33,13 +26,6 @@ export interface QueueItem {
   receivedAt: string;
   /** Standard base64 of the sealed box. */
   ciphertext: string;
-  /** The chunks of a large ciphertext, for {@link addAck} in-process (not in the HTTP API). */
-  chunkSet?: ChunkSet;
-}
-
-/** The chunk set of `row`'s ciphertext, when it is too large to sit in the row. */
-function chunkSetOf(row: QueueRow): ChunkSet | undefined {
-  return row.blobId ? { blobId: row.blobId, chunks: row.chunks ?? 0 } : undefined;
 }
 
 /** Stop adding items to one page past this many ciphertext bytes (always at least one). */
@@ -51,6 +37,7 @@ const PAGE_BYTES = 16 * 1024 * 1024;
  */
 export async function listQueue(
   kv: Deno.Kv,
+  segments: SegmentLog,
   fp: string,
   after: number,
   limit: number,
@@ -67,12 +54,12 @@ export async function listQueue(
       more = true;
       break;
     }
-    const row = entry.value;
-    const ciphertext = await readCiphertext(kv, row);
+    const read = await readQueued(kv, segments, entry);
+    if (!read) continue;
+    const { row, ciphertext } = read;
     bytes += ciphertext.length;
-    const chunkSet = chunkSetOf(row);
     items.push({
-      seq: entry.key[2] as number,
+      seq: read.seq,
       submissionId: row.submissionId,
       version: row.version,
       formId: row.formId,
@@ -80,30 +67,45 @@ export async function listQueue(
       submitterId: row.submitterId,
       receivedAt: row.receivedAt,
       ciphertext: ciphertext.toBase64(),
-      ...(chunkSet ? { chunkSet } : {}),
     });
   }
   const last = items.at(-1);
   return { items, nextCursor: more && last ? String(last.seq) : null };
 }
 
-/** A queue entry as acking needs it: its position and its ciphertext's chunks. */
-export type AckEntry = Pick<QueueItem, "seq" | "chunkSet">;
+/**
+ * The ciphertext of queue row `entry`; when its segment went meanwhile (a compaction moved it),
+ * the row is read again. Null when the row is gone (acked meanwhile).
+ */
+async function readQueued(
+  kv: Deno.Kv,
+  segments: SegmentLog,
+  entry: Deno.KvEntry<QueueRow>,
+): Promise<{ seq: number; row: QueueRow; ciphertext: Uint8Array } | null> {
+  const seq = entry.key[2] as number;
+  try {
+    return { seq, row: entry.value, ciphertext: await segments.read(entry.value.ref) };
+  } catch (err) {
+    const again = await kv.get<QueueRow>(entry.key);
+    if (!again.value) return null;
+    if (again.value.ref.s === entry.value.ref.s) throw err;
+    return { seq, row: again.value, ciphertext: await segments.read(again.value.ref) };
+  }
+}
+
+/** A queue entry as acking needs it: its position. */
+export type AckEntry = Pick<QueueItem, "seq">;
 
 /**
- * Adds the removal of queue entry `entry.seq` of `fp` (and of its ciphertext's chunks) to
- * `w`. Blind: acking an entry already gone changes nothing.
+ * Adds the removal of queue entry `entry.seq` of `fp` to `w`. Blind: acking an entry already
+ * gone changes nothing. (Its ciphertext goes with its segment, once no row refers to it.)
  */
 export function addAck(w: KvWrite, fp: string, entry: AckEntry): void {
   w.delete(keys.queue(fp, entry.seq));
-  const set = entry.chunkSet;
-  if (set) deleteParts(w, keys.chunksOf(set.blobId), set.chunks);
 }
 
 /** Rows per atomic operation: at most 100 checks (Deno KV's limit). */
 const ACKS_PER_OP = 100;
-/** Mutations per atomic operation, under Deno KV's 1000. */
-const MUTATIONS_PER_OP = 900;
 
 /**
  * Removes the entries at positions `seqs` from the queue of `fp`; returns how many were
@@ -131,23 +133,12 @@ async function ackBatch(kv: Deno.Kv, fp: string, seqs: number[]): Promise<number
     }
     // Checked, so that two acks of one entry at once count it once; a failed operation's
     // entries are read again (those another ack removed meanwhile are then skipped).
-    const writes: { w: KvWrite; seqs: number[] }[] = [];
-    for (const entry of rows) {
-      const seq = entry.key[2] as number;
-      const one = new KvWrite();
-      addAck(one.check(entry), fp, { seq, chunkSet: chunkSetOf(entry.value) });
-      let last = writes.at(-1);
-      if (!last || last.w.mutations + one.mutations > MUTATIONS_PER_OP) {
-        writes.push(last = { w: new KvWrite(), seqs: [] });
-      }
-      addAck(last.w.check(entry), fp, { seq, chunkSet: chunkSetOf(entry.value) });
-      last.seqs.push(seq);
-    }
+    const w = new KvWrite();
+    for (const entry of rows) addAck(w.check(entry), fp, { seq: entry.key[2] as number });
     todo = [];
-    for (const { w, seqs } of writes) {
-      if (await w.commit(kv)) removed += seqs.length;
-      else todo.push(...seqs);
-    }
+    if (rows.length === 0) break;
+    if (await w.commit(kv)) removed += rows.length;
+    else todo = rows.map((entry) => entry.key[2] as number);
   }
   if (todo.length > 0) throw new ApiError(409, "conflict", "The queue kept changing; ack again");
   return removed;

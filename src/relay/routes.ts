@@ -172,10 +172,15 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
     const { fingerprint } = c.req.valid("param");
     await assertQueueOwner(kv, fingerprint, c.var.token.userId!);
     const { after, limit } = c.req.valid("query");
-    const page = await listQueue(kv, fingerprint, after ? Number(after) : 0, limit);
+    const page = await listQueue(
+      kv,
+      intake.segments,
+      fingerprint,
+      after ? Number(after) : 0,
+      limit,
+    );
     // Where a large ciphertext's chunks lie is the relay's business.
-    const items = page.items.map(({ chunkSet: _, ...item }) => item);
-    return c.json({ items, nextCursor: page.nextCursor }, 200);
+    return c.json({ items: page.items, nextCursor: page.nextCursor }, 200);
   });
 
   app.openapi({ ...postAck, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {

@@ -1,11 +1,11 @@
 /**
  * Intake: sealed envelopes in, durable before the 200, queued for their recipient.
  *
- * A submission is two rows: its head (by id: idempotency, edit window, latest version) and
- * one queue row per version (1 = original, 2+ = amendments) in its recipient's queue, with
- * the ciphertext inline. Both are written in one group commit. A ciphertext too large for a
- * row goes to 60 KiB chunks written first under a staging marker that the commit removes (a
- * crash leaves only staging, swept on start).
+ * A submission is two small rows: its head (by id: idempotency, edit window, latest version)
+ * and one queue row per version (1 = original, 2+ = amendments) in its recipient's queue,
+ * pointing at the ciphertext in the segment files (src/store/segments.ts). The ciphertext is
+ * appended as the write is recorded and fsynced by the group commit just before the commit of
+ * both rows; a crash in between leaves bytes no row refers to, swept with their segment.
  *
  * @module
  */
@@ -13,13 +13,10 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
 import { ApiError } from "../http/errors.ts";
 import type { GroupCommitter } from "../store/group_commit.ts";
-import { deletePartsInSteps, partCount, readParts, writePartsInSteps } from "../store/parts.ts";
 import { keys, type QueueRow, type SubmissionRow } from "../store/keys.ts";
+import type { SegmentLog } from "../store/segments.ts";
 import type { EditTokens } from "./edit_tokens.ts";
 import type { FormDirectory } from "./manifests.ts";
-
-/** Ciphertexts up to this size sit in their queue row (a KV value holds 64 KiB). */
-const INLINE_BYTES = 60 * 1024;
 
 /** What a successful POST or PUT answers. */
 export interface IntakeReceipt {
@@ -48,6 +45,8 @@ export class Intake {
 
   constructor(
     private kv: Deno.Kv,
+    /** Where ciphertexts lie; the committer's `beforeCommit` must flush it. */
+    readonly segments: SegmentLog,
     private committer: GroupCommitter,
     private forms: FormDirectory,
     private editTokens: EditTokens,
@@ -210,28 +209,29 @@ export class Intake {
     head: { versionstamp: string | null },
   ): Promise<boolean> {
     const { env, ciphertext } = prepared;
-    const inline = ciphertext.length <= INLINE_BYTES;
-    const blob = inline ? null : await writeStagedChunks(this.kv, ciphertext);
-    const result = await this.committer.commit({
-      lock: row.id,
-      build: (w, seq) => {
-        const queued: QueueRow = {
-          submissionId: row.id,
-          version: row.version,
-          formId: env.formId,
-          recipientPubkey: env.recipientPubkey,
-          submitterId: env.submitterId ?? null,
-          receivedAt: new Date().toISOString(),
-          bytes: ciphertext.length,
-          ...(blob ?? { ciphertext }),
-        };
-        w.check({ key: keys.submission(row.id), versionstamp: head.versionstamp })
-          .set(keys.submission(row.id), row)
-          .set(keys.queue(row.fingerprint, seq), queued);
-        if (blob) w.delete(keys.staging(blob.blobId));
-      },
-    });
-    if (!result.ok && blob) await deleteChunks(this.kv, blob.blobId, blob.chunks, true);
+    const ref = this.segments.append(ciphertext);
+    let result;
+    try {
+      result = await this.committer.commit({
+        lock: row.id,
+        build: (w, seq) => {
+          const queued: QueueRow = {
+            submissionId: row.id,
+            version: row.version,
+            formId: env.formId,
+            recipientPubkey: env.recipientPubkey,
+            submitterId: env.submitterId ?? null,
+            receivedAt: new Date().toISOString(),
+            ref,
+          };
+          w.check({ key: keys.submission(row.id), versionstamp: head.versionstamp })
+            .set(keys.submission(row.id), row)
+            .set(keys.queue(row.fingerprint, seq), queued);
+        },
+      });
+    } finally {
+      this.segments.settle(ref);
+    }
     if (result.ok) {
       this.events.dispatchEvent(new CustomEvent("queued", { detail: row.fingerprint }));
     }
@@ -248,48 +248,4 @@ function sameKey(a: string, b: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Writes the chunks of a large ciphertext ahead of its commit, marked as staging. */
-async function writeStagedChunks(
-  kv: Deno.Kv,
-  bytes: Uint8Array,
-): Promise<{ blobId: string; chunks: number }> {
-  // Time-ordered ids keep chunk inserts at the end of the key space.
-  const blobId = Date.now().toString(36).padStart(10, "0") +
-    crypto.getRandomValues(new Uint8Array(8)).toHex();
-  await kv.set(keys.staging(blobId), { chunks: partCount(bytes.length), at: Date.now() });
-  const chunks = await writePartsInSteps(kv, keys.chunksOf(blobId), bytes);
-  return { blobId, chunks };
-}
-
-/** Deletes a chunk set (and its staging marker). */
-export async function deleteChunks(
-  kv: Deno.Kv,
-  blobId: string,
-  count: number,
-  staging = false,
-): Promise<void> {
-  await deletePartsInSteps(kv, keys.chunksOf(blobId), count);
-  if (staging) await kv.delete(keys.staging(blobId));
-}
-
-/** The ciphertext of a queued version: inline, or read back from its chunks. */
-export async function readCiphertext(kv: Deno.Kv, queued: QueueRow): Promise<Uint8Array> {
-  if (queued.ciphertext) return queued.ciphertext;
-  const out = await readParts(kv, keys.chunksOf(queued.blobId!));
-  if (out?.length !== queued.bytes) {
-    throw new Error(`Submission ${queued.submissionId} v${queued.version} is missing chunks`);
-  }
-  return out;
-}
-
-/** Removes chunk sets whose commit never happened (a crash mid-write); run at start. */
-export async function sweepStaging(kv: Deno.Kv): Promise<number> {
-  let swept = 0;
-  for await (const entry of kv.list<{ chunks: number }>({ prefix: keys.stagingAll() })) {
-    await deleteChunks(kv, String(entry.key[1]), entry.value.chunks, true);
-    swept++;
-  }
-  return swept;
 }

@@ -73,12 +73,14 @@ export class GroupCommitter {
 
   /**
    * `inFlight`: commits under way at once (default 1; above 1, sequence numbers are no longer
-   * in commit order).
+   * in commit order). `beforeCommit`: runs before each batch commits (e.g. the fsync of the
+   * segment files its rows point into); when it fails, the batch fails.
    */
   constructor(
     private kv: Deno.Kv,
     private limits: BatchLimits = DEFAULT_LIMITS,
     private inFlight = 1,
+    private beforeCommit?: () => Promise<void>,
   ) {}
 
   /** Records `item` for the next batch and resolves once it is durable (or refused). */
@@ -122,6 +124,12 @@ export class GroupCommitter {
   /** Commits one batch; never throws (each item's promise carries its outcome). */
   async #commitBatch(batch: Pending[]): Promise<void> {
     let todo = batch;
+    try {
+      await this.beforeCommit?.();
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
     try {
       for (let round = 0; round <= RECOMMITS && todo.length > 0; round++) {
         const op = this.kv.atomic();

@@ -48,17 +48,13 @@ export const keys = {
   challenge: (id: string) => ["challenges", id] as const,
   form: (formId: string) => ["forms", formId] as const,
   submission: (id: string) => ["submissions", id] as const,
-  /** Ciphertext chunk `index` of chunk set `blobId` (large ciphertexts only). */
-  chunk: (blobId: string, index: number) => ["chunks", blobId, index] as const,
-  chunksOf: (blobId: string) => ["chunks", blobId] as const,
-  /** Marks a chunk set written ahead of its commit; swept on start if the commit never came. */
-  staging: (blobId: string) => ["staging", blobId] as const,
-  stagingAll: () => ["staging"] as const,
   /** The per-recipient queue of envelopes, ordered by `seq`. */
   queue: (fingerprint: string, seq: number) => ["queue", fingerprint, seq] as const,
   queueOf: (fingerprint: string) => ["queue", fingerprint] as const,
   /** Snapshot parts of a record event (see src/events). */
   recordEvent: (eventId: string) => ["record_events", eventId] as const,
+  /** Live references into segment file `id` (a `Deno.KvU64`; see src/store/segments.ts). */
+  segment: (id: number) => ["segments", id] as const,
   /** The layout version of the whole store (a number; see src/store/schema.ts). */
   schemaVersion: () => ["meta", "schema_version"] as const,
 };

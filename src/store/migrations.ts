@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { queueCiphertextsInSegments } from "./migration_segments.ts";
 import type { Migration } from "./schema.ts";
 import {
   blobKeys,
@@ -160,4 +161,9 @@ const webhookAttemptRows: Migration = {
 };
 
 /** Every migration, in order: `MIGRATIONS[i].to === i + 1`. */
-export const MIGRATIONS: Migration[] = [webhookBodiesInRefs, recordTimeIndex, webhookAttemptRows];
+export const MIGRATIONS: Migration[] = [
+  webhookBodiesInRefs,
+  recordTimeIndex,
+  webhookAttemptRows,
+  queueCiphertextsInSegments,
+];

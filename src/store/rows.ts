@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { SegmentRef } from "./segments.ts";
 
 /** A registered user of the relay. */
 export interface UserRow {
@@ -81,11 +82,8 @@ export interface QueueRow {
   recipientPubkey: string;
   submitterId: string | null;
   receivedAt: string;
-  bytes: number;
-  /** The sealed box, when it fits in this row; else it is in chunk set `blobId`. */
-  ciphertext?: Uint8Array;
-  blobId?: string;
-  chunks?: number;
+  /** Where the sealed box lies in the segment files (src/store/segments.ts). */
+  ref: SegmentRef;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,8 +19,11 @@ export interface Migration {
   to: number;
   /** What changes, for the log line. */
   description: string;
-  /** Rewrites the store from version `to - 1` to `to`; running it twice changes nothing more. */
-  run(kv: Deno.Kv): Promise<void>;
+  /**
+   * Rewrites the store (of data dir `dataDir`) from version `to - 1` to `to`; running it twice
+   * changes nothing more.
+   */
+  run(kv: Deno.Kv, dataDir: string): Promise<void>;
 }
 
 /** The layout version this program reads and writes. */
@@ -58,7 +61,7 @@ async function isEmpty(kv: Deno.Kv): Promise<boolean> {
 }
 
 /**
- * Brings the store of `where` (the data dir, for messages) to `migrations.length`: stamps an
+ * Brings the store of data dir `where` to `migrations.length`: stamps an
  * empty store, runs the migrations a store is behind on, and refuses a newer store with a
  * {@link SchemaVersionError}.
  *
@@ -89,7 +92,7 @@ export async function migrateStore(
   const from = found ?? 0;
   const applied: Migration[] = [];
   for (const migration of migrations.slice(from)) {
-    await migration.run(kv);
+    await migration.run(kv, where);
     await kv.set(keys.schemaVersion(), migration.to);
     applied.push(migration);
   }

@@ -14,6 +14,7 @@ import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { type AckEntry, ackQueue, addAck, listQueue, type QueueItem } from "../relay/queue.ts";
 import type { KvWrite } from "../store/write.ts";
+import type { SegmentLog } from "../store/segments.ts";
 
 export type { AckEntry, PresignedUrl, QueueItem };
 
@@ -81,12 +82,14 @@ export interface LocalBlobs {
  *
  * @example
  * ```ts
- * const link = new LocalRelayLink(kv, forms, server.baseUrl, intake.events);
+ * const link = new LocalRelayLink(kv, intake.segments, forms, server.baseUrl, intake.events);
  * ```
  */
 export class LocalRelayLink implements RelayLink {
   constructor(
     private kv: Deno.Kv,
+    /** The relay's segment files, where queued ciphertexts lie. */
+    private segments: SegmentLog,
     private forms: FormDirectory,
     /** Set once the server listens, when the port was not known before. */
     public relayUrl: string,
@@ -118,7 +121,7 @@ export class LocalRelayLink implements RelayLink {
   }
 
   async pull(fp: string, after: number, limit: number): Promise<QueueItem[]> {
-    return (await listQueue(this.kv, fp, after, limit)).items;
+    return (await listQueue(this.kv, this.segments, fp, after, limit)).items;
   }
 
   async ack(fp: string, seqs: number[]): Promise<void> {

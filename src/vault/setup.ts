@@ -11,13 +11,20 @@ import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
 import { HttpRelayLink, type LocalBlobs, LocalRelayLink } from "./relay_link.ts";
 import { Vault, type VaultOptions } from "./service.ts";
+import type { SegmentLog } from "../store/segments.ts";
 
 /** What the process gives the vault. */
 export interface VaultSetup {
   config: Config;
   kv: Deno.Kv;
   /** Role `all`: the relay's form directory, intake events and uploaded files. */
-  local?: { forms: FormDirectory; events: EventTarget; relayUrl: string; blobs: LocalBlobs | null };
+  local?: {
+    forms: FormDirectory;
+    events: EventTarget;
+    segments: SegmentLog;
+    relayUrl: string;
+    blobs: LocalBlobs | null;
+  };
   /** `SEALPOST_PASSPHRASE` and `SEALPOST_RELAY_TOKEN`, usually `Deno.env.toObject()`. */
   env: Record<string, string>;
   log?: (message: string) => void;
@@ -57,8 +64,8 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
   const keys = new VaultKeys(config.data_dir, env.SEALPOST_PASSPHRASE || null);
   let link;
   if (setup.local) {
-    const { forms, relayUrl, events, blobs } = setup.local;
-    link = new LocalRelayLink(kv, forms, relayUrl, events, blobs);
+    const { forms, relayUrl, events, segments, blobs } = setup.local;
+    link = new LocalRelayLink(kv, segments, forms, relayUrl, events, blobs);
   } else {
     if (!config.vault.relay_url) {
       throw new Error("Role vault needs the relay's URL: --relay URL or vault.relay_url");

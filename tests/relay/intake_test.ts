@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { open } from "../../src/crypto/sealed_box.ts";
-import { openStore } from "../../src/store/kv.ts";
 import {
   envelopeFor,
   newSubmissionId,
@@ -212,7 +211,7 @@ Deno.test("POST /submissions: 413 decided while streaming, before a huge body is
   }
 });
 
-Deno.test("POST /submissions: a 2 MiB ciphertext is stored in chunks and read back whole", async () => {
+Deno.test("POST /submissions: a 2 MiB ciphertext lies in the segment files, read back whole", async () => {
   const { inst, db } = await setup();
   try {
     const big = {
@@ -226,25 +225,21 @@ Deno.test("POST /submissions: a 2 MiB ciphertext is stored in chunks and read ba
     assert.equal((await post(inst, envelope)).status, 200);
     const { items } = await queue(inst, db);
     assert.equal(items[0].ciphertext, envelope.ciphertext);
-    const kv = await openStore(inst.config.data_dir);
-    try {
-      const count = async (prefix: Deno.KvKey) => {
-        let n = 0;
-        for await (const _ of kv.list({ prefix })) n++;
-        return n;
-      };
-      assert.equal(await count(["chunks"]), 35, "2 MiB+ in 60 KiB chunks");
-      assert.equal(await count(["staging"]), 0, "the commit removed the staging marker");
-      const ack = await call(`${inst.url}/owner/queues/${db.fingerprint}/ack`, {
-        method: "POST",
-        token: inst.credentials.ownerToken,
-        json: { seqs: [items[0].seq] },
-      });
-      assert.deepEqual(ack.body, { acked: 1 });
-      assert.equal(await count(["chunks"]), 0, "acking deletes the chunks");
-    } finally {
-      kv.close();
+    let segmentBytes = 0;
+    for await (const file of Deno.readDir(`${inst.config.data_dir}/segments`)) {
+      segmentBytes += (await Deno.stat(`${inst.config.data_dir}/segments/${file.name}`)).size;
     }
+    assert.equal(segmentBytes, Uint8Array.fromBase64(envelope.ciphertext).length);
+    const kvBytes = (await Deno.stat(`${inst.config.data_dir}/sealpost.kv`)).size +
+      (await Deno.stat(`${inst.config.data_dir}/sealpost.kv-wal`)).size;
+    assert.ok(kvBytes < 1024 * 1024, `the store holds rows, not the ciphertext (${kvBytes} B)`);
+    const ack = await call(`${inst.url}/owner/queues/${db.fingerprint}/ack`, {
+      method: "POST",
+      token: inst.credentials.ownerToken,
+      json: { seqs: [items[0].seq] },
+    });
+    assert.deepEqual(ack.body, { acked: 1 });
+    assert.deepEqual((await queue(inst, db)).items, []);
   } finally {
     await inst.close();
   }

@@ -3,11 +3,16 @@ import { blobKeys, type BlobMetaRow, keys, vaultKeys, webhookKeys } from "../../
 import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
 import { WebhookStore } from "../../src/webhooks/index.ts";
 import { ATTEMPTS, V0, writeV0Fixture } from "./_v0_fixture.ts";
+import { listQueue } from "../../src/relay/queue.ts";
+import { SegmentLog } from "../../src/store/segments.ts";
+
+/** The data dir the migrations see (migration 4 writes segment files into it). */
+const FIXTURE_DIR = await Deno.makeTempDir({ prefix: "sealpost-migrations-" });
 
 Deno.test("migrations 1 to 3: a version-0 store is rewritten into the current layout", async () => {
   using kv = await Deno.openKv(":memory:");
   await writeV0Fixture(kv);
-  const result = await migrateStore(kv, "fixture");
+  const result = await migrateStore(kv, FIXTURE_DIR);
   assert.equal(result.from, 0);
   assert.equal(result.to, SCHEMA_VERSION);
   assert.equal((await kv.get(keys.schemaVersion())).value, SCHEMA_VERSION);
@@ -59,7 +64,7 @@ Deno.test("migrations 1 to 3: a version-0 store is rewritten into the current la
 Deno.test("migration 3: a version-2 store's attempt logs become attempt rows", async () => {
   using kv = await Deno.openKv(":memory:");
   await writeV0Fixture(kv);
-  await migrateStore(kv, "fixture");
+  await migrateStore(kv, FIXTURE_DIR);
   // Back to version 2: the migrated layout, with the log inside the row again.
   const key = webhookKeys.delivery(V0.webhookId, V0.inlineId);
   const row = (await kv.get<Record<string, unknown>>(key)).value!;
@@ -69,8 +74,8 @@ Deno.test("migration 3: a version-2 store's attempt logs become attempt rows", a
   const store = new WebhookStore(kv);
   assert.deepEqual(await store.attempts(V0.inlineId), []);
 
-  const result = await migrateStore(kv, "fixture");
-  assert.deepEqual([result.from, result.to], [2, 3]);
+  const result = await migrateStore(kv, FIXTURE_DIR);
+  assert.deepEqual([result.from, result.to], [2, SCHEMA_VERSION]);
   assert.deepEqual((await kv.get(key)).value, row);
   assert.deepEqual(await store.attempts(V0.inlineId), ATTEMPTS);
   // A removed configuration's purge takes the attempt rows with the delivery.
@@ -82,10 +87,10 @@ Deno.test("migration 3: a version-2 store's attempt logs become attempt rows", a
 Deno.test("migrations: running them again changes nothing", async () => {
   using kv = await Deno.openKv(":memory:");
   await writeV0Fixture(kv);
-  await migrateStore(kv, "fixture");
+  await migrateStore(kv, FIXTURE_DIR);
   const before = await Array.fromAsync(kv.list({ prefix: [] }));
   await kv.delete(keys.schemaVersion());
-  await migrateStore(kv, "fixture");
+  await migrateStore(kv, FIXTURE_DIR);
   const after = await Array.fromAsync(kv.list({ prefix: [] }));
   assert.deepEqual(after.map((e) => [e.key, e.value]), before.map((e) => [e.key, e.value]));
 });
@@ -107,7 +112,7 @@ Deno.test("migration 2: blob rows of version 1 get claim counts (claimed ones on
   await kv.set(blobKeys.meta("u1", "b".repeat(64)), row("b".repeat(64), null));
   await kv.set(vaultKeys.form("f1"), { formId: "f1", userId: "u1", schemaVersion: 1 });
   await kv.set(keys.schemaVersion(), 1);
-  const result = await migrateStore(kv, "fixture");
+  const result = await migrateStore(kv, FIXTURE_DIR);
   assert.equal(result.from, 1);
   // A form row from before retention gets an explicit "kept".
   const form = (await kv.get<Record<string, unknown>>(vaultKeys.form("f1"))).value!;
@@ -118,4 +123,43 @@ Deno.test("migration 2: blob rows of version 1 get claim counts (claimed ones on
   const unclaimed = (await kv.get<BlobMetaRow>(blobKeys.meta("u1", "b".repeat(64)))).value!;
   assert.equal(unclaimed.claims, 0);
   assert.equal((await kv.get(blobKeys.claim("u1", "b".repeat(64), "owner"))).value, null);
+});
+
+Deno.test("migration 4: queued ciphertexts, inline or in chunks, move to segment files; staged chunks go", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const dataDir = await Deno.makeTempDir({ prefix: "sealpost-migration-4-" });
+  const fp = "f".repeat(64);
+  const small = Uint8Array.from({ length: 100 }, (_, i) => i);
+  const large = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7) & 0xff);
+  const row = (id: string) => ({
+    submissionId: id,
+    version: 1,
+    formId: "contact",
+    recipientPubkey: "k",
+    submitterId: null,
+    receivedAt: "2026-11-01T00:00:00.000Z",
+  });
+  const op = kv.atomic()
+    .set(["queue", fp, 1], { ...row("a"), bytes: 100, ciphertext: small })
+    .set(["queue", fp, 2], { ...row("b"), bytes: large.length, blobId: "big", chunks: 2 })
+    .set(["chunks", "big", 0], large.subarray(0, 61440))
+    .set(["chunks", "big", 1], large.subarray(61440))
+    .set(["staging", "lost"], { chunks: 1, at: 0 })
+    .set(["chunks", "lost", 0], new Uint8Array(10))
+    .set(keys.schemaVersion(), 3);
+  await op.commit();
+  const result = await migrateStore(kv, dataDir);
+  assert.deepEqual([result.from, result.to], [3, SCHEMA_VERSION]);
+  const segments = await SegmentLog.open(`${dataDir}/segments`);
+  try {
+    const { items } = await listQueue(kv, segments, fp, 0, 10);
+    assert.deepEqual(items.map((i) => Uint8Array.fromBase64(i.ciphertext)), [small, large]);
+    assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["chunks"] })), []);
+    assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["staging"] })), []);
+    const queued = await Array.fromAsync(kv.list<Record<string, unknown>>({ prefix: ["queue"] }));
+    assert.ok(queued.every((e) => !("ciphertext" in e.value) && !("blobId" in e.value)));
+  } finally {
+    await segments.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
 });

@@ -425,7 +425,7 @@ test("a delivery of store version 0 (body in the row), once migrated, is shown a
       .set(webhookKeys.deliveryWebhook(oldId), hook.id)
       .commit();
     // What serve does on start with a store from before schema versions.
-    assert.equal((await migrateStore(h.kv, "harness")).from, 0);
+    assert.equal((await migrateStore(h.kv, h.dir)).from, 0);
     const entry = await h.store.delivery(oldId);
     assert.equal(entry?.value.status, "delivered");
     assert.deepEqual(await h.store.body(entry!.value), first.raw);
