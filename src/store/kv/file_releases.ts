@@ -6,6 +6,7 @@
  */
 import { type VaultFileReleaseRow, vaultKeys } from "../keys.ts";
 import type { FileRelease, FileReleasesPort } from "../ports/file_releases.ts";
+import { KvWrite } from "../write.ts";
 
 /**
  * The Deno KV store of pending file releases.
@@ -30,6 +31,6 @@ export class KvFileReleases implements FileReleasesPort {
   }
 
   async done(id: string): Promise<void> {
-    await this.kv.delete(vaultKeys.fileRelease(id));
+    await new KvWrite().delete(vaultKeys.fileRelease(id)).commit(this.kv);
   }
 }

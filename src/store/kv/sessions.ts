@@ -7,6 +7,7 @@
  */
 import { consoleKeys, keys, type TokenRow } from "../keys.ts";
 import type { ConsoleSessionRow, SessionsPort } from "../ports/sessions.ts";
+import { KvWrite } from "../write.ts";
 
 /**
  * The Deno KV session store.
@@ -21,10 +22,10 @@ export class KvSessions implements SessionsPort {
   constructor(private kv: Deno.Kv) {}
 
   async create(idHash: string, row: ConsoleSessionRow, ttlMs: number): Promise<void> {
-    await this.kv.atomic()
+    await new KvWrite()
       .set(consoleKeys.session(idHash), row, { expireIn: ttlMs })
       .set(consoleKeys.userSession(row.userId, idHash), null, { expireIn: ttlMs })
-      .commit();
+      .commit(this.kv);
   }
 
   async get(idHash: string): Promise<ConsoleSessionRow | null> {
@@ -35,15 +36,16 @@ export class KvSessions implements SessionsPort {
     const entry = await this.kv.get<ConsoleSessionRow>(consoleKeys.session(idHash));
     if (!entry.value || entry.value.seenAt >= seenAt) return false;
     const next = { ...entry.value, seenAt };
-    return (await this.kv.atomic().check(entry).set(entry.key, next, { expireIn: ttlMs }).commit())
-      .ok;
+    return await new KvWrite().check(entry).set(entry.key, next, { expireIn: ttlMs }).commit(
+      this.kv,
+    );
   }
 
   async delete(userId: string, idHash: string): Promise<void> {
-    await this.kv.atomic()
+    await new KvWrite()
       .delete(consoleKeys.session(idHash))
       .delete(consoleKeys.userSession(userId, idHash))
-      .commit();
+      .commit(this.kv);
   }
 
   async deleteAll(userId: string): Promise<number> {

@@ -6,6 +6,7 @@
  */
 import { vaultKeys } from "../keys.ts";
 import type { VaultDatabaseRow, VaultDatabasesPort } from "../ports/vault_databases.ts";
+import { KvWrite } from "../write.ts";
 
 /**
  * The Deno KV store of the vault's databases.
@@ -20,7 +21,7 @@ export class KvVaultDatabases implements VaultDatabasesPort {
   constructor(private kv: Deno.Kv) {}
 
   async put(row: VaultDatabaseRow): Promise<void> {
-    await this.kv.set(vaultKeys.database(row.id), row);
+    await new KvWrite().set(vaultKeys.database(row.id), row).commit(this.kv);
   }
 
   async get(id: string): Promise<VaultDatabaseRow | null> {
@@ -39,6 +40,6 @@ export class KvVaultDatabases implements VaultDatabasesPort {
   }
 
   async setFact(name: string, value: unknown): Promise<void> {
-    await this.kv.set(vaultKeys.meta(name), value);
+    await new KvWrite().set(vaultKeys.meta(name), value).commit(this.kv);
   }
 }
