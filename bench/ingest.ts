@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { open } from "../src/crypto/sealed_box.ts";
 import { createUser } from "../src/relay/identity.ts";
-import { EditTokens } from "../src/relay/edit_tokens.ts";
+import { EditTokens } from "../src/auth/index.ts";
 import { FormDirectory } from "../src/relay/manifests.ts";
 import { Intake } from "../src/relay/submissions.ts";
 import { buildEnvelope, buildPayload, seal } from "../src/sdk/mod.ts";

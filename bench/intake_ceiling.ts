@@ -3,10 +3,11 @@
  * Deno KV in between. The table is Deno KV's own (`kv`: blob key, `WITHOUT ROWID`, with its
  * expiration index; read from a Deno KV file with node:sqlite), keys in Deno KV's tuple
  * encoding, values V8-serialized as Deno KV stores them, WAL with `synchronous = FULL`. Each
- * transaction is one group-commit batch: per envelope, a point read of the head key (the
- * existence check), then the head row and the queue row (ciphertext inline; over 60 KiB in
- * 60 KiB chunk rows), plus Deno KV's data-version bump. Values are serialized once, outside
- * the timed loop, so that only SQLite's work is timed.
+ * transaction is one group-commit batch: the batch's ciphertexts appended to a segment file in
+ * one write and fsynced (fdatasync) first, as Sealpost's segment files are; then per envelope
+ * a point read of the head key (the existence check), the head row and the queue row pointing
+ * into the segment, plus Deno KV's data-version bump. Values are serialized once, outside the
+ * timed loop, so that only the file's and SQLite's work is timed.
  *
  * Usage: deno run -A bench/intake_ceiling.ts <db-path> <seconds> <batch> <random|mix>
  * Prints one JSON line: envelopes written, seconds, envelopes/s, p99 transaction ms.
@@ -17,9 +18,10 @@ import { serialize } from "node:v8";
 const [path, secondsArg, batchArg, mode] = Deno.args;
 const seconds = Number(secondsArg);
 const batch = Number(batchArg);
-const CHUNK = 60 * 1024;
 
 const db = new DatabaseSync(path);
+const segment = Deno.openSync(`${path}.segment`, { create: true, write: true, append: true });
+let segmentSize = 0;
 db.exec(`
   PRAGMA journal_mode = WAL;
   PRAGMA synchronous = FULL;
@@ -72,7 +74,6 @@ const headValue = serialize({
 });
 const sizes = [1024, 8192, 65536].map((n) => {
   const ciphertext = crypto.getRandomValues(new Uint8Array(n));
-  const chunks = n > CHUNK ? Math.ceil(n / CHUNK) : 0;
   const queued = serialize({
     submissionId: sampleId,
     version: 1,
@@ -80,14 +81,9 @@ const sizes = [1024, 8192, 65536].map((n) => {
     recipientPubkey: fingerprint,
     submitterId: null,
     receivedAt: now,
-    bytes: n,
-    ...(chunks ? { blobId: String(Date.now() * 1000), chunks } : { ciphertext }),
+    ref: { s: 1_000_000, o: 1_000_000_000, n },
   });
-  const parts = Array.from(
-    { length: chunks },
-    (_, c) => ciphertext.subarray(c * CHUNK, (c + 1) * CHUNK),
-  );
-  return { queued, parts };
+  return { queued, ciphertext };
 });
 const written: string[] = [];
 let version = 0;
@@ -98,6 +94,8 @@ const started = performance.now();
 const until = started + seconds * 1000;
 while (performance.now() < until) {
   const t0 = performance.now();
+  const rows: { headKey: Uint8Array; queued: Uint8Array }[] = [];
+  const appended: Uint8Array[] = [];
   db.exec("BEGIN IMMEDIATE");
   bump.run();
   version++;
@@ -110,23 +108,33 @@ while (performance.now() < until) {
     envelopes++;
     if (exists.get(headKey)) continue;
     const r = Math.random();
-    const { queued, parts } = sizes[mode === "mix" ? (r < 0.6 ? 0 : r < 0.9 ? 1 : 2) : 0];
-    put.run(headKey, headValue, 1, version);
-    const blobId = String(++seq);
-    for (const [c, part] of parts.entries()) put.run(key("chunks", blobId, c), part, 2, version);
-    put.run(key("queue", fingerprint, seq), queued, 1, version);
+    const { queued, ciphertext } = sizes[mode === "mix" ? (r < 0.6 ? 0 : r < 0.9 ? 1 : 2) : 0];
+    rows.push({ headKey, queued });
+    appended.push(ciphertext);
     if (written.length < 4096) written.push(id);
     else written[Math.floor(Math.random() * written.length)] = id;
+  }
+  // The segment bytes are durable before the rows that point into them commit.
+  const bytes = new Uint8Array(appended.reduce((sum, a) => sum + a.length, 0));
+  appended.reduce((at, a) => (bytes.set(a, at), at + a.length), 0);
+  for (let at = 0; at < bytes.length;) at += segment.writeSync(bytes.subarray(at));
+  segment.syncDataSync();
+  segmentSize += bytes.length;
+  for (const { headKey, queued } of rows) {
+    put.run(headKey, headValue, 1, version);
+    put.run(key("queue", fingerprint, ++seq), queued, 1, version);
   }
   db.exec("COMMIT");
   txMs.push(performance.now() - t0);
 }
 const elapsed = (performance.now() - started) / 1000;
 db.close();
+segment.close();
 txMs.sort((a, b) => a - b);
 console.log(JSON.stringify({
   envelopes,
   seconds: elapsed,
   rate: envelopes / elapsed,
   p99TxMs: txMs[Math.floor(txMs.length * 0.99)] ?? 0,
+  segmentBytes: segmentSize,
 }));

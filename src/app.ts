@@ -7,7 +7,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
-import { kvTokenLookup } from "./store/kv/sessions.ts";
+import { principalOfToken } from "./auth/index.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
 import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
@@ -130,7 +130,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   }
   // The owner console (src/console): web pages of the vault only; a relay serves none.
   if (deps.vault) {
-    const sessions = new Sessions(deps.vault.store.sessions, kvTokenLookup(deps.kv), {
+    const tokens = (id: string) => principalOfToken(deps.kv, id);
+    const sessions = new Sessions(deps.vault.store.sessions, tokens, {
       idleSeconds: config.console.session_idle_seconds,
       maxSeconds: config.console.session_max_seconds,
     });

@@ -10,7 +10,7 @@ import { type Config, publicBaseUrl } from "./config/index.ts";
 import { connectionLimits } from "./net/config.ts";
 import { type HttpServer, serveHttp } from "./net/listener.ts";
 import { readRelaySecret } from "./init/data_dir.ts";
-import { EditTokens } from "./relay/edit_tokens.ts";
+import { EditTokens } from "./auth/index.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake } from "./relay/submissions.ts";
 import { sweepQueueSegments } from "./relay/queue_segments.ts";

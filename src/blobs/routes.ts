@@ -11,8 +11,9 @@ import type { Context } from "hono";
 import { type Config, publicBaseUrl } from "../config/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
+import { NotFound } from "../errors/index.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
-import { type AuthEnv, requireToken } from "../relay/auth.ts";
+import { assertOwns, type OwnerEnv, requireOwner } from "../auth/index.ts";
 import { mimeEssence } from "../forms/file_ref.ts";
 import { parseRange } from "./range.ts";
 import {
@@ -191,12 +192,12 @@ function etagMatches(header: string | undefined, hash: string): boolean {
 }
 
 /** Mounts the blob routes on a new router. */
-export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
+export function blobRoutes(deps: BlobDeps): OpenAPIHono<OwnerEnv> {
   const { kv, config, blobs } = deps;
-  const app = newRouter();
+  const app = newRouter<OwnerEnv>();
   const trust = new AddressRanges(config.server.trusted_proxies);
   const ownerLimit = rateLimit(deps.limiters.owner, trust);
-  const ownerAuth = requireToken(kv, "owner");
+  const ownerAuth = requireOwner(kv);
   const smallJson = jsonBody(() => 64 * 1024, {
     code: "payload_too_large",
     message: "Request body exceeds 64 KiB",
@@ -258,15 +259,13 @@ export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
     const { recipientUserId, hash } = c.req.valid("param");
     const { lifetimeSeconds } = c.req.valid("query");
     // Another user's file answers exactly like a missing one (no existence oracle).
-    const read = c.var.token.userId === recipientUserId
-      ? await blobs.readUrl({ userId: recipientUserId, hash }, {
-        lifetimeSeconds,
-        baseUrl: baseUrl(c),
-      })
-      : null;
-    if (!read) {
-      throw new ApiError(404, "blob_not_found", `No blob ${recipientUserId}/${hash}`);
-    }
+    const notFound = () => new NotFound("blob_not_found", `No blob ${recipientUserId}/${hash}`);
+    assertOwns(c.var.owner.userId, recipientUserId, notFound);
+    const read = await blobs.readUrl({ userId: recipientUserId, hash }, {
+      lifetimeSeconds,
+      baseUrl: baseUrl(c),
+    });
+    if (!read) throw notFound();
     return c.json(read, 200);
   });
 
@@ -277,11 +276,11 @@ export function blobRoutes(deps: BlobDeps): OpenAPIHono<AuthEnv> {
   });
   app.openapi({ ...postClaim, middleware: [ownerLimit, ownerAuth, claimJson] }, async (c) => {
     const { hashes, claimant } = c.req.valid("json");
-    return c.json(await blobs.claim(c.var.token.userId!, hashes, claimant), 200);
+    return c.json(await blobs.claim(c.var.owner.userId, hashes, claimant), 200);
   });
   app.openapi({ ...postRelease, middleware: [ownerLimit, ownerAuth, claimJson] }, async (c) => {
     const { hashes, claimant } = c.req.valid("json");
-    return c.json(await blobs.release(c.var.token.userId!, hashes, claimant), 200);
+    return c.json(await blobs.release(c.var.owner.userId, hashes, claimant), 200);
   });
 
   return app;

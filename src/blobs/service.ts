@@ -6,7 +6,14 @@
  */
 import { join } from "node:path";
 import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
-import { ApiError } from "../http/errors.ts";
+import {
+  type DomainError,
+  Forbidden,
+  Invalid,
+  NotFound,
+  QuotaExceeded,
+  TooLarge,
+} from "../errors/index.ts";
 import { getUser } from "../relay/identity.ts";
 import type { BlobMetaRow } from "../store/keys.ts";
 import { KeyedLock } from "./_lock.ts";
@@ -47,20 +54,20 @@ function blobPath(key: BlobKey): string {
 
 const CANONICAL_INT = /^(0|[1-9][0-9]{0,14})$/;
 
-function quotaError(err: QuotaExceededError): ApiError {
-  return new ApiError(413, "quota_exceeded", err.message);
+function quotaError(err: QuotaExceededError): QuotaExceeded {
+  return new QuotaExceeded("quota_exceeded", err.message);
 }
 
-function writeError(err: BlobWriteError): ApiError {
+function writeError(err: BlobWriteError): DomainError {
   switch (err.reason) {
     case "too_large":
-      return new ApiError(413, "file_too_large", err.message);
+      return new TooLarge("file_too_large", err.message);
     case "empty":
-      return new ApiError(400, "empty_body", "The body is empty; a file has 1 byte or more");
+      return new Invalid("empty_body", "The body is empty; a file has 1 byte or more");
     case "hash_mismatch":
-      return new ApiError(400, "hash_mismatch", err.message);
+      return new Invalid("hash_mismatch", err.message);
     case "unreadable":
-      return new ApiError(400, "body_unreadable", err.message);
+      return new Invalid("body_unreadable", err.message);
   }
 }
 
@@ -131,8 +138,7 @@ export class Blobs {
     const { kv, settings } = this.options;
     const key = { userId: request.recipientUserId, hash: request.hash };
     if (!isBlobUserId(key.userId) || !await getUser(kv, key.userId)) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "unknown_recipient",
         `No user "${key.userId}" is registered here`,
         "recipientUserId",
@@ -156,7 +162,7 @@ export class Blobs {
 
   /**
    * Handles the pre-signed PUT: checks the signature, expiry and Content-Type, streams the
-   * body into the store while hashing it, and records it. Fails with the {@linkcode ApiError}
+   * body into the store while hashing it, and records it. Fails with the {@linkcode DomainError}
    * the client gets; nothing of a failed upload stays behind.
    */
   async acceptUpload(
@@ -167,8 +173,7 @@ export class Blobs {
     const { kv, store, settings } = this.options;
     const signed = await this.#verify("PUT", key, query);
     if (!contentTypeMatches(request.contentType, signed.mime)) {
-      throw new ApiError(
-        403,
+      throw new Forbidden(
         "content_type_mismatch",
         signed.mime === null
           ? `Content-Type "${request.contentType}" was not signed: the slot declared no mime, ` +
@@ -182,15 +187,14 @@ export class Blobs {
       ? Number(request.contentLength)
       : null;
     if (declared !== null && declared > maxBytes) {
-      throw new ApiError(
-        413,
+      throw new TooLarge(
         "file_too_large",
         `Content-Length ${declared} exceeds the ${maxBytes}-byte limit`,
       );
     }
     if (declared !== null && declared > 0) await this.#assertRoom(key, declared);
     if (!request.body) {
-      throw new ApiError(400, "empty_body", "The body is empty; a file has 1 byte or more");
+      throw new Invalid("empty_body", "The body is empty; a file has 1 byte or more");
     }
     let staged;
     try {
@@ -259,14 +263,14 @@ export class Blobs {
   async authorizeRead(key: BlobKey, query: SignedQuery): Promise<BlobMetaRow> {
     await this.#verify("GET", key, query);
     const meta = await getBlobMeta(this.options.kv, key);
-    if (!meta) throw new ApiError(404, "blob_not_found", `No blob ${blobKeyString(key)}`);
+    if (!meta) throw new NotFound("blob_not_found", `No blob ${blobKeyString(key)}`);
     return meta;
   }
 
   /** Streams a stored blob (all of it, or `range`); 404 when its bytes are gone. */
   async read(key: BlobKey, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
     const stream = await this.options.store.read(key, range);
-    if (!stream) throw new ApiError(404, "blob_not_found", `No blob ${blobKeyString(key)}`);
+    if (!stream) throw new NotFound("blob_not_found", `No blob ${blobKeyString(key)}`);
     return stream;
   }
 
@@ -344,15 +348,13 @@ export class Blobs {
     const valid = expires !== null && (!upload || maxBytes !== null) &&
       query.sig !== undefined && await this.options.signer.verify(request, query.sig);
     if (!valid) {
-      throw new ApiError(
-        403,
+      throw new Forbidden(
         "signature_mismatch",
         `The signature does not match this ${method} of ${request.path} and its parameters`,
       );
     }
     if (expires! * 1000 <= this.#now()) {
-      throw new ApiError(
-        403,
+      throw new Forbidden(
         "url_expired",
         `The URL expired at ${new Date(expires! * 1000).toISOString()}`,
       );

@@ -8,7 +8,7 @@
 import { type Context, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { verifyToken } from "../relay/tokens.ts";
+import { authenticate } from "../auth/index.ts";
 import {
   clearConsoleCookie,
   type ConsoleDeps,
@@ -85,14 +85,14 @@ export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         403,
       );
     }
-    const row = await verifyToken(deps.kv, field(body, "token"));
-    if (!row || row.kind !== "owner" || !row.userId) {
+    const owner = await authenticate(deps.kv, field(body, "token"));
+    if (owner?.kind !== "owner") {
       return c.html(
         html(<SignInPage csrf={presented} error="That owner token is not valid." />),
         401,
       );
     }
-    const { cookie } = await deps.sessions.create(row);
+    const { cookie } = await deps.sessions.create(owner);
     clearConsoleCookie(c, deps.config, SIGN_IN_COOKIE);
     setConsoleCookie(c, deps.config, SESSION_COOKIE, cookie, deps.sessions.limits.maxSeconds);
     return c.redirect("/console", 303);

@@ -9,7 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { Config } from "../config/index.ts";
 import { publicBaseUrl } from "../config/index.ts";
-import { ApiError } from "../http/errors.ts";
+import { Forbidden, Invalid, Unauthenticated } from "../errors/index.ts";
 import type { Vault } from "../vault/index.ts";
 import type { WebhookEngine } from "../webhooks/index.ts";
 import type { Session, Sessions } from "./sessions.ts";
@@ -120,12 +120,12 @@ export function requireSession(deps: ConsoleDeps): MiddlewareHandler<ConsoleEnv>
     const session = await sessionOf(c, deps);
     if (!session) {
       if (c.req.method === "GET" || c.req.method === "HEAD") return c.redirect("/console", 303);
-      throw new ApiError(401, "unauthorized", "Your console session has ended: sign in again");
+      throw new Unauthenticated("unauthorized", "Your console session has ended: sign in again");
     }
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       const presented = c.req.header("x-csrf-token") ?? await csrfField(c);
       if (!deps.sessions.checkCsrf(session, presented)) {
-        throw new ApiError(403, "csrf_failed", "Missing or wrong CSRF token: reload the page");
+        throw new Forbidden("csrf_failed", "Missing or wrong CSRF token: reload the page");
       }
     }
     c.set("session", session);
@@ -147,7 +147,7 @@ async function csrfField(c: Context): Promise<string | null> {
 /** The form body of a request as strings (files ignored), `all` values for repeated names. */
 export async function formBody(c: Context): Promise<Record<string, string | string[]>> {
   const body = await c.req.parseBody({ all: true }).catch(() => {
-    throw new ApiError(400, "invalid_request", "The form body could not be read");
+    throw new Invalid("invalid_request", "The form body could not be read");
   });
   const out: Record<string, string | string[]> = {};
   for (const [key, value] of Object.entries(body)) {

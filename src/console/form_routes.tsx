@@ -7,7 +7,7 @@
  */
 import { type Context, Hono } from "hono";
 import encodeQR from "qr";
-import { ApiError } from "../http/errors.ts";
+import { httpError } from "../http/errors.ts";
 import type { VaultForm } from "../vault/index.ts";
 import { Builder, PREVIEW_URL, previewDocument } from "./builder.tsx";
 import { applyAction, type DraftField, readAction, readDraft } from "./builder_form.ts";
@@ -96,8 +96,9 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       const done = encodeURIComponent(`Form created and version 1 published.`);
       return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}?done=${done}`, 303);
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) {
-        return newPage(c, title, fields, err.message);
+      const known = httpError(err);
+      if (known && known.status < 500) {
+        return newPage(c, title, fields, known.body.error.message);
       }
       throw err;
     }
@@ -173,8 +174,9 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         303,
       );
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) {
-        return builderPage(c, form, title, fields, err.message);
+      const known = httpError(err);
+      if (known && known.status < 500) {
+        return builderPage(c, form, title, fields, known.body.error.message);
       }
       throw err;
     }

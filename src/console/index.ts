@@ -13,7 +13,8 @@
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { ApiError, errorResponse } from "../http/errors.ts";
+import { errorResponse, httpError } from "../http/errors.ts";
+import { NotFound, TooLarge } from "../errors/index.ts";
 import {
   CONSOLE_CSS,
   CONSOLE_JS,
@@ -61,7 +62,7 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     bodyLimit({
       maxSize: 1024 * 1024,
       onError: () => {
-        throw new ApiError(413, "payload_too_large", "Request body exceeds 1 MiB");
+        throw new TooLarge("payload_too_large", "Request body exceeds 1 MiB");
       },
     }),
   );
@@ -73,8 +74,7 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     for (const name of ["formId", "recordId"]) {
       const value = c.req.param(name);
       if (value !== undefined && !ID.test(value)) {
-        throw new ApiError(
-          404,
+        throw new NotFound(
           "not_found",
           `No ${name === "formId" ? "form" : "record"} "${value.slice(0, 64)}"`,
         );
@@ -105,8 +105,9 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route("/", formRoutes(deps));
   app.onError((err, c) => {
     const wantsHtml = (c.req.header("accept") ?? "").includes("text/html");
-    if (!wantsHtml || !(err instanceof ApiError)) return errorResponse(err, c);
-    return c.html(errorPage(err.message), err.status);
+    const known = httpError(err);
+    if (!wantsHtml || !known) return errorResponse(err, c);
+    return c.html(errorPage(known.body.error.message), known.status);
   });
   return app;
 }

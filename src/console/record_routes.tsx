@@ -5,7 +5,7 @@
  * @module
  */
 import { Hono } from "hono";
-import { ApiError } from "../http/errors.ts";
+import { Invalid } from "../errors/index.ts";
 import type { RecordsPort } from "../store/ports/records.ts";
 import type { VaultRecord } from "../vault/index.ts";
 import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
@@ -46,7 +46,7 @@ async function indexedPage(
     cursor: query.cursor || undefined,
     limit: PAGE_SIZE,
   }).catch(() => {
-    throw new ApiError(400, "invalid_request", "Invalid page cursor", "cursor");
+    throw new Invalid("invalid_request", "Invalid page cursor", "cursor");
   });
   const page = await records.getMany(formId, ids);
   const total = query.from || query.to

@@ -7,12 +7,12 @@
  *
  * @module
  */
+import type { OwnerPrincipal, Principal } from "../auth/index.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import type { ConsoleSessionRow, SessionsPort } from "../store/ports/sessions.ts";
-import type { TokenRow } from "../store/rows.ts";
 
-/** The owner token `tokenId`, or null (revoked or unknown). */
-export type TokenLookup = (tokenId: string) => Promise<TokenRow | null>;
+/** The principal of token `tokenId`, or null (revoked or unknown): see `principalOfToken`. */
+export type PrincipalLookup = (tokenId: string) => Promise<Principal | null>;
 
 /** Lifetimes of a session, in seconds. */
 export interface SessionLimits {
@@ -20,10 +20,8 @@ export interface SessionLimits {
   maxSeconds: number;
 }
 
-/** A live session with its store key. */
-export interface Session extends ConsoleSessionRow {
-  idHash: string;
-}
+/** A live session with its store key: it stands for the owner principal it was made from. */
+export type Session = ConsoleSessionRow & OwnerPrincipal & { idHash: string };
 
 /** Writes the idle clock at most this often (one write per minute, not per request). */
 const TOUCH_EVERY_MS = 60_000;
@@ -45,33 +43,36 @@ async function sha256Hex(text: string): Promise<string> {
  *
  * @example
  * ```ts
- * const sessions = new Sessions(store.sessions, tokenOf, { idleSeconds: 1800, maxSeconds: 43200 });
- * const { cookie } = await sessions.create(tokenRow);
+ * const sessions = new Sessions(store.sessions, (id) => principalOfToken(kv, id), {
+ *   idleSeconds: 1800,
+ *   maxSeconds: 43200,
+ * });
+ * const { cookie } = await sessions.create(owner);
  * const session = await sessions.get(cookie);
  * ```
  */
 export class Sessions {
   constructor(
     private store: SessionsPort,
-    private tokenOf: TokenLookup,
+    private principalOf: PrincipalLookup,
     readonly limits: SessionLimits,
     private now: () => number = Date.now,
   ) {}
 
-  /** Starts a session for an owner token; returns the cookie secret (never stored). */
-  async create(token: TokenRow): Promise<{ cookie: string; session: Session }> {
+  /** Starts a session for an owner; returns the cookie secret (never stored). */
+  async create(owner: OwnerPrincipal): Promise<{ cookie: string; session: Session }> {
     const cookie = randomSecret();
     const idHash = await sha256Hex(cookie);
     const now = this.now();
     const row: ConsoleSessionRow = {
-      userId: token.userId!,
-      tokenId: token.id,
+      userId: owner.userId,
+      tokenId: owner.tokenId,
       csrf: randomSecret(),
       createdAt: now,
       seenAt: now,
     };
     await this.store.create(idHash, row, this.limits.maxSeconds * 1000);
-    return { cookie, session: { ...row, idHash } };
+    return { cookie, session: { ...row, kind: "owner", idHash } };
   }
 
   /**
@@ -86,17 +87,17 @@ export class Sessions {
     const now = this.now();
     const expired = now - row.seenAt > this.limits.idleSeconds * 1000 ||
       now - row.createdAt > this.limits.maxSeconds * 1000;
-    const token = expired ? null : await this.tokenOf(row.tokenId);
-    if (!token || token.userId !== row.userId) {
+    const owner = expired ? null : await this.principalOf(row.tokenId);
+    if (owner?.kind !== "owner" || owner.userId !== row.userId) {
       await this.store.delete(row.userId, idHash);
       return null;
     }
     if (now - row.seenAt >= TOUCH_EVERY_MS) {
       const left = row.createdAt + this.limits.maxSeconds * 1000 - now;
       await this.store.touch(idHash, now, left);
-      return { ...row, seenAt: now, idHash };
+      return { ...row, seenAt: now, kind: "owner", idHash };
     }
-    return { ...row, idHash };
+    return { ...row, kind: "owner", idHash };
   }
 
   /** Whether `presented` is the session's CSRF token (constant time). */

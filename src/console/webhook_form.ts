@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ApiError, validationError } from "../http/errors.ts";
+import { Invalid, validationError } from "../errors/index.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import { newConfig, patchConfig } from "../webhooks/config.ts";
 import {
@@ -32,7 +32,7 @@ export function parseMappings(text: string): Record<string, string> {
   for (const line of lines(text)) {
     const eq = line.indexOf("=");
     if (eq <= 0) {
-      throw new ApiError(400, "invalid_request", `Mapping "${line}" is not "field = target"`);
+      throw new Invalid("invalid_request", `Mapping "${line}" is not "field = target"`);
     }
     out[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
   }
@@ -78,7 +78,7 @@ function common(body: Body) {
 /**
  * A new configuration from the editor's form (validated; the generated secret, if asked for).
  *
- * @throws {ApiError} 400 naming what is wrong.
+ * @throws {Invalid} naming what is wrong.
  */
 export function createFromForm(
   formId: string,
@@ -100,7 +100,7 @@ export function createFromForm(
  * `before` edited by the editor's form. Secrets left blank stay as they are; "remove"
  * boxes clear them; new custom headers replace the old ones only when given.
  *
- * @throws {ApiError} 400 naming what is wrong.
+ * @throws {Invalid} naming what is wrong.
  */
 export function patchFromForm(
   before: WebhookConfigRow,
@@ -156,7 +156,7 @@ export async function previewBody(
  * The body preview of the editor's form as it stands (payload mode, template and mappings
  * only: the rest does not change a body), for the live preview.
  *
- * @throws {ApiError} 400 when the mode, template or mappings are not valid.
+ * @throws {Invalid} when the mode, template or mappings are not valid.
  */
 export async function previewFromForm(
   formId: string,
@@ -174,12 +174,12 @@ export async function previewFromForm(
   const { mode, mappings } = parsed.data;
   const template = parsed.data.template ?? null;
   if ((mode === "json_template" || mode === "xml_template") && !template) {
-    throw new ApiError(400, "invalid_request", `Mode "${mode}" needs a template`, "template");
+    throw new Invalid("invalid_request", `Mode "${mode}" needs a template`, "template");
   }
   const row = { formId, mode, template, mappings } as WebhookConfigRow;
   try {
     return await previewBody(row, fields);
   } catch (err) {
-    throw new ApiError(400, "invalid_request", (err as Error).message, "template");
+    throw new Invalid("invalid_request", (err as Error).message, "template");
   }
 }

@@ -5,7 +5,9 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { ApiError } from "../http/errors.ts";
+import { httpError } from "../http/errors.ts";
+import { assertOwns } from "../auth/index.ts";
+import { NotFound } from "../errors/index.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import type { VaultForm } from "../vault/index.ts";
 import type { TestSendResult } from "../webhooks/index.ts";
@@ -36,9 +38,9 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const ownWebhook = async (c: C): Promise<{ row: WebhookConfigRow; form: VaultForm }> => {
     const id = c.req.param("webhookId") ?? "";
     const row = /^[0-9a-f]{24}$/.test(id) ? await store.config(id) : null;
-    if (!row) throw new ApiError(404, "webhook_not_found", `Webhook "${id}" not found`);
+    if (!row) throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
     const form = await vault.forms.get(c.var.session.userId, row.formId).catch(() => {
-      throw new ApiError(404, "webhook_not_found", `Webhook "${id}" not found`);
+      throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
     });
     return { row, form };
   };
@@ -47,9 +49,9 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const id = c.req.param("deliveryId") ?? "";
     const entry = /^[0-9a-f]{32}$/.test(id) ? await store.delivery(id) : null;
     const row = entry && await store.config(entry.value.webhookId);
-    if (!entry || !row || (await vault.forms.row(row.formId))?.userId !== c.var.session.userId) {
-      throw new ApiError(404, "delivery_not_found", `Delivery "${id}" not found`);
-    }
+    const notFound = () => new NotFound("delivery_not_found", `Delivery "${id}" not found`);
+    if (!entry || !row) throw notFound();
+    assertOwns(c.var.session.userId, (await vault.forms.row(row.formId))?.userId, notFound);
     return { entry, row };
   };
 
@@ -174,7 +176,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20added.`, 303);
     } catch (err) {
-      if (err instanceof ApiError && err.status !== 400) throw err;
+      if ((httpError(err)?.status ?? 400) !== 400) throw err;
       if (!(err instanceof Error)) throw err;
       return c.html(html(await listPage(session, form, { posted: body, error: err.message })), 400);
     }
@@ -185,7 +187,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     try {
       return c.json(await previewFromForm(form.formId, await formBody(c), form.fields));
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400) return c.json({ error: err.message });
+      if (httpError(err)?.status === 400) return c.json({ error: (err as Error).message });
       throw err;
     }
   });
@@ -208,7 +210,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20saved.`, 303);
     } catch (err) {
-      if (err instanceof ApiError && err.status !== 400) throw err;
+      if ((httpError(err)?.status ?? 400) !== 400) throw err;
       if (!(err instanceof Error)) throw err;
       return await webhookPage(c, before, form, { posted: body, error: err.message }, 400);
     }

@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { nestsDeeperThan } from "../forms/_common.ts";
+import { Invalid, TooLarge } from "../errors/index.ts";
 import { ApiError } from "./errors.ts";
 import { concatBytes } from "../crypto/encoding.ts";
 
@@ -31,7 +32,7 @@ export async function readBodyLimited(
   message: string,
 ): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBytes) throw new ApiError(413, code, message);
+  if (declared !== null && Number(declared) > maxBytes) throw new TooLarge(code, message);
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -41,13 +42,13 @@ export async function readBodyLimited(
     try {
       step = await reader.read();
     } catch {
-      throw new ApiError(400, "body_unreadable", "The request body could not be read");
+      throw new Invalid("body_unreadable", "The request body could not be read");
     }
     if (step.done) break;
     size += step.value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new ApiError(413, code, message);
+      throw new TooLarge(code, message);
     }
     chunks.push(step.value);
   }
@@ -73,17 +74,16 @@ export function jsonBody(
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
-      throw new ApiError(400, "invalid_json", "The request body is not valid UTF-8");
+      throw new Invalid("invalid_json", "The request body is not valid UTF-8");
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new ApiError(400, "invalid_json", "The request body is not valid JSON");
+      throw new Invalid("invalid_json", "The request body is not valid JSON");
     }
     if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_json",
         `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
       );

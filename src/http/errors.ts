@@ -1,13 +1,20 @@
 /**
- * The one place where errors become HTTP responses.
- *
- * Every 4xx/5xx body has the shape `{"error": {"code", "message", "field"?}}`.
+ * The one place where errors become HTTP responses: every kind of domain error
+ * (`src/errors/`) has its status and headers here, and every 4xx/5xx body has the shape
+ * `{"error": {"code", "message", "field"?}}`.
  *
  * @module
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ZodError } from "zod";
+import {
+  DomainError,
+  type ErrorKind,
+  RateLimited,
+  Unauthenticated,
+  Unavailable,
+  UpstreamFailed,
+} from "../errors/index.ts";
 import { storageFailure } from "../store/storage_health.ts";
 
 /** The `Retry-After` of a 503 `storage_unavailable`, in seconds. */
@@ -18,12 +25,29 @@ export interface ErrorBody {
   error: { code: string; message: string; field?: string };
 }
 
+/** The status of each kind of domain error. */
+export const KIND_STATUS: Readonly<Record<ErrorKind, ContentfulStatusCode>> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  quota_exceeded: 413,
+  unprocessable: 422,
+  rate_limited: 429,
+  upstream_failed: 502,
+  unavailable: 503,
+};
+
 /**
- * An error that carries its HTTP status and a stable snake_case code.
+ * An error about HTTP itself, which no domain kind describes (a request's media type, a
+ * byte range outside the file): thrown by routes and `src/http` only.
  *
  * @example
  * ```ts
- * throw new ApiError(404, "form_not_found", `Form "${formId}" is not published`, "formId");
+ * throw new ApiError(415, "unsupported_media_type", "Content-Type must be application/json");
  * ```
  */
 export class ApiError extends Error {
@@ -37,112 +61,115 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+}
 
-  /** The JSON body of this error. */
-  toBody(): ErrorBody {
+/** A known error as the parts of its response. */
+export interface HttpError {
+  status: ContentfulStatusCode;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+function body(code: string, message: string, field?: string): ErrorBody {
+  return { error: { code, message, ...(field ? { field } : {}) } };
+}
+
+function domainHeaders(err: DomainError): Record<string, string> {
+  if (err instanceof Unauthenticated && err.challenge) {
+    return { "WWW-Authenticate": err.challenge };
+  }
+  if (err instanceof RateLimited || err instanceof Unavailable) {
+    return { "Retry-After": String(err.retryAfterSeconds) };
+  }
+  return {};
+}
+
+function domainStatus(err: DomainError): ContentfulStatusCode {
+  // A relay's own client error is passed on with its status (a 5xx of it is a 502).
+  if (err instanceof UpstreamFailed && err.upstreamStatus && err.upstreamStatus < 500) {
+    return err.upstreamStatus as ContentfulStatusCode;
+  }
+  return KIND_STATUS[err.kind];
+}
+
+/**
+ * The status, body and headers of a domain error or an `ApiError`; null for anything else.
+ *
+ * @example
+ * ```ts
+ * httpError(new NotFound("form_not_found", "No form")); // { status: 404, body, headers: {} }
+ * ```
+ */
+export function httpError(err: unknown): HttpError | null {
+  if (err instanceof DomainError) {
     return {
-      error: {
-        code: this.code,
-        message: this.message,
-        ...(this.field ? { field: this.field } : {}),
-      },
+      status: domainStatus(err),
+      body: body(err.code, err.message, err.field),
+      headers: domainHeaders(err),
     };
   }
-}
-
-/**
- * The dotted path of a zod issue under `prefix`: `values.age`, `fields.0.id`; `prefix` alone
- * (or "" ) for an issue about the whole value.
- *
- * @example
- * ```ts
- * issuePath({ path: ["age"] }, "values"); // "values.age"
- * ```
- */
-export function issuePath(issue: { path: readonly PropertyKey[] }, prefix = ""): string {
-  return [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
-}
-
-/**
- * Every issue of a zod error as `path: message`, joined with "; " and cut to `maxChars`:
- * the reason a quarantine row gives (`values.age: Expected a number, got "x"`).
- *
- * @example
- * ```ts
- * formatIssues(parsed.error, "values", 1000);
- * ```
- */
-export function formatIssues(error: ZodError, prefix: string, maxChars: number): string {
-  const text = error.issues.map((issue) => {
-    const path = issuePath(issue, prefix);
-    return path ? `${path}: ${issue.message}` : issue.message;
-  }).join("; ");
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
-}
-
-/** Turns the first issue of a zod error into a 400 naming the field. */
-export function validationError(error: ZodError, prefix = ""): ApiError {
-  const issue = error.issues[0];
-  const path = issuePath(issue, prefix);
-  const field = issue.code === "unrecognized_keys" ? issue.keys[0] : path || undefined;
-  const message = issue.code === "unrecognized_keys"
-    ? `Unknown field "${issue.keys[0]}"`
-    : `Invalid ${path || "body"}: ${issue.message}`;
-  return new ApiError(400, "invalid_request", message, field);
-}
-
-/**
- * Builds the JSON error response for an error: storage failures (disk full, read-only) become
- * a 503 `storage_unavailable` with `Retry-After`, running out of file descriptors a 503
- * `server_busy`, unknown errors a logged 500.
- */
-export function errorResponse(err: unknown, c: Context): Response {
   if (err instanceof ApiError) {
-    return c.json(err.toBody(), err.status, err.headers);
+    return {
+      status: err.status,
+      body: body(err.code, err.message, err.field),
+      headers: err.headers ?? {},
+    };
   }
-  // Hono's own errors (for example a malformed request the router rejects).
-  const status = (err as { status?: unknown })?.status;
-  if (typeof status === "number" && status >= 400 && status < 500) {
-    return c.json(
-      { error: { code: "bad_request", message: (err as Error).message || "Bad request" } },
-      status as ContentfulStatusCode,
-    );
-  }
+  return null;
+}
+
+/** The domain error of a failure outside the domain: full or read-only storage, no fds. */
+function environmentFailure(err: unknown): Unavailable | null {
   // A full disk or a read-only data dir: nothing was saved, and saying so is the answer.
   const storage = storageFailure(err);
   if (storage) {
-    return c.json(
-      {
-        error: {
-          code: "storage_unavailable",
-          message: `Storage unavailable (${storage}): nothing was saved; retry later`,
-        },
-      },
-      503,
-      { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) },
+    return new Unavailable(
+      "storage_unavailable",
+      `Storage unavailable (${storage}): nothing was saved; retry later`,
+      STORAGE_RETRY_AFTER_SECONDS,
     );
   }
   // Out of file descriptors (EMFILE/ENFILE): the process is at its limit, not broken.
   if (/too many open files|os error 2[34]\b/i.test((err as Error)?.message ?? "")) {
+    return new Unavailable("server_busy", "The server is at its open-file limit; retry", 5);
+  }
+  return null;
+}
+
+/**
+ * Builds the JSON error response for an error: domain errors and `ApiError`s by their kind
+ * and status, storage failures (disk full, read-only) a 503 `storage_unavailable` with
+ * `Retry-After`, running out of file descriptors a 503 `server_busy`, unknown errors a
+ * logged 500.
+ *
+ * @example
+ * ```ts
+ * app.onError(errorResponse);
+ * ```
+ */
+export function errorResponse(err: unknown, c: Context): Response {
+  const known = httpError(err);
+  if (known) return c.json(known.body, known.status, known.headers);
+  // Hono's own errors (for example a malformed request the router rejects).
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === "number" && status >= 400 && status < 500) {
     return c.json(
-      { error: { code: "server_busy", message: "The server is at its open-file limit; retry" } },
-      503,
-      { "Retry-After": "5" },
+      body("bad_request", (err as Error).message || "Bad request"),
+      status as ContentfulStatusCode,
     );
   }
+  const environment = httpError(environmentFailure(err));
+  if (environment) return c.json(environment.body, environment.status, environment.headers);
   console.error(JSON.stringify({
     level: "error",
     msg: "Unhandled error",
     error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
     stack: err instanceof Error ? err.stack : undefined,
   }));
-  return c.json({ error: { code: "internal", message: "Internal server error" } }, 500);
+  return c.json(body("internal", "Internal server error"), 500);
 }
 
 /** The 404 for paths no route matches. */
 export function notFoundResponse(c: Context): Response {
-  return c.json(
-    { error: { code: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } },
-    404,
-  );
+  return c.json(body("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
 }

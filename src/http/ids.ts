@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ApiError } from "./errors.ts";
+import { Invalid } from "../errors/index.ts";
 
 export * from "../forms/ids.ts";
 
@@ -27,8 +27,7 @@ export async function readPage<T>(
     for await (const entry of list) found.push(entry);
   } catch (err) {
     if (!(err instanceof TypeError) || !/cursor/i.test(err.message)) throw err;
-    throw new ApiError(
-      400,
+    throw new Invalid(
       "invalid_request",
       `Invalid ${field}: not a cursor of this list`,
       field,

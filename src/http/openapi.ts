@@ -5,8 +5,8 @@
  * @module
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AuthEnv } from "../relay/auth.ts";
-import { validationError } from "./errors.ts";
+import type { Env } from "hono";
+import { validationError } from "../errors/index.ts";
 
 /** The JSON error body (see `errors.ts`). */
 export const ErrorSchema = z.object({
@@ -54,8 +54,8 @@ export function errorContent(description: string) {
 }
 
 /** A sub-app whose zod validation failures become 400s in the JSON error shape. */
-export function newRouter<E extends object = object>(): OpenAPIHono<E & AuthEnv> {
-  return new OpenAPIHono<E & AuthEnv>({
+export function newRouter<E extends Env = Env>(): OpenAPIHono<E> {
+  return new OpenAPIHono<E>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error);
     },

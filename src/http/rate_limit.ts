@@ -6,7 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { type AddressRanges, clientKey } from "../net/ip.ts";
 import { clientIp } from "./client_ip.ts";
-import { ApiError } from "./errors.ts";
+import { RateLimited } from "../errors/index.ts";
 
 /** Rate and burst of one bucket family. */
 export interface RateLimitRule {
@@ -85,13 +85,7 @@ export function rateLimit(
     if (buckets) {
       const wait = buckets.take(clientKey(clientIp(c, trustedProxies)));
       if (wait > 0) {
-        throw new ApiError(
-          429,
-          "rate_limited",
-          `Too many requests; retry in ${wait} s`,
-          undefined,
-          { "Retry-After": String(wait) },
-        );
+        throw new RateLimited("rate_limited", `Too many requests; retry in ${wait} s`, wait);
       }
     }
     await next();

@@ -6,9 +6,9 @@
  * @module
  */
 import type { Handler, MiddlewareHandler } from "hono";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { timingSafeEqual } from "../crypto/hmac.ts";
-import { ApiError } from "../http/errors.ts";
+import { presentsStaticToken } from "../auth/static_token.ts";
+import { Unauthenticated } from "../errors/index.ts";
+import { httpError } from "../http/errors.ts";
 import { EXPOSITION_CONTENT_TYPE } from "./registry.ts";
 import type { IntakeKind, ServiceMetrics } from "./service.ts";
 import { routeTemplate } from "../http/route_template.ts";
@@ -22,8 +22,7 @@ function intakeKind(method: string, route: string): IntakeKind | null {
 
 /** The error code a failed request answered with (as `errorResponse` chose it). */
 function errorCode(error: unknown, status: number): string {
-  if (error instanceof ApiError) return error.code;
-  return status >= 500 ? "internal" : "bad_request";
+  return httpError(error)?.body.error.code ?? (status >= 500 ? "internal" : "bad_request");
 }
 
 /**
@@ -58,16 +57,11 @@ export function requestMetrics(metrics: ServiceMetrics): MiddlewareHandler {
 export function metricsHandler(metrics: ServiceMetrics, token: string): Handler {
   return async (c) => {
     if (token !== "") {
-      const given = c.req.header("authorization")?.match(/^Bearer (.+)$/)?.[1] ?? "";
-      // Digests of equal length: the comparison reveals neither content nor length.
-      const encode = (text: string) => sha256(new TextEncoder().encode(text));
-      if (!timingSafeEqual(encode(given), encode(token))) {
-        throw new ApiError(
-          401,
+      if (!presentsStaticToken(c.req.header("authorization"), token)) {
+        throw new Unauthenticated(
           "unauthorized",
           "GET /metrics needs Authorization: Bearer <metrics.token>",
-          undefined,
-          { "WWW-Authenticate": 'Bearer realm="metrics"' },
+          { challenge: 'Bearer realm="metrics"' },
         );
       }
     }

@@ -20,7 +20,7 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import { ApiError } from "../http/errors.ts";
+import { Forbidden } from "../errors/index.ts";
 import type { FormDirectory } from "./manifests.ts";
 
 /** How long a browser may cache a preflight answer, in seconds. */
@@ -81,8 +81,7 @@ export function originGuard(forms: FormDirectory, publicBaseUrl: string): Middle
     if (!form || origin === undefined) return await next();
     const self = selfOriginsOf(publicBaseUrl, c.req.url);
     if (!originAllowed(origin, allowedOrigins(form.manifest), self)) {
-      throw new ApiError(
-        403,
+      throw new Forbidden(
         "origin_not_allowed",
         `Form "${formId}" does not take submissions from pages of ${origin}`,
       );

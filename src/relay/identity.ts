@@ -9,9 +9,9 @@
 import { fingerprint } from "../crypto/keys.ts";
 import { seal } from "../crypto/sealed_box.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, Forbidden, Invalid, NotFound } from "../errors/index.ts";
 import { type ChallengeRow, type DatabaseRow, keys, type UserRow } from "../store/keys.ts";
-import { mintToken } from "./tokens.ts";
+import { mintToken } from "../auth/tokens.ts";
 
 /** How long a registration challenge stays answerable. */
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
@@ -30,11 +30,10 @@ export function decodeRecipientKey(b64: string, field: string): Uint8Array {
   try {
     raw = Uint8Array.fromBase64(b64);
   } catch {
-    throw new ApiError(400, "invalid_request", `${field} is not valid base64`, field);
+    throw new Invalid("invalid_request", `${field} is not valid base64`, field);
   }
   if (raw.length !== 32) {
-    throw new ApiError(
-      400,
+    throw new Invalid(
       "invalid_request",
       `${field} must decode to 32 bytes, got ${raw.length}`,
       field,
@@ -101,7 +100,7 @@ export async function startRegistration(
   const publicKey = decodeRecipientKey(publicKeyB64, "publicKey");
   const fp = fingerprint(publicKey);
   if (await recipientOwner(kv, fp)) {
-    throw new ApiError(409, "key_registered", "This recipient key is already registered");
+    throw new Conflict("key_registered", "This recipient key is already registered");
   }
   const answer = crypto.getRandomValues(new Uint8Array(32));
   const row: ChallengeRow = {
@@ -135,16 +134,16 @@ export async function completeRegistration(
   const entry = await kv.get<ChallengeRow>(keys.challenge(challengeId));
   const challenge = entry.value;
   if (!challenge || challenge.userId !== userId || challenge.expiresAt < Date.now()) {
-    throw new ApiError(404, "challenge_not_found", "Unknown or expired challenge", "challengeId");
+    throw new NotFound("challenge_not_found", "Unknown or expired challenge", "challengeId");
   }
   let answer: Uint8Array<ArrayBuffer>;
   try {
     answer = Uint8Array.fromBase64(answerB64);
   } catch {
-    throw new ApiError(400, "invalid_request", "challenge is not valid base64", "challenge");
+    throw new Invalid("invalid_request", "challenge is not valid base64", "challenge");
   }
   if (!timingSafeEqual(await sha256Hex(answer), challenge.answerHash)) {
-    throw new ApiError(403, "challenge_failed", "The challenge answer is wrong", "challenge");
+    throw new Forbidden("challenge_failed", "The challenge answer is wrong", "challenge");
   }
   const db: DatabaseRow = {
     id: randomId(8),
@@ -162,7 +161,7 @@ export async function completeRegistration(
     .delete(keys.challenge(challengeId))
     .commit();
   if (!result.ok) {
-    throw new ApiError(409, "key_registered", "This recipient key is already registered");
+    throw new Conflict("key_registered", "This recipient key is already registered");
   }
   return db;
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Manifest } from "../forms/manifest.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, Forbidden, Invalid, TooLarge } from "../errors/index.ts";
 import { type FormRow, keys } from "../store/keys.ts";
 import { decodeRecipientKey, recipientOwner } from "./identity.ts";
 import { fingerprint } from "../crypto/keys.ts";
@@ -16,8 +16,9 @@ import { commitSized } from "../store/kv.ts";
 /**
  * Stores `manifest` as the published form `formId` of `userId`.
  *
- * @throws {ApiError} 400 when the manifest names another form or user, 403 when the key is
- * not the user's, 409 when the form belongs to someone else or the version goes backwards.
+ * @throws {Invalid} when the manifest names another form or user, {@linkcode Forbidden} when
+ * the key is not the user's, {@linkcode Conflict} when the form belongs to someone else or the
+ * version goes backwards.
  */
 export async function publishManifest(
   kv: Deno.Kv,
@@ -26,16 +27,14 @@ export async function publishManifest(
   manifest: Manifest,
 ): Promise<{ row: FormRow; created: boolean }> {
   if (manifest.formId !== formId) {
-    throw new ApiError(
-      400,
+    throw new Invalid(
       "invalid_request",
       `Manifest formId "${manifest.formId}" differs from the path's "${formId}"`,
       "formId",
     );
   }
   if (manifest.recipient.userId !== userId) {
-    throw new ApiError(
-      400,
+    throw new Invalid(
       "invalid_request",
       `recipient.userId "${manifest.recipient.userId}" is not the publishing user`,
       "recipient.userId",
@@ -45,8 +44,7 @@ export async function publishManifest(
   const fp = fingerprint(publicKey);
   const owner = await recipientOwner(kv, fp);
   if (owner?.userId !== userId) {
-    throw new ApiError(
-      403,
+    throw new Forbidden(
       "recipient_not_owned",
       "recipient.publicKey is not a registered database of this user",
       "recipient.publicKey",
@@ -54,11 +52,10 @@ export async function publishManifest(
   }
   const current = await kv.get<FormRow>(keys.form(formId));
   if (current.value && current.value.userId !== userId) {
-    throw new ApiError(409, "form_id_taken", `Form id "${formId}" belongs to another user`);
+    throw new Conflict("form_id_taken", `Form id "${formId}" belongs to another user`);
   }
   if (current.value && manifest.schemaVersion < current.value.schemaVersion) {
-    throw new ApiError(
-      409,
+    throw new Conflict(
       "stale_schema_version",
       `schemaVersion ${manifest.schemaVersion} is older than the published ${current.value.schemaVersion}`,
       "schemaVersion",
@@ -77,10 +74,10 @@ export async function publishManifest(
   // value (a string with one character above U+00FF is stored two bytes a character).
   const result = await commitSized(
     kv.atomic().check(current).set(keys.form(formId), row),
-    () => new ApiError(413, "manifest_too_large", "The manifest exceeds 64 KiB as stored"),
+    () => new TooLarge("manifest_too_large", "The manifest exceeds 64 KiB as stored"),
   );
   if (!result.ok) {
-    throw new ApiError(409, "conflict", `Form "${formId}" changed meanwhile; publish again`);
+    throw new Conflict("conflict", `Form "${formId}" changed meanwhile; publish again`);
   }
   return { row, created: current.value === null };
 }

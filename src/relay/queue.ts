@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { ApiError } from "../http/errors.ts";
+import { Conflict } from "../errors/index.ts";
 import { keys, type QueueRow } from "../store/keys.ts";
 import type { SegmentLog } from "../store/segments.ts";
 import { KvWrite } from "../store/write.ts";
@@ -140,6 +140,6 @@ async function ackBatch(kv: Deno.Kv, fp: string, seqs: number[]): Promise<number
     if (await w.commit(kv)) removed += rows.length;
     else todo = rows.map((entry) => entry.key[2] as number);
   }
-  if (todo.length > 0) throw new ApiError(409, "conflict", "The queue kept changing; ack again");
+  if (todo.length > 0) throw new Conflict("conflict", "The queue kept changing; ack again");
   return removed;
 }

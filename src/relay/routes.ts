@@ -10,10 +10,16 @@ import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import { type Config, publicBaseUrl } from "../config/index.ts";
 import type { ManifestSchema } from "../forms/manifest.ts";
 import { jsonBody } from "../http/body.ts";
-import { ApiError } from "../http/errors.ts";
+import {
+  assertOwns,
+  type AuthEnv,
+  editTokenOf,
+  requireAdmin,
+  requireOwner,
+} from "../auth/index.ts";
+import { NotFound, Unauthenticated } from "../errors/index.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
 import type { DatabaseRow } from "../store/keys.ts";
-import { type AuthEnv, requireBearer, requireToken } from "./auth.ts";
 import {
   completeRegistration,
   createUser,
@@ -67,16 +73,17 @@ function publicDatabase(db: DatabaseRow) {
  * like an unknown one (no existence oracle).
  */
 async function assertQueueOwner(kv: Deno.Kv, fp: string, userId: string) {
-  const registered = await recipientOwner(kv, fp);
-  if (!registered || registered.userId !== userId) {
-    throw new ApiError(404, "recipient_not_found", "None of your databases has this key");
-  }
+  assertOwns(
+    userId,
+    (await recipientOwner(kv, fp))?.userId,
+    () => new NotFound("recipient_not_found", "None of your databases has this key"),
+  );
 }
 
 /** Mounts the relay's routes on a new router. */
 export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   const { kv, config, intake, forms } = deps;
-  const app = newRouter();
+  const app = newRouter<AuthEnv>();
   const trust = new AddressRanges(config.server.trusted_proxies);
   const envelopeCap = Math.ceil(config.intake.max_ciphertext_bytes / 3) * 4 + 16 * 1024;
   const tooLarge = {
@@ -88,7 +95,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
     jsonBody(() => envelopeCap, tooLarge),
     originGuard(forms, publicBaseUrl(config)), // a form's allowed origins (src/relay/cors.ts)
   ];
-  const ownerAuth = requireToken(kv, "owner");
+  const ownerAuth = requireOwner(kv);
   const ownerLimit = rateLimit(deps.limiters.owner, trust);
   const smallJson = jsonBody(() => 64 * 1024, {
     code: "payload_too_large",
@@ -117,14 +124,14 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi({ ...putSubmission, middleware: submissionLimits }, async (c) => {
-    const token = requireBearer(c);
+    const token = editTokenOf(c);
     const { submissionId } = c.req.valid("param");
     return c.json(await intake.amend(submissionId, token, c.req.valid("json")), 200);
   });
 
   app.openapi(getManifest, async (c) => {
     const form = await forms.get(c.req.valid("param").formId);
-    if (!form) throw new ApiError(404, "form_not_found", "This form is not published");
+    if (!form) throw new NotFound("form_not_found", "This form is not published");
     return c.json(form.manifest as z.infer<typeof ManifestSchema>, 200);
   });
 
@@ -134,7 +141,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   });
   app.openapi({ ...putManifest, middleware: [ownerLimit, ownerAuth, manifestBody] }, async (c) => {
     const { formId } = c.req.valid("param");
-    const { row } = await forms.publish(c.var.token.userId!, formId, c.req.valid("json"));
+    const { row } = await forms.publish(c.var.owner.userId, formId, c.req.valid("json"));
     return c.json(
       { formId: row.formId, schemaVersion: row.schemaVersion, publishedAt: row.publishedAt },
       200,
@@ -142,7 +149,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi(
-    { ...postUser, middleware: [ownerLimit, requireToken(kv, "admin"), smallJson] },
+    { ...postUser, middleware: [ownerLimit, requireAdmin(kv), smallJson] },
     async (c) => {
       const { user, ownerToken } = await createUser(kv, c.req.valid("json").name);
       return c.json({ user, ownerToken }, 201);
@@ -150,27 +157,27 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   );
 
   app.openapi({ ...getMe, middleware: [ownerLimit, ownerAuth] }, async (c) => {
-    const userId = c.var.token.userId!;
+    const userId = c.var.owner.userId;
     const user = await getUser(kv, userId);
-    if (!user) throw new ApiError(401, "unauthorized", "The token's user no longer exists");
+    if (!user) throw new Unauthenticated("unauthorized", "The token's user no longer exists");
     const databases = (await listDatabases(kv, userId)).map(publicDatabase);
     return c.json({ user, databases }, 200);
   });
 
   app.openapi({ ...postDatabase, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
     const { name, publicKey } = c.req.valid("json");
-    return c.json(await startRegistration(kv, c.var.token.userId!, name, publicKey), 201);
+    return c.json(await startRegistration(kv, c.var.owner.userId, name, publicKey), 201);
   });
 
   app.openapi({ ...verifyDatabase, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
     const { challengeId, challenge } = c.req.valid("json");
-    const db = await completeRegistration(kv, c.var.token.userId!, challengeId, challenge);
+    const db = await completeRegistration(kv, c.var.owner.userId, challengeId, challenge);
     return c.json(publicDatabase(db), 201);
   });
 
   app.openapi({ ...getQueue, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
-    await assertQueueOwner(kv, fingerprint, c.var.token.userId!);
+    await assertQueueOwner(kv, fingerprint, c.var.owner.userId);
     const { after, limit } = c.req.valid("query");
     const page = await listQueue(
       kv,
@@ -185,7 +192,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...postAck, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
-    await assertQueueOwner(kv, fingerprint, c.var.token.userId!);
+    await assertQueueOwner(kv, fingerprint, c.var.owner.userId);
     const { seqs } = c.req.valid("json");
     return c.json({ acked: await ackQueue(kv, fingerprint, seqs) }, 200);
   });

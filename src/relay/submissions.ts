@@ -11,11 +11,11 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, Forbidden, Gone, Invalid, NotFound, TooLarge } from "../errors/index.ts";
 import type { GroupCommitter } from "../store/group_commit.ts";
 import { keys, type QueueRow, type SubmissionRow } from "../store/keys.ts";
 import type { SegmentLog } from "../store/segments.ts";
-import type { EditTokens } from "./edit_tokens.ts";
+import type { EditTokens } from "../auth/edit_tokens.ts";
 import type { FormDirectory } from "./manifests.ts";
 
 /** What a successful POST or PUT answers. */
@@ -78,7 +78,7 @@ export class Intake {
       }
       head = await this.kv.get<SubmissionRow>(keys.submission(env.submissionId));
     }
-    throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
+    throw new Conflict("conflict", "The submission changed meanwhile; retry");
   }
 
   /**
@@ -89,8 +89,7 @@ export class Intake {
     IntakeReceipt
   > {
     if (env.submissionId !== submissionId) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `Envelope submissionId "${env.submissionId}" differs from the path's`,
         "submissionId",
@@ -98,17 +97,16 @@ export class Intake {
     }
     const first = await this.kv.get<SubmissionRow>(keys.submission(submissionId));
     if (!first.value) {
-      throw new ApiError(404, "submission_not_found", `Unknown submission "${submissionId}"`);
+      throw new NotFound("submission_not_found", `Unknown submission "${submissionId}"`);
     }
     if (!this.editTokens.verify(submissionId, editToken)) {
-      throw new ApiError(403, "invalid_edit_token", "The edit token does not match");
+      throw new Forbidden("invalid_edit_token", "The edit token does not match");
     }
     if (Date.parse(first.value.createdAt) + this.limits.editWindowMs < Date.now()) {
-      throw new ApiError(410, "edit_window_closed", "The edit window of this submission is over");
+      throw new Gone("edit_window_closed", "The edit window of this submission is over");
     }
     if (env.formId !== first.value.formId) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `An amendment must keep formId "${first.value.formId}"`,
         "formId",
@@ -132,7 +130,7 @@ export class Intake {
       }
       head = await this.kv.get<SubmissionRow>(keys.submission(submissionId));
     }
-    throw new ApiError(409, "conflict", "The submission changed meanwhile; retry");
+    throw new Conflict("conflict", "The submission changed meanwhile; retry");
   }
 
   #replay(
@@ -142,8 +140,7 @@ export class Intake {
     version: number,
   ): IntakeReceipt {
     if (digest !== prepared.digest) {
-      throw new ApiError(
-        409,
+      throw new Conflict(
         "submission_conflict",
         `Submission "${head.id}" already exists with other content`,
         "submissionId",
@@ -158,19 +155,17 @@ export class Intake {
     try {
       ciphertext = Uint8Array.fromBase64(env.ciphertext);
     } catch {
-      throw new ApiError(400, "invalid_request", "ciphertext is not valid base64", "ciphertext");
+      throw new Invalid("invalid_request", "ciphertext is not valid base64", "ciphertext");
     }
     if (ciphertext.length > this.limits.maxCiphertextBytes) {
-      throw new ApiError(
-        413,
+      throw new TooLarge(
         "ciphertext_too_large",
         `Ciphertext of ${ciphertext.length} bytes exceeds the ${this.limits.maxCiphertextBytes}-byte limit`,
         "ciphertext",
       );
     }
     if (ciphertext.length < 48) {
-      throw new ApiError(
-        400,
+      throw new Invalid(
         "invalid_request",
         `Ciphertext of ${ciphertext.length} bytes is shorter than a sealed box (48 bytes)`,
         "ciphertext",
@@ -178,11 +173,10 @@ export class Intake {
     }
     const form = await this.forms.get(env.formId);
     if (!form) {
-      throw new ApiError(404, "form_not_found", `Form "${env.formId}" is not published`, "formId");
+      throw new NotFound("form_not_found", `Form "${env.formId}" is not published`, "formId");
     }
     if (!sameKey(form.publicKey, env.recipientPubkey)) {
-      throw new ApiError(
-        404,
+      throw new NotFound(
         "recipient_mismatch",
         `recipientPubkey is not the published key of form "${env.formId}"`,
         "recipientPubkey",

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { commitOp, KV_LIMITS, KvWrite } from "./write.ts";
+import { applyAll, commitOp, KV_LIMITS, KvWrite } from "./write.ts";
 
 /** One write waiting for a commit. */
 export interface CommitItem {
@@ -132,8 +132,7 @@ export class GroupCommitter {
     }
     try {
       for (let round = 0; round <= RECOMMITS && todo.length > 0; round++) {
-        const op = this.kv.atomic();
-        for (const p of todo) p.write.applyTo(op);
+        const op = applyAll(todo.map((p) => p.write), this.kv.atomic());
         if ((await commitOp(op)).ok) {
           for (const p of todo) p.resolve({ ok: true, seq: p.seq });
           return;

@@ -41,7 +41,7 @@ export async function openStore(dataDir: string): Promise<Deno.Kv> {
  *
  * @example
  * ```ts
- * await commitSized(op, () => new FormTooLargeError());
+ * await commitSized(op, () => new TooLarge("form_too_large", "The form is too large"));
  * ```
  */
 export async function commitSized(

@@ -20,7 +20,8 @@ export class WriteTooLargeError extends Error {
   override name = "WriteTooLargeError";
 }
 
-type Mutation =
+/** One recorded mutation. */
+export type Mutation =
   | { kind: "set"; key: Deno.KvKey; value: unknown; expireIn?: number }
   | { kind: "delete"; key: Deno.KvKey }
   | { kind: "sum"; key: Deno.KvKey; value: bigint }
@@ -100,15 +101,12 @@ export class KvWrite {
 
   /** Adds the recorded checks and mutations to `op`. */
   applyTo(op: Deno.AtomicOperation): Deno.AtomicOperation {
-    if (this.#checks.length > 0) op.check(...this.#checks);
-    for (const m of this.#mutations) {
-      if (m.kind === "set") {
-        op.set(m.key, m.value, m.expireIn === undefined ? undefined : { expireIn: m.expireIn });
-      } else if (m.kind === "delete") op.delete(m.key);
-      else if (m.kind === "sum") op.sum(m.key, m.value);
-      else op.enqueue(m.value, m.delay === undefined ? undefined : { delay: m.delay });
-    }
-    return op;
+    return applyAll([this], op);
+  }
+
+  /** The recorded mutations (for {@link applyAll}). */
+  get recorded(): readonly Mutation[] {
+    return this.#mutations;
   }
 
   /**
@@ -118,6 +116,64 @@ export class KvWrite {
   async commit(kv: Deno.Kv): Promise<boolean> {
     return (await commitOp(this.applyTo(kv.atomic()))).ok;
   }
+}
+
+/**
+ * Adds several writes to one operation, in order, with their `sum`s on one key folded into a
+ * single `sum` (sums commute; a key that is also set or deleted keeps its sums as they are).
+ * Counters bumped by every write of a batch (a form's record count) then cost one mutation.
+ *
+ * @example
+ * ```ts
+ * applyAll([first, second], kv.atomic());
+ * ```
+ */
+export function applyAll(
+  writes: readonly KvWrite[],
+  op: Deno.AtomicOperation,
+): Deno.AtomicOperation {
+  const touched = new Set<string>();
+  const sums = new Map<string, { key: Deno.KvKey; value: bigint }>();
+  for (const w of writes) {
+    for (const m of w.recorded) {
+      if (m.kind === "set" || m.kind === "delete") touched.add(keyId(m.key));
+      else if (m.kind === "sum") {
+        const id = keyId(m.key);
+        const sum = sums.get(id);
+        if (sum) sum.value = (sum.value + m.value) & U64;
+        else sums.set(id, { key: m.key, value: m.value });
+      }
+    }
+  }
+  for (const w of writes) {
+    if (w.checked.length > 0) op.check(...w.checked);
+    for (const m of w.recorded) {
+      if (m.kind === "set") {
+        op.set(m.key, m.value, m.expireIn === undefined ? undefined : { expireIn: m.expireIn });
+      } else if (m.kind === "delete") op.delete(m.key);
+      else if (m.kind === "sum") {
+        if (touched.has(keyId(m.key))) op.sum(m.key, m.value);
+      } else op.enqueue(m.value, m.delay === undefined ? undefined : { delay: m.delay });
+    }
+  }
+  for (const [id, { key, value }] of sums) if (!touched.has(id)) op.sum(key, value);
+  return op;
+}
+
+/** Deno KV's sums wrap modulo 2^64. */
+const U64 = 0xffff_ffff_ffff_ffffn;
+
+/** A string that identifies a key (types kept apart: 1 and "1" differ). */
+function keyId(key: Deno.KvKey): string {
+  return JSON.stringify(
+    key.map((part) =>
+      part instanceof Uint8Array
+        ? ["u8", part.toHex()]
+        : typeof part === "bigint"
+        ? ["n", String(part)]
+        : [typeof part, part]
+    ),
+  );
 }
 
 /**

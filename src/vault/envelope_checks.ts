@@ -9,7 +9,7 @@
  */
 import { HASH_PATTERN } from "../blobs/key.ts";
 import { type SubmissionPayload, SubmissionPayloadSchema } from "../forms/payload.ts";
-import { formatIssues } from "../http/errors.ts";
+import { formatIssues } from "../errors/index.ts";
 
 /** Why an envelope could not become a record: a quarantine code and reason. */
 export class Quarantine extends Error {

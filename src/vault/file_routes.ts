@@ -13,8 +13,8 @@
  */
 import { Hono } from "hono";
 import type { OwnedFileRef } from "../forms/file_ref.ts";
-import { ApiError } from "../http/errors.ts";
-import { type AuthEnv, requireToken } from "../relay/auth.ts";
+import { NotFound } from "../errors/index.ts";
+import { type OwnerEnv, requireOwner } from "../auth/index.ts";
 import { FILE_LINK_PATH, servedInline } from "./files.ts";
 import type { Vault } from "./service.ts";
 
@@ -36,27 +36,26 @@ function disposition(inline: boolean, fileName: string): string {
  * app.route("/", vaultFileRoutes(kv, vault));
  * ```
  */
-export function vaultFileRoutes(kv: Deno.Kv, vault: Vault): Hono<AuthEnv> {
-  const app = new Hono<AuthEnv>();
+export function vaultFileRoutes(kv: Deno.Kv, vault: Vault): Hono<OwnerEnv> {
+  const app = new Hono<OwnerEnv>();
   const files = vault.files;
   app.get(
     "/vault/forms/:formId/records/:recordId/files/:fieldId",
-    requireToken(kv, "owner"),
+    requireOwner(kv),
     async (c) => {
       const { formId, recordId, fieldId } = c.req.param();
-      await vault.forms.get(c.var.token.userId!, formId);
+      await vault.forms.get(c.var.owner.userId, formId);
       const record = await vault.record(formId, recordId);
       const ref = record.values[fieldId] as Partial<OwnedFileRef> | null | undefined;
       if (!ref || typeof ref !== "object" || ref.owned !== true || typeof ref.hash !== "string") {
-        throw new ApiError(
-          404,
+        throw new NotFound(
           "file_not_found",
           `Field "${fieldId}" of record "${recordId}" holds no uploaded file`,
           "fieldId",
         );
       }
       const url = await files.url(formId, ref as OwnedFileRef, OWNER_URL_LIFETIME_SECONDS);
-      if (!url) throw new ApiError(404, "file_not_found", "The relay has no such file", "fieldId");
+      if (!url) throw new NotFound("file_not_found", "The relay has no such file", "fieldId");
       return c.json({
         url,
         encrypted: ref.encryption === "age",

@@ -15,7 +15,7 @@
 import { decryptFileStream } from "../crypto/age.ts";
 import { hmacSha256Hex, timingSafeEqual } from "../crypto/hmac.ts";
 import type { OwnedFileRef } from "../forms/file_ref.ts";
-import { ApiError } from "../http/errors.ts";
+import { Forbidden, NotFound, Unprocessable, UpstreamFailed } from "../errors/index.ts";
 import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
 import type { VaultForms } from "./forms.ts";
@@ -134,7 +134,7 @@ export class VaultFiles {
   ): Promise<FileLink> {
     const size = Number(query.size);
     const exp = Number(query.exp);
-    const invalid = new ApiError(403, "invalid_link", "This file link is not valid");
+    const invalid = new Forbidden("invalid_link", "This file link is not valid");
     if (
       !/^[0-9a-f]{64}$/.test(hash) || !Number.isSafeInteger(size) || size < 0 ||
       !Number.isSafeInteger(exp) || query.mime === undefined || query.name === undefined ||
@@ -150,7 +150,7 @@ export class VaultFiles {
     };
     if (!timingSafeEqual(await this.#sign(link), query.sig)) throw invalid;
     if (exp * 1000 < nowMs) {
-      throw new ApiError(403, "link_expired", "This file link has expired; ask for a fresh one");
+      throw new Forbidden("link_expired", "This file link has expired; ask for a fresh one");
     }
     return link;
   }
@@ -164,16 +164,16 @@ export class VaultFiles {
   async open(link: FileLink): Promise<OpenedFile> {
     const db = await this.#database(link.formId);
     const read = db ? await this.link.blobReadUrl(db.relayUserId, link.hash, 300) : null;
-    if (!db || !read) throw new ApiError(404, "file_not_found", "The relay has no such file");
+    if (!db || !read) throw new NotFound("file_not_found", "The relay has no such file");
     let response: Response;
     try {
       response = await fetch(read.url);
     } catch (err) {
-      throw new ApiError(502, "relay_unavailable", `The relay did not answer: ${message(err)}`);
+      throw new UpstreamFailed("relay_unavailable", `The relay did not answer: ${message(err)}`);
     }
     if (!response.ok || !response.body) {
       await response.body?.cancel();
-      throw new ApiError(502, "relay_unavailable", `The relay answered ${response.status}`);
+      throw new UpstreamFailed("relay_unavailable", `The relay answered ${response.status}`);
     }
     const { secretKey } = await this.keys.databaseKey(db.fingerprint);
     try {
@@ -181,8 +181,7 @@ export class VaultFiles {
       return { link, body: await checkedFirstChunk(plain) };
     } catch (err) {
       await response.body.cancel().catch(() => {});
-      throw new ApiError(
-        422,
+      throw new Unprocessable(
         "file_undecryptable",
         `The stored file does not decrypt with this form's key (altered, damaged or not ` +
           `encrypted to it): ${message(err)}`,

@@ -12,7 +12,8 @@ import {
   type Manifest,
   ManifestSchema,
 } from "../forms/manifest.ts";
-import { ApiError, validationError } from "../http/errors.ts";
+import { assertOwns } from "../auth/rules.ts";
+import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
 import type {
   FormChange,
@@ -63,7 +64,7 @@ export function parseFields(fields: unknown): FieldDef[] {
 
 /** A schema version (title and fields) over what one store row holds. */
 const schemaTooLarge = () =>
-  new ApiError(413, "form_too_large", "The form's title and fields exceed 64 KiB", "fields");
+  new TooLarge("form_too_large", "The form's title and fields exceed 64 KiB", "fields");
 
 function newFormId(): string {
   return `f${crypto.getRandomValues(new Uint8Array(8)).toHex()}`;
@@ -83,13 +84,13 @@ async function sized<T>(write: Promise<T>): Promise<T> {
 function changed(result: FormChange | null | "conflict", formId: string, again: string) {
   if (result === null) throw formNotFound(formId);
   if (result === "conflict") {
-    throw new ApiError(409, "conflict", `Form "${formId}" kept changing; ${again}`);
+    throw new Conflict("conflict", `Form "${formId}" kept changing; ${again}`);
   }
   return result;
 }
 
 function formNotFound(formId: string) {
-  return new ApiError(404, "form_not_found", `No form "${formId}" in this vault`, "formId");
+  return new NotFound("form_not_found", `No form "${formId}" in this vault`, "formId");
 }
 
 /**
@@ -141,7 +142,7 @@ export class VaultForms {
     if (input.submitLabel) version.submitLabel = input.submitLabel;
     if (input.files === "encrypted") version.files = "encrypted";
     if (!(await sized(this.store.create(row, version)))) {
-      throw new ApiError(409, "form_exists", `Form "${formId}" already exists`);
+      throw new Conflict("form_exists", `Form "${formId}" already exists`);
     }
     return formOf(row, version);
   }
@@ -203,7 +204,8 @@ export class VaultForms {
     userId: string,
     formId: string,
   ): VaultFormRow {
-    if (!row || row.userId !== userId) throw formNotFound(formId);
+    if (!row) throw formNotFound(formId);
+    assertOwns(userId, row.userId, () => formNotFound(formId));
     return row;
   }
 
@@ -245,7 +247,7 @@ export class VaultForms {
       row: { ...row, publishedVersion: schemaVersion, publishedAt: new Date().toISOString() },
     }));
     if (result === null || result === "conflict") {
-      throw new ApiError(409, "conflict", `Form "${formId}" kept changing; publish again`);
+      throw new Conflict("conflict", `Form "${formId}" kept changing; publish again`);
     }
     return result.row;
   }

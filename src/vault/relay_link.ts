@@ -6,10 +6,9 @@
  *
  * @module
  */
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { PresignedUrl } from "../blobs/index.ts";
 import type { Manifest } from "../forms/manifest.ts";
-import { ApiError } from "../http/errors.ts";
+import { DomainError, UpstreamFailed } from "../errors/index.ts";
 import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { type AckEntry, ackQueue, addAck, listQueue, type QueueItem } from "../relay/queue.ts";
@@ -174,8 +173,7 @@ export class HttpRelayLink implements RelayLink {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
-      throw new ApiError(
-        502,
+      throw new UpstreamFailed(
         "relay_unreachable",
         `Relay ${this.relayUrl} did not answer ${method} ${path}: ${(err as Error).message}`,
       );
@@ -188,13 +186,12 @@ export class HttpRelayLink implements RelayLink {
       data = null;
     }
     if (!response.ok) {
-      const status = (response.status >= 500 ? 502 : response.status) as ContentfulStatusCode;
-      throw new ApiError(
-        status,
+      throw new UpstreamFailed(
         data?.error?.code ?? "relay_error",
         `Relay answered ${response.status} to ${method} ${path}: ${
           data?.error?.message ?? "no details"
         }`,
+        { upstreamStatus: response.status },
       );
     }
     return data as T;
@@ -273,7 +270,7 @@ export class HttpRelayLink implements RelayLink {
     try {
       return await this.#call<PresignedUrl>("GET", path);
     } catch (err) {
-      if (err instanceof ApiError && err.code === "blob_not_found") return null;
+      if (err instanceof DomainError && err.code === "blob_not_found") return null;
       throw err;
     }
   }

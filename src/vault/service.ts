@@ -8,7 +8,8 @@ import { open } from "../crypto/sealed_box.ts";
 import type { FieldDef } from "../forms/fields.ts";
 import { buildValuesSchema } from "../forms/fields.ts";
 import type { FilesMode, Manifest } from "../forms/manifest.ts";
-import { ApiError, validationError } from "../http/errors.ts";
+import { assertOwns } from "../auth/rules.ts";
+import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
 import type { VaultPorts } from "../store/kv/vault_ports.ts";
 import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
 import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
@@ -196,9 +197,10 @@ export class Vault {
   /** A database of `userId`, or a 404. */
   async database(userId: string, dbId: string): Promise<VaultDatabaseRow> {
     const row = await this.store.vaultDatabases.get(dbId);
-    if (!row || row.userId !== userId) {
-      throw new ApiError(404, "database_not_found", `No database "${dbId}" in this vault`, "id");
-    }
+    const notFound = () =>
+      new NotFound("database_not_found", `No database "${dbId}" in this vault`, "id");
+    if (!row) throw notFound();
+    assertOwns(userId, row.userId, notFound);
     return row;
   }
 
@@ -249,7 +251,7 @@ export class Vault {
     const { form, values } = await this.#validate(userId, formId, input);
     const recordId = crypto.getRandomValues(new Uint8Array(16)).toHex();
     await this.#write(formId, recordId, (current) => {
-      if (current) throw new ApiError(409, "conflict", `Record "${recordId}" exists`);
+      if (current) throw new Conflict("conflict", `Record "${recordId}" exists`);
       return {
         formId,
         recordId,
@@ -277,7 +279,7 @@ export class Vault {
     });
     await this.#write(formId, recordId, (current) => {
       if (!current) {
-        throw new ApiError(404, "record_not_found", `No record "${recordId}"`, "recordId");
+        throw new NotFound("record_not_found", `No record "${recordId}"`, "recordId");
       }
       return {
         formId,
@@ -304,7 +306,7 @@ export class Vault {
       }
     } catch (err) {
       if (err instanceof RecordTooLargeError) {
-        throw new ApiError(413, "record_too_large", err.message);
+        throw new TooLarge("record_too_large", err.message);
       }
       throw err;
     }
@@ -326,7 +328,7 @@ export class Vault {
     const rows = await this.listQuarantine(userId);
     const chosen = id ? rows.filter((row) => row.id === id) : rows;
     if (id && chosen.length === 0) {
-      throw new ApiError(404, "quarantine_not_found", `No quarantined envelope "${id}"`, "id");
+      throw new NotFound("quarantine_not_found", `No quarantined envelope "${id}"`, "id");
     }
     const out = [];
     for (const row of chosen) {
@@ -344,11 +346,11 @@ export class Vault {
   /** Drops a quarantined envelope for good (the owner's explicit decision). */
   async discardQuarantine(userId: string, id: string): Promise<void> {
     const row = (await this.listQuarantine(userId)).find((r) => r.id === id);
-    if (!row) throw new ApiError(404, "quarantine_not_found", `No quarantined envelope "${id}"`);
+    if (!row) throw new NotFound("quarantine_not_found", `No quarantined envelope "${id}"`);
     // The files it claimed go back to the relay's sweep, unless its record refers to them.
     const release = await quarantineRelease(this.store, this.keys, row);
     if (!(await this.store.quarantine.discard(id, release))) {
-      throw new ApiError(409, "conflict", `The record of "${id}" changed meanwhile; try again`);
+      throw new Conflict("conflict", `The record of "${id}" changed meanwhile; try again`);
     }
     await this.#releaseFiles();
   }

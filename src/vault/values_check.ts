@@ -6,7 +6,7 @@
  */
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
-import { formatIssues } from "../http/errors.ts";
+import { formatIssues } from "../errors/index.ts";
 import type { VaultDatabaseRow } from "../store/keys.ts";
 import { MAX_REASON, Quarantine } from "./envelope_checks.ts";
 import type { VaultForms } from "./forms.ts";

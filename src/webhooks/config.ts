@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { MAX_WEBHOOK_CONCURRENCY } from "../config/index.ts";
-import { ApiError } from "../http/errors.ts";
+import { Invalid } from "../errors/index.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import { renderJsonTemplate } from "./render/json_template.ts";
 import type { RenderInput } from "./values.ts";
@@ -214,15 +214,15 @@ const EMPTY_INPUT: RenderInput = {
   values: {},
 };
 
-function invalid(message: string, field: string): ApiError {
-  return new ApiError(400, "invalid_request", message, field);
+function invalid(message: string, field: string): Invalid {
+  return new Invalid("invalid_request", message, field);
 }
 
 /**
  * Checks what single fields cannot: a template exactly in template modes (a JSON template
  * must be valid JSON once rendered), and a `whsec_` secret for Standard Webhooks.
  *
- * @throws {ApiError} 400 naming the field.
+ * @throws {Invalid} naming the field.
  */
 export function checkConfig(row: WebhookConfigRow): void {
   const templated = row.mode === "json_template" || row.mode === "xml_template";
@@ -268,7 +268,7 @@ function headerPairs(lines: string[]): [string, string][] {
  * A new configuration row from a create request; `secret` is the generated signing secret
  * to show once, if one was asked for.
  *
- * @throws {ApiError} 400 when the fields do not fit together.
+ * @throws {Invalid} when the fields do not fit together.
  */
 export function newConfig(
   formId: string,
@@ -305,7 +305,7 @@ export function newConfig(
 /**
  * `row` with `patch` applied (switching to a mode without template drops the template).
  *
- * @throws {ApiError} 400 when the result does not fit together.
+ * @throws {Invalid} when the result does not fit together.
  */
 export function patchConfig(
   row: WebhookConfigRow,

@@ -80,6 +80,8 @@ export class Deadlines {
     }
     for (const deadline of due) this.#pending.delete(deadline);
     if (this.#pending.size > 0) this.#arm(next);
+    // A late timer finds several due at once: they expire in the order they were due.
+    due.sort((a, b) => a.at - b.at);
     for (const deadline of due) deadline.onExpire();
   };
 }

@@ -19,7 +19,7 @@
  */
 import { utf8Encode } from "../crypto/encoding.ts";
 import type { RecordEvent } from "../events/record_event.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict } from "../errors/index.ts";
 import { type WebhookConfigRow, type WebhookDeliveryRow, webhookKeys as k } from "../store/keys.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
 import type { QueueDispatcher, QueueMessage } from "../store/queue.ts";
@@ -195,23 +195,22 @@ export class WebhookEngine {
    * The owner's retry of one delivery: a new attempt now, a fresh schedule, the
    * configuration's flag cleared. A delivered one is sent again.
    *
-   * @throws {ApiError} 409 for a skipped (delete) delivery, one being sent right now, or one
+   * @throws {Conflict} for a skipped (delete) delivery, one being sent right now, or one
    * that changed meanwhile.
    */
   async retry(entry: Deno.KvEntry<WebhookDeliveryRow>): Promise<void> {
     const row = entry.value;
     if (row.status === "skipped") {
-      throw new ApiError(
-        409,
+      throw new Conflict(
         "delivery_skipped",
         `Delivery "${row.id}" is a delete event: no HTTP call is made for it`,
       );
     }
     if (this.#dispatcher.sending.has(row.id)) {
-      throw new ApiError(409, "delivery_in_flight", `Delivery "${row.id}" is being sent now`);
+      throw new Conflict("delivery_in_flight", `Delivery "${row.id}" is being sent now`);
     }
     if (!await rearm(this.#kv, this.#dispatcher, entry, "retry")) {
-      throw new ApiError(409, "conflict", `Delivery "${row.id}" changed meanwhile; try again`);
+      throw new Conflict("conflict", `Delivery "${row.id}" changed meanwhile; try again`);
     }
   }
 

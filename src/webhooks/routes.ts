@@ -9,9 +9,9 @@ import { errorContent as error, jsonContent as json, newRouter } from "../http/o
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { jsonBody } from "../http/body.ts";
-import { ApiError } from "../http/errors.ts";
+import { NotFound } from "../errors/index.ts";
 import { FormIdSchema } from "../http/ids.ts";
-import { type AuthEnv, requireToken } from "../relay/auth.ts";
+import { assertOwns, type OwnerEnv, requireOwner } from "../auth/index.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import {
   newConfig,
@@ -169,11 +169,11 @@ const testWebhook = createRoute({
 });
 
 /** Mounts the webhook owner API on a new router. */
-export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
+export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   const { engine } = deps;
   const { store, forms } = engine;
-  const app = newRouter();
-  const auth = [deps.rateLimit, requireToken(deps.kv, "owner")];
+  const app = newRouter<OwnerEnv>();
+  const auth = [deps.rateLimit, requireOwner(deps.kv)];
   const body = jsonBody(() => 512 * 1024, {
     code: "payload_too_large",
     message: "Request body exceeds 512 KiB",
@@ -181,31 +181,33 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   /** Form `formId` must exist and be the user's; another user's is not found either. */
   const ownForm = async (formId: string, userId: string) => {
-    if (await forms.ownerOf(formId) !== userId) {
-      throw new ApiError(404, "form_not_found", `Form "${formId}" not found`);
-    }
+    assertOwns(
+      userId,
+      await forms.ownerOf(formId),
+      () => new NotFound("form_not_found", `Form "${formId}" not found`),
+    );
   };
   /** The user's webhook `webhookId` (another user's is not found). */
   const ownWebhook = async (webhookId: string, userId: string): Promise<WebhookConfigRow> => {
+    const notFound = () => new NotFound("webhook_not_found", `Webhook "${webhookId}" not found`);
     const row = await store.config(webhookId);
-    if (!row || await forms.ownerOf(row.formId) !== userId) {
-      throw new ApiError(404, "webhook_not_found", `Webhook "${webhookId}" not found`);
-    }
+    if (!row) throw notFound();
+    assertOwns(userId, await forms.ownerOf(row.formId), notFound);
     return row;
   };
   /** The user's delivery `deliveryId`. */
   const ownDelivery = async (deliveryId: string, userId: string) => {
+    const notFound = () => new NotFound("delivery_not_found", `Delivery "${deliveryId}" not found`);
     const entry = await store.delivery(deliveryId);
     const config = entry && await store.config(entry.value.webhookId);
-    if (!entry || !config || await forms.ownerOf(config.formId) !== userId) {
-      throw new ApiError(404, "delivery_not_found", `Delivery "${deliveryId}" not found`);
-    }
+    if (!entry || !config) throw notFound();
+    assertOwns(userId, await forms.ownerOf(config.formId), notFound);
     return entry;
   };
 
   app.openapi({ ...listWebhooks, middleware: auth }, async (c) => {
     const { formId } = c.req.valid("param");
-    await ownForm(formId, c.var.token.userId!);
+    await ownForm(formId, c.var.owner.userId);
     const rows = await store.configsOf(formId);
     const flags = await store.flags(rows.map((r) => r.id));
     return c.json({ items: rows.map((r) => webhookView(r, flags.get(r.id) ?? null)) }, 200);
@@ -213,7 +215,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...createWebhook, middleware: [...auth, body] }, async (c) => {
     const { formId } = c.req.valid("param");
-    await ownForm(formId, c.var.token.userId!);
+    await ownForm(formId, c.var.owner.userId);
     const { row, secret } = newConfig(formId, c.req.valid("json"));
     await store.create(row);
     return c.json({
@@ -223,12 +225,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi({ ...getWebhook, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     return c.json(webhookView(row, await store.flag(row.id)), 200);
   });
 
   app.openapi({ ...patchWebhook, middleware: [...auth, body] }, async (c) => {
-    const before = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const before = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     const { row, secret } = patchConfig(before, c.req.valid("json"));
     await store.update(before, row);
     return c.json({
@@ -238,7 +240,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi({ ...deleteWebhook, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     await store.remove(row);
     return c.body(null, 204);
   });
@@ -252,7 +254,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   };
 
   app.openapi({ ...testWebhook, middleware: [...auth, optionalBody] }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     const input = c.req.valid("json");
     const { contentType, body, result } = await engine.testSend(row, input?.values);
     return c.json({
@@ -267,19 +269,19 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi({ ...listDeliveries, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     const { failed, cursor, limit } = c.req.valid("query");
     const page = await store.deliveries(row.id, { failed: failed === "true", cursor, limit });
     return c.json({ items: page.items.map(deliveryView), nextCursor: page.nextCursor }, 200);
   });
 
   app.openapi({ ...retryFailed, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.token.userId!);
+    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     return c.json({ retried: await engine.retryFailed(row.id) }, 200);
   });
 
   app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
-    const entry = await ownDelivery(c.req.valid("param").deliveryId, c.var.token.userId!);
+    const entry = await ownDelivery(c.req.valid("param").deliveryId, c.var.owner.userId);
     return c.json(
       {
         delivery: deliveryView(entry.value),
@@ -291,7 +293,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<AuthEnv> {
 
   app.openapi({ ...retryDelivery, middleware: auth }, async (c) => {
     const { deliveryId } = c.req.valid("param");
-    const entry = await ownDelivery(deliveryId, c.var.token.userId!);
+    const entry = await ownDelivery(deliveryId, c.var.owner.userId);
     await engine.retry(entry);
     const after = await store.delivery(deliveryId);
     return c.json(deliveryView(after!.value), 202);

@@ -8,7 +8,7 @@
  * @module
  */
 import { concatBytes } from "../crypto/encoding.ts";
-import { ApiError } from "../http/errors.ts";
+import { Conflict, TooLarge } from "../errors/index.ts";
 import { readPage } from "../http/ids.ts";
 import {
   type WebhookAttemptRow,
@@ -37,7 +37,7 @@ const PURGE_MUTATIONS = 800;
 
 /** A configuration over what one store row holds (its template and headers, mostly). */
 const configTooLarge = () =>
-  new ApiError(413, "webhook_too_large", "The webhook configuration exceeds 64 KiB");
+  new TooLarge("webhook_too_large", "The webhook configuration exceeds 64 KiB");
 
 /** Reads and writes webhook data. */
 export class WebhookStore {
@@ -82,18 +82,18 @@ export class WebhookStore {
       .set(k.configForm(row.id), row.formId);
     const result = await commitSized(op, configTooLarge);
     this.#configs.delete(row.formId);
-    if (!result.ok) throw new ApiError(409, "conflict", `Webhook id "${row.id}" is taken`);
+    if (!result.ok) throw new Conflict("conflict", `Webhook id "${row.id}" is taken`);
   }
 
   /**
    * Replaces configuration `before` by `after` (same id) and clears its failure flag.
    *
-   * @throws {ApiError} 409 when it changed meanwhile.
+   * @throws {Conflict} when it changed meanwhile.
    */
   async update(before: WebhookConfigRow, after: WebhookConfigRow): Promise<void> {
     const current = await this.kv.get<WebhookConfigRow>(k.config(before.formId, before.id));
     if (current.value?.updatedAt !== before.updatedAt) {
-      throw new ApiError(409, "conflict", `Webhook "${before.id}" changed meanwhile; try again`);
+      throw new Conflict("conflict", `Webhook "${before.id}" changed meanwhile; try again`);
     }
     const op = this.kv.atomic()
       .check(current)
@@ -102,7 +102,7 @@ export class WebhookStore {
     const result = await commitSized(op, configTooLarge);
     this.#configs.delete(after.formId);
     if (!result.ok) {
-      throw new ApiError(409, "conflict", `Webhook "${before.id}" changed meanwhile; try again`);
+      throw new Conflict("conflict", `Webhook "${before.id}" changed meanwhile; try again`);
     }
   }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Blobs, type BlobSettings, FsBlobStore, UrlSigner } from "../../src/blobs/index.ts";
 import { getUsage } from "../../src/blobs/meta.ts";
 import { ConfigSchema } from "../../src/config/index.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { httpError } from "../../src/http/errors.ts";
 import { blobKeys, keys } from "../../src/store/keys.ts";
 import { random, sha256, streamOf } from "./_helpers.ts";
 
@@ -58,7 +58,8 @@ async function code(work: Promise<unknown>): Promise<string> {
   try {
     await work;
   } catch (err) {
-    if (err instanceof ApiError) return `${err.status} ${err.code}`;
+    const known = httpError(err);
+    if (known) return `${known.status} ${known.body.error.code}`;
     throw err;
   }
   return "ok";

@@ -5,28 +5,29 @@
  */
 import assert from "node:assert/strict";
 import { Sessions } from "../../src/console/sessions.ts";
-import { mintToken } from "../../src/relay/tokens.ts";
+import { mintToken } from "../../src/auth/index.ts";
+import type { OwnerPrincipal, Principal } from "../../src/auth/index.ts";
 import { KvSessions } from "../../src/store/kv/sessions.ts";
-import type { TokenRow } from "../../src/store/rows.ts";
 import { startInstance } from "../_support/server.ts";
 import { ConsoleClient, csrfOf } from "./_client.ts";
 
-/** A session store in memory, and the owner tokens it checks (revoked: deleted from `tokens`). */
+/** A session store in memory, and the principals of the tokens it checks (revoked: deleted). */
 async function memoryStore() {
   const kv = await Deno.openKv(":memory:");
   const { row } = await mintToken("owner", "user-1");
-  const tokens = new Map<string, TokenRow>([[row.id, row]]);
+  const owner: OwnerPrincipal = { kind: "owner", tokenId: row.id, userId: "user-1" };
+  const tokens = new Map<string, Principal>([[row.id, owner]]);
   const port = new KvSessions(kv);
   const lookup = (id: string) => Promise.resolve(tokens.get(id) ?? null);
-  return { kv, row, tokens, port, lookup };
+  return { kv, row, owner, tokens, port, lookup };
 }
 
 Deno.test("a session ends after the idle time, even when used before", async () => {
-  const { kv, row, port, lookup } = await memoryStore();
+  const { kv, owner, port, lookup } = await memoryStore();
   let now = 1_000_000;
   const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 3600 }, () => now);
   try {
-    const { cookie } = await sessions.create(row);
+    const { cookie } = await sessions.create(owner);
     now += 590_000;
     assert.ok(await sessions.get(cookie), "alive before the idle time");
     now += 590_000; // used 590 s ago: still alive, and the idle clock restarts
@@ -40,11 +41,11 @@ Deno.test("a session ends after the idle time, even when used before", async () 
 });
 
 Deno.test("a session ends at its absolute expiry however active", async () => {
-  const { kv, row, port, lookup } = await memoryStore();
+  const { kv, owner, port, lookup } = await memoryStore();
   let now = 0;
   const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 1800 }, () => now);
   try {
-    const { cookie } = await sessions.create(row);
+    const { cookie } = await sessions.create(owner);
     for (let i = 0; i < 3; i++) {
       now += 500_000;
       assert.ok(await sessions.get(cookie), `alive at ${now}`);
@@ -57,15 +58,15 @@ Deno.test("a session ends at its absolute expiry however active", async () => {
 });
 
 Deno.test("a session ends when its owner token is revoked; sign out everywhere ends all", async () => {
-  const { kv, row, tokens, port, lookup } = await memoryStore();
+  const { kv, row, owner, tokens, port, lookup } = await memoryStore();
   const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 3600 });
   try {
-    const a = await sessions.create(row);
-    const b = await sessions.create(row);
+    const a = await sessions.create(owner);
+    const b = await sessions.create(owner);
     assert.equal(await sessions.endAll("user-1"), 2);
     assert.equal(await sessions.get(a.cookie), null);
     assert.equal(await sessions.get(b.cookie), null);
-    const c = await sessions.create(row);
+    const c = await sessions.create(owner);
     tokens.delete(row.id);
     assert.equal(await sessions.get(c.cookie), null);
     assert.equal(await sessions.get("not-a-session"), null);

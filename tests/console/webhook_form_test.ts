@@ -9,7 +9,7 @@ import {
   patchFromForm,
   previewBody,
 } from "../../src/console/webhook_form.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { Invalid } from "../../src/errors/index.ts";
 
 const BASE = {
   name: "CRM",
@@ -59,11 +59,10 @@ Deno.test("createFromForm: every setting; errors name the field", () => {
       try {
         createFromForm("f", { ...BASE, ...change });
       } catch (e) {
-        return e as ApiError;
+        return e as Invalid;
       }
     })();
-    assert.ok(err instanceof ApiError, JSON.stringify(change));
-    assert.equal(err.status, 400);
+    assert.ok(err instanceof Invalid, JSON.stringify(change));
     assert.equal(err.field, field);
   }
   assert.throws(() => parseMappings("no equals sign"), /is not "field = target"/);

@@ -8,7 +8,7 @@ import {
   RecordIdSchema,
   SubmissionIdSchema,
 } from "../../src/http/ids.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { Invalid } from "../../src/errors/index.ts";
 import { call, startInstance } from "../_support/server.ts";
 
 const LONG = "a".repeat(3000);
@@ -51,7 +51,7 @@ Deno.test("readPage: a well-formed cursor KV refuses is a 400 naming the field",
     assert.equal((await readPage(kv.list({ prefix: ["p"] }))).length, 2);
     await assert.rejects(
       readPage(kv.list({ prefix: ["p"] }, { cursor: "!!!" }), "after"),
-      (err) => err instanceof ApiError && err.status === 400 && err.field === "after",
+      (err) => err instanceof Invalid && err.field === "after",
     );
   } finally {
     kv.close();

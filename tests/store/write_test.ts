@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { KV_LIMITS, KvWrite, valueSize, WriteTooLargeError } from "../../src/store/write.ts";
+import {
+  applyAll,
+  KV_LIMITS,
+  KvWrite,
+  valueSize,
+  WriteTooLargeError,
+} from "../../src/store/write.ts";
 import { addKvPart, kvPart } from "../../src/store/write_part.ts";
 
 Deno.test("KvWrite: counts checks, mutations and bytes as it records them", () => {
@@ -51,4 +57,27 @@ Deno.test("write parts: a part joins a Deno KV write; a part of another backend 
   assert.equal(w.mutations, 2);
   assert.equal(await w.commit(kv), true);
   assert.throws(() => addKvPart(new KvWrite(), { backend: "postgres" }), TypeError);
+});
+
+Deno.test("applyAll: sums on one key fold into one; a key also set keeps its sums in order", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const writes = Array.from(
+    { length: 50 },
+    (_, i) => new KvWrite().set(["row", i], i).sum(["count"], 1n).sum(["day", "2026-11-23"], 1n),
+  );
+  writes.push(new KvWrite().sum(["count"], 0xffff_ffff_ffff_ffffn)); // minus one
+  writes.push(new KvWrite().set(["reset"], new Deno.KvU64(10n)), new KvWrite().sum(["reset"], 5n));
+  let sums = 0;
+  const op = kv.atomic();
+  const sum = op.sum.bind(op);
+  op.sum = (key, n) => {
+    sums++;
+    return sum(key, n);
+  };
+  assert.ok((await applyAll(writes, op).commit()).ok);
+  assert.equal(sums, 3, "count, day, and reset's own sum");
+  assert.equal((await kv.get<Deno.KvU64>(["count"])).value?.value, 49n);
+  assert.equal((await kv.get<Deno.KvU64>(["day", "2026-11-23"])).value?.value, 50n);
+  assert.equal((await kv.get<Deno.KvU64>(["reset"])).value?.value, 15n);
+  assert.equal((await kv.get(["row", 49])).value, 49);
 });

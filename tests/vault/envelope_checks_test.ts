@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { formatIssues } from "../../src/http/errors.ts";
+import { formatIssues } from "../../src/errors/index.ts";
 import { buildValuesSchema } from "../../src/forms/fields.ts";
 import {
   checkFilesStored,

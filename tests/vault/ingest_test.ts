@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { seal as sealBytes } from "../../src/crypto/sealed_box.ts";
 import { onRecordEvents, type StoredRecordEvent } from "../../src/events/record_event.ts";
-import { EditTokens } from "../../src/relay/edit_tokens.ts";
+import { EditTokens } from "../../src/auth/index.ts";
 import { createUser } from "../../src/relay/identity.ts";
 import { FormDirectory } from "../../src/relay/manifests.ts";
 import { listQueue } from "../../src/relay/queue.ts";
@@ -15,7 +15,7 @@ import {
   seal,
   type SubmissionPayload,
 } from "../../src/sdk/mod.ts";
-import type { ApiError } from "../../src/http/errors.ts";
+import { NotFound } from "../../src/errors/index.ts";
 import { GroupCommitter } from "../../src/store/group_commit.ts";
 import { keys, type QueueRow } from "../../src/store/keys.ts";
 import { openStore } from "../../src/store/kv.ts";
@@ -440,7 +440,7 @@ Deno.test("ingest: a deleted record is not resurrected; an amendment of it is qu
     await t.vault.deleteRecord(t.user.id, t.formId, id);
     const assertGone = async () => {
       await assert.rejects(t.vault.record(t.formId, id), (err) => {
-        assert.equal((err as ApiError).status, 404);
+        assert.ok(err instanceof NotFound);
         return true;
       });
       assert.deepEqual(await t.heads(), []);

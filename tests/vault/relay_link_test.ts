@@ -4,7 +4,8 @@
  * failures and the vault's lookup through the form's database.
  */
 import assert from "node:assert/strict";
-import { ApiError } from "../../src/http/errors.ts";
+import { UpstreamFailed } from "../../src/errors/index.ts";
+import { httpError } from "../../src/http/errors.ts";
 import { HttpRelayLink, type RelayLink } from "../../src/vault/index.ts";
 import { freePort } from "../_support/process.ts";
 import { call, startInstance } from "../_support/server.ts";
@@ -74,8 +75,8 @@ Deno.test("HttpRelayLink.blobReadUrl: null only for blob_not_found; other failur
     const link = new HttpRelayLink(inst.url, inst.credentials.ownerToken);
     const expectError = async (promise: Promise<unknown>, status: number, code: string) => {
       await assert.rejects(promise, (err) => {
-        assert.ok(err instanceof ApiError, String(err));
-        assert.equal(err.status, status);
+        assert.ok(err instanceof UpstreamFailed, String(err));
+        assert.equal(httpError(err)?.status, status);
         assert.equal(err.code, code);
         return true;
       });

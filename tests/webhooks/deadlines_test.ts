@@ -95,3 +95,15 @@ Deno.test("timeout signals: the window is a tenth of a short timeout", async () 
   assert.ok(at >= 30 && at < 100, `aborted at ${at} ms`);
   timeouts.give(lease);
 });
+
+Deno.test("deadlines: a late timer fires the ones due meanwhile in the order they were due", async () => {
+  const deadlines = new Deadlines();
+  const fired: string[] = [];
+  deadlines.add(30, () => fired.push("second"));
+  deadlines.add(10, () => fired.push("first"));
+  // Block the event loop past both: the timer fires late, with both due at once.
+  const until = performance.now() + 60;
+  while (performance.now() < until) { /* busy */ }
+  await sleep(20);
+  assert.deepEqual(fired, ["first", "second"]);
+});

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { consoleKeys, keys, type TokenRow } from "../keys.ts";
+import { consoleKeys } from "../keys.ts";
 import type { ConsoleSessionRow, SessionsPort } from "../ports/sessions.ts";
 import { KvWrite } from "../write.ts";
 
@@ -57,17 +57,4 @@ export class KvSessions implements SessionsPort {
     }
     return count;
   }
-}
-
-/**
- * The owner tokens sessions are made from, read from Deno KV (`keys.token`): what
- * `Sessions` checks revocation with.
- *
- * @example
- * ```ts
- * const sessions = new Sessions(ports.sessions, kvTokenLookup(kv), limits);
- * ```
- */
-export function kvTokenLookup(kv: Deno.Kv): (tokenId: string) => Promise<TokenRow | null> {
-  return async (tokenId) => (await kv.get<TokenRow>(keys.token(tokenId))).value;
 }

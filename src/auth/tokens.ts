@@ -1,0 +1,80 @@
+/**
+ * API tokens: `spo_<id>_<secret>` (owner) and `spa_<id>_<secret>` (admin). Only a SHA-256 of
+ * the secret part is stored (by `src/relay/tokens.ts`); a presented secret is compared in
+ * constant time, and the token stands for the principal of its row.
+ *
+ * @module
+ */
+import { timingSafeEqual } from "../crypto/hmac.ts";
+import { tokenRow } from "../relay/tokens.ts";
+import type { TokenRow } from "../store/keys.ts";
+import { type Principal, principalOf } from "./principals.ts";
+
+const PREFIX = { owner: "spo", admin: "spa" } as const;
+const TOKEN_RE = /^(sp[oa])_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
+
+function base64url(bytes: Uint8Array): string {
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return new Uint8Array(digest).toHex();
+}
+
+/**
+ * Makes a new token for `kind` (and `userId` for owner tokens) and the row to store.
+ * The token string is returned once and never kept.
+ *
+ * @example
+ * ```ts
+ * const { token, row } = await mintToken("owner", user.id); // token "spo_…"
+ * ```
+ */
+export async function mintToken(
+  kind: TokenRow["kind"],
+  userId: string | null,
+): Promise<{ token: string; row: TokenRow }> {
+  const id = crypto.getRandomValues(new Uint8Array(12)).toHex();
+  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const row: TokenRow = {
+    id,
+    kind,
+    userId,
+    secretHash: await sha256Hex(secret),
+    createdAt: new Date().toISOString(),
+  };
+  return { token: `${PREFIX[kind]}_${id}_${secret}`, row };
+}
+
+/**
+ * The principal token `id` stands for now; null once it is revoked (a console session made
+ * from it ends then).
+ *
+ * @example
+ * ```ts
+ * const owner = await principalOfToken(kv, session.tokenId);
+ * ```
+ */
+export async function principalOfToken(kv: Deno.Kv, id: string): Promise<Principal | null> {
+  const row = await tokenRow(kv, id);
+  return row && principalOf(row);
+}
+
+/**
+ * The principal a presented token stands for, or null when it is malformed, unknown,
+ * revoked, of another kind than its prefix says, or its secret is wrong.
+ *
+ * @example
+ * ```ts
+ * const principal = await authenticate(kv, "spo_…"); // { kind: "owner", userId, tokenId }
+ * ```
+ */
+export async function authenticate(kv: Deno.Kv, token: string): Promise<Principal | null> {
+  const match = TOKEN_RE.exec(token);
+  if (!match) return null;
+  const [, prefix, id, secret] = match;
+  const row = await tokenRow(kv, id);
+  if (!row || PREFIX[row.kind] !== prefix) return null;
+  return timingSafeEqual(await sha256Hex(secret), row.secretHash) ? principalOf(row) : null;
+}
