@@ -53,25 +53,24 @@ export async function releaseFiles(
     }
     return relayUsers.get(formId)!;
   };
-  // Rows the relay refused stay; the next page starts after them.
-  let skipped = 0;
+  // Rows the relay refused stay for the next run; a page starts after the last one seen.
+  let after: string | undefined;
   while (true) {
-    const page = await store.fileReleases.pending(skipped + PAGE);
-    const todo = page.slice(skipped);
-    for (const { id, formId, recordId, hashes } of todo) {
+    const page = await store.fileReleases.pending(PAGE, after);
+    for (const { id, formId, recordId, hashes } of page) {
       const relayUserId = await relayUserOf(formId);
       try {
         if (relayUserId) await link.release(relayUserId, hashes, recordClaimant(formId, recordId));
       } catch (err) {
         result.failed++;
-        skipped++;
         result.error ??= (err as Error).message;
         continue;
       }
       await store.fileReleases.done(id);
       result.released++;
     }
-    if (page.length < skipped + PAGE || todo.length === 0) return result;
+    if (page.length < PAGE) return result;
+    after = page.at(-1)!.id;
   }
 }
 

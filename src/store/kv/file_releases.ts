@@ -20,10 +20,12 @@ import { KvWrite } from "../write.ts";
 export class KvFileReleases implements FileReleasesPort {
   constructor(private kv: Deno.Kv) {}
 
-  async pending(limit: number): Promise<FileRelease[]> {
-    const iter = this.kv.list<VaultFileReleaseRow>({ prefix: vaultKeys.fileReleasesAll() }, {
-      limit,
-    });
+  async pending(limit: number, after?: string): Promise<FileRelease[]> {
+    const prefix = vaultKeys.fileReleasesAll();
+    const selector = after === undefined
+      ? { prefix }
+      : { start: [...vaultKeys.fileRelease(after), ""], end: [...prefix, "\uffff"] };
+    const iter = this.kv.list<VaultFileReleaseRow>(selector, { limit });
     return await Array.fromAsync(
       iter,
       (entry) => ({ id: String(entry.key.at(-1)), ...entry.value }),

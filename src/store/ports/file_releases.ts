@@ -24,8 +24,8 @@ export interface FileRelease {
  * ```
  */
 export interface FileReleasesPort {
-  /** Up to `limit` pending releases, oldest first. */
-  pending(limit: number): Promise<FileRelease[]>;
+  /** Up to `limit` pending releases, oldest first; with `after`, those after that id. */
+  pending(limit: number, after?: string): Promise<FileRelease[]>;
 
   /** Removes a handled release (idempotent: an unknown id is no error). */
   done(id: string): Promise<void>;

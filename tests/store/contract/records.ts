@@ -396,6 +396,12 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
       [F, "r1", [file("a").hash]],
     ]);
     assert.deepEqual((await fileReleases.pending(1)).map((r) => r.id), [pending[0].id]);
+    assert.deepEqual(
+      (await fileReleases.pending(10, pending[0].id)).map((r) => r.id),
+      [pending[1].id],
+      "after an id",
+    );
+    assert.deepEqual(await fileReleases.pending(10, pending[1].id), []);
     await fileReleases.done(pending[0].id);
     await fileReleases.done(pending[0].id);
     assert.deepEqual((await fileReleases.pending(10)).map((r) => r.id), [pending[1].id]);
