@@ -44,11 +44,17 @@ function portCursor(cursor: string): string {
   return cursor.replace(/=+$/, "");
 }
 
-/** A port cursor as Deno KV takes it (padding restored); one of other characters is invalid. */
+/**
+ * A port cursor as Deno KV takes it (padding restored; a padded one, as earlier releases gave
+ * out, is taken as it is); one of other characters is invalid.
+ */
 function kvCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidCursorError("Not a cursor of this list");
-  return cursor + "=".repeat((4 - cursor.length % 4) % 4);
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) {
+    throw new InvalidCursorError("Not a cursor of this list");
+  }
+  const bare = portCursor(cursor);
+  return bare + "=".repeat((4 - bare.length % 4) % 4);
 }
 
 /** Every entry of a list; a cursor Deno KV refuses is an {@link InvalidCursorError}. */
