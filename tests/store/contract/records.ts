@@ -282,6 +282,30 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
   });
 
   test(
+    "concurrent saves of one submission: one record, the rest duplicates; owner edits race amendments without loss",
+    async ({ port }, events) => {
+      const same = await Promise.all(
+        Array.from({ length: 4 }, () => port.applySubmission(envelope("s1", 1, { n: 0 }), [])),
+      );
+      assert.deepEqual(same.sort(), ["duplicate", "duplicate", "duplicate", "record"]);
+      assert.equal(events.length, 1);
+      // Owner edits (each adds one to n) and an amendment at once: every write lands once.
+      const edits = Array.from({ length: 6 }, () =>
+        port.write(F, "s1", async (current) => {
+          const record = (await port.get(F, current!.recordId))!;
+          return envelope("s1", current!.appliedVersion, { n: (record.values.n as number) + 1 });
+        }));
+      const amended = port.applySubmission(envelope("s1", 2, { n: 100 }), []);
+      assert.deepEqual(await Promise.all(edits), Array(6).fill("saved"));
+      assert.equal(await amended, "record");
+      assert.equal(events.length, 8, "one event per write");
+      assert.equal((await port.versions(F, "s1", 100)).length, 8);
+      const n = (await port.get(F, "s1"))!.values.n as number;
+      assert.ok(n >= 100 && n <= 106, `the amendment and the edits after it: n = ${n}`);
+    },
+  );
+
+  test(
     "many submissions at once are all saved (writes share commits)",
     async ({ port }, events) => {
       const outcomes = await Promise.all(
