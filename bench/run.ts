@@ -14,6 +14,7 @@ const known = [
   "serving",
   "console",
   "files",
+  "upload_s3",
 ];
 const present = known.filter((name) => {
   try {

@@ -94,7 +94,10 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   // A vault-role process is no relay: it pulls from one (src/vault).
   if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));
   // The hosted form page, its assets and the embed script (src/web).
-  if (config.server.role !== "vault") app.route("/", webRoutes({ forms: deps.forms }));
+  if (config.server.role !== "vault") {
+    const blobStoreUrl = config.blobs.backend === "s3" ? config.blobs.s3.endpoint : undefined;
+    app.route("/", webRoutes({ forms: deps.forms, blobStoreUrl }));
+  }
   // Blobs (src/blobs): upload slots, pre-signed PUT and GET, owner read URLs and claims.
   if (deps.blobs) {
     app.route(

@@ -1,6 +1,6 @@
 /**
- * The media-type rules of pre-signed uploads: which types may be signed, and whether a PUT's
- * Content-Type matches the signed one.
+ * The media-type rules of pre-signed uploads: which types may be signed, whether a PUT's
+ * Content-Type matches the signed one, and how a stored blob is served.
  *
  * @module
  */
@@ -43,4 +43,26 @@ export function contentTypeMatches(sent: string | null, signed: string | null): 
  */
 export function isSignableMime(value: string): boolean {
   return isMime(value) && /^[\x20-\x7e]+$/.test(value);
+}
+
+/** Media types an owner's browser may show inline; everything else downloads. */
+const INLINE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"]);
+
+/**
+ * How a blob of recorded `mime` is served: its Content-Type (`application/octet-stream` for
+ * none), and a Content-Disposition showing the image types inline and downloading the rest,
+ * named after the hash.
+ *
+ * @example
+ * ```ts
+ * servedAs("image/png", hash); // { contentType: "image/png", contentDisposition: 'inline; filename="…"' }
+ * ```
+ */
+export function servedAs(
+  mime: string | null,
+  hash: string,
+): { contentType: string; contentDisposition: string } {
+  const contentType = mime ?? "application/octet-stream";
+  const disposition = INLINE_TYPES.has(mimeEssence(contentType)) ? "inline" : "attachment";
+  return { contentType, contentDisposition: `${disposition}; filename="${hash}"` };
 }

@@ -8,7 +8,7 @@ import { blobKeys } from "../store/keys.ts";
 import type { KeyedLock } from "./_lock.ts";
 import { blobKeyString } from "./key.ts";
 import { forgetOrphan } from "./meta.ts";
-import type { BlobStore } from "./store.ts";
+import type { BlobStore, DirectBlobStore } from "./store.ts";
 
 /** What one sweep removed. */
 export interface SweepResult {
@@ -28,7 +28,7 @@ export interface SweepResult {
  */
 export async function sweepOrphans(
   kv: Deno.Kv,
-  store: BlobStore,
+  store: Pick<BlobStore | DirectBlobStore, "remove">,
   lock: KeyedLock,
   cutoffMs: number,
 ): Promise<SweepResult> {

@@ -14,7 +14,7 @@ import { ApiError } from "../http/errors.ts";
 import { NotFound } from "../errors/index.ts";
 import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
 import { assertOwns, type OwnerEnv, requireOwner } from "../auth/index.ts";
-import { mimeEssence } from "../forms/file_ref.ts";
+import { servedAs } from "./mime.ts";
 import { parseRange } from "./range.ts";
 import {
   BlobHashSchema,
@@ -162,24 +162,20 @@ const postRelease = createRoute({
   },
 });
 
-/** Media types an owner's browser may show inline; everything else downloads. */
-const INLINE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"]);
-
 /** Headers that keep uploaded content from ever running on the service's origin. */
 function servingHeaders(
   hash: string,
   mime: string | null,
   expires: number,
 ): Record<string, string> {
-  const type = mime ?? "application/octet-stream";
-  const disposition = INLINE_TYPES.has(mimeEssence(type)) ? "inline" : "attachment";
+  const served = servedAs(mime, hash);
   return {
-    "Content-Type": type,
+    "Content-Type": served.contentType,
     "ETag": `"${hash}"`,
     "Accept-Ranges": "bytes",
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": "sandbox",
-    "Content-Disposition": `${disposition}; filename="${hash}"`,
+    "Content-Disposition": served.contentDisposition,
     "Referrer-Policy": "no-referrer",
     "Cache-Control": `private, max-age=${Math.max(0, expires - Math.floor(Date.now() / 1000))}`,
   };
@@ -211,49 +207,52 @@ export function blobRoutes(deps: BlobDeps): OpenAPIHono<OwnerEnv> {
     async (c) => c.json(await blobs.uploadSlot(c.req.valid("json"), baseUrl(c)), 200),
   );
 
-  app.openapi(
-    { ...putBlob, middleware: [rateLimit(deps.limiters.uploads, trust)] },
-    async (c) => {
-      const { created: _, ...receipt } = await blobs.acceptUpload(
-        c.req.valid("param"),
-        c.req.valid("query"),
-        {
-          contentType: c.req.header("content-type") ?? null,
-          contentLength: c.req.header("content-length") ?? null,
-          body: c.req.raw.body,
-        },
-      );
-      return c.json(receipt, 201);
-    },
-  );
+  // With a direct store (S3) senders and readers talk to the store: these routes do not exist.
+  if (blobs.servesBytes) {
+    app.openapi(
+      { ...putBlob, middleware: [rateLimit(deps.limiters.uploads, trust)] },
+      async (c) => {
+        const { created: _, ...receipt } = await blobs.acceptUpload(
+          c.req.valid("param"),
+          c.req.valid("query"),
+          {
+            contentType: c.req.header("content-type") ?? null,
+            contentLength: c.req.header("content-length") ?? null,
+            body: c.req.raw.body,
+          },
+        );
+        return c.json(receipt, 201);
+      },
+    );
 
-  app.openapi(getBlob, async (c) => {
-    const key = c.req.valid("param");
-    const query = c.req.valid("query");
-    const meta = await blobs.authorizeRead(key, query);
-    const headers = servingHeaders(key.hash, meta.mime, Number(query.expires));
-    if (etagMatches(c.req.header("if-none-match"), key.hash)) return c.body(null, 304, headers);
-    const ifRange = c.req.header("if-range");
-    const wanted = ifRange === undefined || ifRange.trim() === `"${key.hash}"`
-      ? parseRange(c.req.header("range"), meta.sizeBytes)
-      : { kind: "full" as const };
-    if (wanted.kind === "unsatisfiable") {
-      throw new ApiError(
-        416,
-        "range_not_satisfiable",
-        `Range "${c.req.header("range")}" is outside the ${meta.sizeBytes} bytes`,
-        undefined,
-        { "Content-Range": `bytes */${meta.sizeBytes}` },
-      );
-    }
-    const range = wanted.kind === "partial" ? wanted.range : undefined;
-    if (range) headers["Content-Range"] = `bytes ${range.start}-${range.end}/${meta.sizeBytes}`;
-    headers["Content-Length"] = String(range ? range.end - range.start + 1 : meta.sizeBytes);
-    const status = range ? 206 : 200;
-    // HEAD is answered by this handler too: no body, so no file is opened.
-    if (c.req.method === "HEAD") return c.body(null, status, headers);
-    return c.body(await blobs.read(key, range), status, headers);
-  });
+    app.openapi(getBlob, async (c) => {
+      const key = c.req.valid("param");
+      const query = c.req.valid("query");
+      const meta = await blobs.authorizeRead(key, query);
+      const headers = servingHeaders(key.hash, meta.mime, Number(query.expires));
+      if (etagMatches(c.req.header("if-none-match"), key.hash)) return c.body(null, 304, headers);
+      const ifRange = c.req.header("if-range");
+      const wanted = ifRange === undefined || ifRange.trim() === `"${key.hash}"`
+        ? parseRange(c.req.header("range"), meta.sizeBytes)
+        : { kind: "full" as const };
+      if (wanted.kind === "unsatisfiable") {
+        throw new ApiError(
+          416,
+          "range_not_satisfiable",
+          `Range "${c.req.header("range")}" is outside the ${meta.sizeBytes} bytes`,
+          undefined,
+          { "Content-Range": `bytes */${meta.sizeBytes}` },
+        );
+      }
+      const range = wanted.kind === "partial" ? wanted.range : undefined;
+      if (range) headers["Content-Range"] = `bytes ${range.start}-${range.end}/${meta.sizeBytes}`;
+      headers["Content-Length"] = String(range ? range.end - range.start + 1 : meta.sizeBytes);
+      const status = range ? 206 : 200;
+      // HEAD is answered by this handler too: no body, so no file is opened.
+      if (c.req.method === "HEAD") return c.body(null, status, headers);
+      return c.body(await blobs.read(key, range), status, headers);
+    });
+  }
 
   app.openapi({ ...getReadUrl, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const { recipientUserId, hash } = c.req.valid("param");

@@ -1,6 +1,9 @@
 /**
  * The blob service: upload slots, pre-signed PUT and GET URLs, quota, claims and the orphan
- * sweep, over a {@linkcode BlobStore} for the bytes and Deno KV for the metadata.
+ * sweep, over a store for the bytes and Deno KV for the metadata. With the filesystem store
+ * ({@linkcode BlobStore}) the URLs are Sealpost's own and the bytes pass through it; with a
+ * direct store ({@linkcode DirectBlobStore}, S3) the URLs are the store's, and an upload is
+ * recorded when a claim or a read first refers to it (`direct.ts`).
  *
  * @module
  */
@@ -17,6 +20,7 @@ import {
 import { getUser } from "../relay/identity.ts";
 import type { BlobMetaRow } from "../store/keys.ts";
 import { KeyedLock } from "./_lock.ts";
+import { inParallel, isDirect, knownBlob, sweepUnrecorded } from "./direct.ts";
 import { FsBlobStore } from "./fs_store.ts";
 import { type BlobKey, blobKeyString, isBlobUserId } from "./key.ts";
 import {
@@ -28,8 +32,9 @@ import {
   releaseBlobs,
 } from "./meta.ts";
 import { PeriodicTask, sweepOrphans, type SweepResult } from "./orphans.ts";
-import { type SignedRequest, UrlSigner } from "./signing.ts";
-import { contentTypeMatches } from "./mime.ts";
+import { type SignedRequest, UrlSigner, verifySignedQuery } from "./signing.ts";
+import { contentTypeMatches, servedAs } from "./mime.ts";
+import { readS3Credentials, S3BlobStore } from "./s3_store.ts";
 import type {
   BlobSettings,
   BlobsOptions,
@@ -40,7 +45,7 @@ import type {
   UploadRequest,
   UploadSlot,
 } from "./service_types.ts";
-import { BlobWriteError, type ByteRange } from "./store.ts";
+import { type BlobStore, BlobWriteError, type ByteRange, type DirectBlobStore } from "./store.ts";
 
 /** Where the filesystem store keeps blobs inside a data dir. */
 function blobsDir(dataDir: string): string {
@@ -51,8 +56,6 @@ function blobsDir(dataDir: string): string {
 function blobPath(key: BlobKey): string {
   return `/blobs/${key.userId}/${key.hash}`;
 }
-
-const CANONICAL_INT = /^(0|[1-9][0-9]{0,14})$/;
 
 function quotaError(err: QuotaExceededError): QuotaExceeded {
   return new QuotaExceeded("quota_exceeded", err.message);
@@ -100,8 +103,9 @@ export class Blobs {
   }
 
   /**
-   * The service over the filesystem store in `<dataDir>/blobs` (its leftover temporary files
-   * removed) and a URL signer keyed from the relay secret.
+   * The service over the store `settings.backend` names: the filesystem store in
+   * `<dataDir>/blobs` (its leftover temporary files removed), or the S3 bucket of
+   * `settings.s3` (its credentials read now); and a URL signer keyed from the relay secret.
    */
   static async open(options: {
     kv: Deno.Kv;
@@ -112,11 +116,18 @@ export class Blobs {
   }): Promise<Blobs> {
     return new Blobs({
       kv: options.kv,
-      store: await FsBlobStore.open(blobsDir(options.dataDir)),
+      store: options.settings.backend === "s3"
+        ? new S3BlobStore(options.settings.s3, await readS3Credentials(options.settings.s3))
+        : await FsBlobStore.open(blobsDir(options.dataDir)),
       signer: await UrlSigner.fromRelaySecret(options.relaySecret),
       settings: options.settings,
       baseUrl: options.baseUrl,
     });
+  }
+
+  /** Whether the bytes pass through Sealpost (its own PUT and GET routes); false with S3. */
+  get servesBytes(): boolean {
+    return !isDirect(this.options.store);
   }
 
   /** Starts the periodic orphan sweep. */
@@ -147,6 +158,17 @@ export class Blobs {
     if (typeof request.sizeBytes === "number") {
       await this.#assertRoom(key, request.sizeBytes);
     }
+    const { store } = this.options;
+    if (isDirect(store)) {
+      const now = Math.floor(this.#now() / 1000);
+      const expires = now + settings.upload_url_lifetime_seconds;
+      const declared = { mime: request.mime ?? null, sizeBytes: request.sizeBytes ?? null };
+      return {
+        url: await store.presignPut(key, declared, { now, expires }),
+        expiresAtUtc: new Date(expires * 1000).toISOString(),
+        key: blobKeyString(key),
+      };
+    }
     const url = await this.#presign(
       {
         method: "PUT",
@@ -170,8 +192,15 @@ export class Blobs {
     query: SignedQuery,
     request: UploadRequest,
   ): Promise<UploadReceipt> {
-    const { kv, store, settings } = this.options;
-    const signed = await this.#verify("PUT", key, query);
+    const { kv, settings } = this.options;
+    const store = this.#bytes();
+    const signed = await verifySignedQuery(
+      this.options.signer,
+      "PUT",
+      blobPath(key),
+      query,
+      this.#now(),
+    );
     if (!contentTypeMatches(request.contentType, signed.mime)) {
       throw new Forbidden(
         "content_type_mismatch",
@@ -248,7 +277,21 @@ export class Blobs {
     key: BlobKey,
     options: { lifetimeSeconds?: number; baseUrl?: string } = {},
   ): Promise<PresignedUrl | null> {
-    if (!isBlobUserId(key.userId) || !await getBlobMeta(this.options.kv, key)) return null;
+    if (!isBlobUserId(key.userId)) return null;
+    const { store } = this.options;
+    if (isDirect(store)) {
+      const meta = await this.#known(store, key);
+      if (!meta) return null;
+      const now = Math.floor(this.#now() / 1000);
+      // A store URL lives at most as long as the store allows (S3: 7 days); expiresAtUtc says.
+      const lifetime = options.lifetimeSeconds ?? this.options.settings.read_url_lifetime_seconds;
+      const expires = now + Math.min(lifetime, store.maxUrlLifetimeSeconds);
+      return {
+        url: await store.presignGet(key, servedAs(meta.mime, key.hash), { now, expires }),
+        expiresAtUtc: new Date(expires * 1000).toISOString(),
+      };
+    }
+    if (!await getBlobMeta(this.options.kv, key)) return null;
     return await this.#presign(
       { method: "GET", path: blobPath(key), mime: null, maxBytes: null },
       options.lifetimeSeconds ?? this.options.settings.read_url_lifetime_seconds,
@@ -261,7 +304,7 @@ export class Blobs {
    * expired URL, 404 when the blob is not stored.
    */
   async authorizeRead(key: BlobKey, query: SignedQuery): Promise<BlobMetaRow> {
-    await this.#verify("GET", key, query);
+    await verifySignedQuery(this.options.signer, "GET", blobPath(key), query, this.#now());
     const meta = await getBlobMeta(this.options.kv, key);
     if (!meta) throw new NotFound("blob_not_found", `No blob ${blobKeyString(key)}`);
     return meta;
@@ -269,18 +312,25 @@ export class Blobs {
 
   /** Streams a stored blob (all of it, or `range`); 404 when its bytes are gone. */
   async read(key: BlobKey, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
-    const stream = await this.options.store.read(key, range);
+    const stream = await this.#bytes().read(key, range);
     if (!stream) throw new NotFound("blob_not_found", `No blob ${blobKeyString(key)}`);
     return stream;
   }
 
-  /** Claims blobs of `userId` for `claimant` so the orphan sweep keeps them (idempotent). */
-  claim(
+  /**
+   * Claims blobs of `userId` for `claimant` so the orphan sweep keeps them (idempotent). With
+   * a direct store, an object not recorded yet is recorded first (`direct.ts`).
+   */
+  async claim(
     userId: string,
     hashes: string[],
     claimant: string,
   ): Promise<{ claimed: string[]; missing: string[] }> {
-    return claimBlobs(this.options.kv, userId, hashes, new Date(this.#now()), claimant);
+    const { store } = this.options;
+    if (isDirect(store)) {
+      await inParallel([...new Set(hashes)], (hash) => this.#known(store, { userId, hash }));
+    }
+    return await claimBlobs(this.options.kv, userId, hashes, new Date(this.#now()), claimant);
   }
 
   /** Releases `claimant`'s claims; blobs left unclaimed go to the orphan sweep (idempotent). */
@@ -288,10 +338,36 @@ export class Blobs {
     return releaseBlobs(this.options.kv, userId, hashes, new Date(this.#now()), claimant);
   }
 
-  /** Deletes the blobs no one claimed within `orphan_grace_seconds`. */
-  sweep(): Promise<SweepResult> {
+  /**
+   * Deletes the blobs no one claimed within `orphan_grace_seconds`; with a direct store also
+   * the objects no claim or read recorded within it (found by listing the bucket).
+   */
+  async sweep(): Promise<SweepResult> {
+    const { kv, store } = this.options;
     const cutoff = this.#now() - this.options.settings.orphan_grace_seconds * 1000;
-    return sweepOrphans(this.options.kv, this.options.store, this.#lock, cutoff);
+    const swept = await sweepOrphans(kv, store, this.#lock, cutoff);
+    if (!isDirect(store)) return swept;
+    const unrecorded = await sweepUnrecorded(kv, store, this.#lock, cutoff);
+    return { deleted: swept.deleted + unrecorded.deleted, bytes: swept.bytes + unrecorded.bytes };
+  }
+
+  /** The store the bytes pass through; the routes that need one exist only with it. */
+  #bytes(): BlobStore {
+    const { store } = this.options;
+    if (isDirect(store)) throw new NotFound("not_found", "Bytes are served by the store");
+    return store;
+  }
+
+  /** The row of `key`, recording a stored object first (under the key's lock). */
+  #known(store: DirectBlobStore, key: BlobKey): Promise<BlobMetaRow | null> {
+    return this.#lock.run(blobKeyString(key), () =>
+      knownBlob(
+        this.options.kv,
+        store,
+        key,
+        this.options.settings.quota_bytes_per_user,
+        new Date(this.#now()),
+      ));
   }
 
   async #assertRoom(key: BlobKey, sizeBytes: number): Promise<void> {
@@ -323,42 +399,5 @@ export class Blobs {
       url: `${baseUrl}${request.path}?${params}`,
       expiresAtUtc: new Date(expires * 1000).toISOString(),
     };
-  }
-
-  /** Verifies a pre-signed URL's parameters: 403 unless signed by us and unexpired. */
-  async #verify(
-    method: "PUT" | "GET",
-    key: BlobKey,
-    query: SignedQuery,
-  ): Promise<{ mime: string | null; maxBytes: number | null }> {
-    const upload = method === "PUT";
-    const expires = query.expires !== undefined && CANONICAL_INT.test(query.expires)
-      ? Number(query.expires)
-      : null;
-    const maxBytes = upload && query.max !== undefined && CANONICAL_INT.test(query.max)
-      ? Number(query.max)
-      : null;
-    const request: SignedRequest = {
-      method,
-      path: blobPath(key),
-      expires: expires ?? -1,
-      mime: upload ? query.mime ?? null : null,
-      maxBytes,
-    };
-    const valid = expires !== null && (!upload || maxBytes !== null) &&
-      query.sig !== undefined && await this.options.signer.verify(request, query.sig);
-    if (!valid) {
-      throw new Forbidden(
-        "signature_mismatch",
-        `The signature does not match this ${method} of ${request.path} and its parameters`,
-      );
-    }
-    if (expires! * 1000 <= this.#now()) {
-      throw new Forbidden(
-        "url_expired",
-        `The URL expired at ${new Date(expires! * 1000).toISOString()}`,
-      );
-    }
-    return { mime: request.mime, maxBytes };
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config/index.ts";
 import type { UrlSigner } from "./signing.ts";
-import type { BlobStore } from "./store.ts";
+import type { BlobStore, DirectBlobStore } from "./store.ts";
 
 /** The settings of the `[blobs]` configuration section. */
 export type BlobSettings = Config["blobs"];
@@ -14,7 +14,8 @@ export type BlobSettings = Config["blobs"];
 /** What {@linkcode Blobs} needs. */
 export interface BlobsOptions {
   kv: Deno.Kv;
-  store: BlobStore;
+  /** Where the bytes live: passing through Sealpost (fs), or reached directly (S3). */
+  store: BlobStore | DirectBlobStore;
   signer: UrlSigner;
   settings: BlobSettings;
   /** The public base URL, for URLs made outside a request (for example webhook bodies). */

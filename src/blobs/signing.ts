@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { Forbidden } from "../errors/index.ts";
+import type { SignedQuery } from "./service_types.ts";
 
 /** Label of the URL-signing sub-key. */
 const KEY_LABEL = "sealpost/blob-url-key/v1";
@@ -105,4 +107,54 @@ export class UrlSigner {
       encoder.encode(canonicalRequest(request)),
     );
   }
+}
+
+const CANONICAL_INT = /^(0|[1-9][0-9]{0,14})$/;
+
+/**
+ * Verifies the query of a pre-signed URL of `method` on `path`: 403 `signature_mismatch`
+ * unless `signer` signed it, 403 `url_expired` once it expired (at `nowMs`). Returns what it
+ * signed.
+ *
+ * @example
+ * ```ts
+ * const { mime, maxBytes } = await verifySignedQuery(signer, "PUT", path, query, Date.now());
+ * ```
+ */
+export async function verifySignedQuery(
+  signer: UrlSigner,
+  method: "PUT" | "GET",
+  path: string,
+  query: SignedQuery,
+  nowMs: number,
+): Promise<{ mime: string | null; maxBytes: number | null }> {
+  const upload = method === "PUT";
+  const expires = query.expires !== undefined && CANONICAL_INT.test(query.expires)
+    ? Number(query.expires)
+    : null;
+  const maxBytes = upload && query.max !== undefined && CANONICAL_INT.test(query.max)
+    ? Number(query.max)
+    : null;
+  const request: SignedRequest = {
+    method,
+    path,
+    expires: expires ?? -1,
+    mime: upload ? query.mime ?? null : null,
+    maxBytes,
+  };
+  const valid = expires !== null && (!upload || maxBytes !== null) &&
+    query.sig !== undefined && await signer.verify(request, query.sig);
+  if (!valid) {
+    throw new Forbidden(
+      "signature_mismatch",
+      `The signature does not match this ${method} of ${path} and its parameters`,
+    );
+  }
+  if (expires! * 1000 <= nowMs) {
+    throw new Forbidden(
+      "url_expired",
+      `The URL expired at ${new Date(expires! * 1000).toISOString()}`,
+    );
+  }
+  return { mime: request.mime, maxBytes };
 }

@@ -1,7 +1,9 @@
 /**
- * The blob store port: where the bytes of uploaded files live. The filesystem store
- * (`fs_store.ts`) implements it; an S3-compatible one can later, behind the same interface.
- * Metadata (mime, size, upload time, claim) is not the store's business: it lives in KV.
+ * The blob store ports: where the bytes of uploaded files live. {@linkcode BlobStore} is a
+ * store the bytes pass through Sealpost to and from (the filesystem store, `fs_store.ts`);
+ * {@linkcode DirectBlobStore} one that senders and readers reach themselves through
+ * pre-signed URLs (an S3-compatible object store, `s3_store.ts`). Metadata (mime, size,
+ * upload time, claim) is not the store's business: it lives in KV.
  *
  * @module
  */
@@ -55,4 +57,44 @@ export interface BlobStore {
   read(key: BlobKey, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
   /** Deletes the bytes of `key`; nothing happens when they are not stored. */
   remove(key: BlobKey): Promise<void>;
+}
+
+/** What a direct store tells of a stored object. */
+export interface StoredObject {
+  sizeBytes: number;
+  /** The Content-Type it was stored with (null when the listing does not tell). */
+  contentType: string | null;
+  lastModified: Date;
+}
+
+/**
+ * A store senders PUT to and owners GET from directly, through URLs the relay pre-signs: the
+ * bytes never pass through Sealpost. The relay learns of an upload by asking the store
+ * ({@linkcode DirectBlobStore.stat}) when a claim or a read refers to it.
+ */
+export interface DirectBlobStore {
+  /** The longest a pre-signed URL of this store can live, in seconds (S3: 7 days). */
+  readonly maxUrlLifetimeSeconds: number;
+  /**
+   * A pre-signed PUT URL of `key` valid until `expires` (epoch seconds, counted from `now`),
+   * binding the store to the declared hash and, when given, the Content-Type and the
+   * Content-Length: the store itself refuses other bytes, another type or another length.
+   */
+  presignPut(
+    key: BlobKey,
+    declared: { mime: string | null; sizeBytes: number | null },
+    validity: { now: number; expires: number },
+  ): Promise<string>;
+  /** A pre-signed GET URL of `key` whose answer carries `served`'s type and disposition. */
+  presignGet(
+    key: BlobKey,
+    served: { contentType: string; contentDisposition: string },
+    validity: { now: number; expires: number },
+  ): Promise<string>;
+  /** What is stored under `key`, or null when nothing is. */
+  stat(key: BlobKey): Promise<StoredObject | null>;
+  /** Deletes `key`; nothing happens when it is not stored. */
+  remove(key: BlobKey): Promise<void>;
+  /** Every blob in the store (objects whose name is no blob key are skipped). */
+  list(): AsyncIterable<{ key: BlobKey; object: StoredObject }>;
 }

@@ -28,6 +28,32 @@ export const MAX_BLOB_URL_LIFETIME_SECONDS = 30 * 24 * 3600;
  */
 export const MAX_WEBHOOK_CONCURRENCY = 64;
 
+/** An S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens. */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * `[blobs.s3]`: the S3-compatible object store of `blobs.backend = "s3"` (docs/uploads.md).
+ * The keys are read from environment variables or files named here, never from the file
+ * itself, so the configuration can be shown without them.
+ */
+const BlobS3Settings = z.strictObject({
+  /** Base URL of the store (path-style requests: `{endpoint}/{bucket}/{key}`). */
+  endpoint: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
+  /** Region of the SigV4 signature. */
+  region: z.string().min(1).max(64).default("us-east-1"),
+  /** The bucket (created beforehand, with the CORS rules of docs/uploads.md). */
+  bucket: z.union([z.literal(""), z.string().regex(BUCKET_NAME, "Expected an S3 bucket name")])
+    .default(""),
+  /** Environment variable holding the access key id (used when no file is named). */
+  access_key_id_env: z.string().min(1).default("AWS_ACCESS_KEY_ID"),
+  /** File holding the access key id; empty: read `access_key_id_env`. */
+  access_key_id_file: z.string().default(""),
+  /** Environment variable holding the secret access key (used when no file is named). */
+  secret_access_key_env: z.string().min(1).default("AWS_SECRET_ACCESS_KEY"),
+  /** File holding the secret access key; empty: read `secret_access_key_env`. */
+  secret_access_key_file: z.string().default(""),
+});
+
 /** Zod schema of the whole configuration, defaults included. */
 export const ConfigSchema = z.strictObject({
   /** Folder holding the KV store, secrets and blobs. */
@@ -83,7 +109,13 @@ export const ConfigSchema = z.strictObject({
     orphan_grace_seconds: z.number().int().min(0).default(7 * 24 * 3600),
     /** Seconds between two orphan sweeps. */
     sweep_interval_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
-  }).prefault({}),
+    /** Where the bytes live: `fs` (under data_dir) or `s3` (`[blobs.s3]`). */
+    backend: z.enum(["fs", "s3"]).default("fs"),
+    s3: BlobS3Settings.prefault({}),
+  }).prefault({}).refine(
+    (b) => b.backend !== "s3" || (b.s3.endpoint !== "" && b.s3.bucket !== ""),
+    { message: 'blobs.backend = "s3" needs blobs.s3.endpoint and blobs.s3.bucket', path: ["s3"] },
+  ),
   rate_limits: z.strictObject({
     /** Master switch for per-address rate limits. */
     enabled: z.boolean().default(true),

@@ -67,6 +67,15 @@ export function clearConsoleCookie(c: Context, config: Config, name: string): vo
   setConsoleCookie(c, config, name, "", 0);
 }
 
+/**
+ * The origin of the S3 store the relay's file URLs point at with `blobs.backend = "s3"` (a
+ * vault-role process takes it from its own `[blobs]` settings), else "".
+ */
+function blobStoreOrigin(deps: ConsoleDeps): string {
+  const { backend, s3 } = deps.config.blobs;
+  return backend === "s3" ? new URL(s3.endpoint).origin : "";
+}
+
 /** The origin of the relay the vault's file URLs point at (images load from there). */
 function relayOrigin(deps: ConsoleDeps): string {
   try {
@@ -78,7 +87,7 @@ function relayOrigin(deps: ConsoleDeps): string {
 
 /**
  * Security headers of every console response: a strict CSP (scripts and styles from the
- * console only, images also from the relay that serves the uploaded files), no framing, no
+ * console only, images also from the relay, or the S3 store, that serves the uploaded files), no framing, no
  * sniffing, no referrer, no caching.
  */
 export function securityHeaders(deps: ConsoleDeps): MiddlewareHandler {
@@ -91,7 +100,7 @@ export function securityHeaders(deps: ConsoleDeps): MiddlewareHandler {
         "default-src 'none'",
         "script-src 'self'",
         "style-src 'self'",
-        `img-src 'self' data: ${relay}`.trim(),
+        ["img-src 'self' data:", relay, blobStoreOrigin(deps)].filter(Boolean).join(" "),
         "connect-src 'self'",
         "form-action 'self'",
         "frame-ancestors 'none'",

@@ -41,7 +41,11 @@ const ROUTES: SenderRoute[] = [
   { path: /^\/submissions$/, method: "POST", headers: "Content-Type" },
   { path: /^\/submissions\/upload-slot$/, method: "POST", headers: "Content-Type" },
   { path: /^\/submissions\/[0-9a-f]{32}$/, method: "PUT", headers: "Authorization, Content-Type" },
-  { path: /^\/blobs\/[^/]+\/[0-9a-f]{64}$/, method: "PUT", headers: "Content-Type" },
+  {
+    path: /^\/blobs\/[^/]+\/[0-9a-f]{64}$/,
+    method: "PUT",
+    headers: "Content-Type, X-Amz-Content-Sha256",
+  },
 ];
 
 /** The origins a form's manifest allows, or null for any. */

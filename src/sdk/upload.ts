@@ -152,7 +152,8 @@ export function ownedFileRef(
 
 /**
  * Uploads a prepared file: `POST /submissions/upload-slot`, then `PUT` to the returned URL
- * with `Content-Type` set to the declared mime. Both are safe to repeat (the store is
+ * with `Content-Type` set to the declared mime and `x-amz-content-sha256` to the hash (which
+ * an S3 store checks the bytes against). Both are safe to repeat (the store is
  * content-addressed) and are retried like submissions.
  *
  * @throws {RelayError} / {NetworkError} from the slot request or the upload.
@@ -180,7 +181,12 @@ export async function sendFile(
   }
   await request(
     new URL(slot.url, relayUrl.replace(/\/*$/, "/")).href,
-    { method: "PUT", headers: { "content-type": mime }, body: file.bytes as BodyInit },
+    {
+      method: "PUT",
+      // An S3 store (blobs.backend = "s3") signs the declared hash and checks the bytes by it.
+      headers: { "content-type": mime, "x-amz-content-sha256": hash },
+      body: file.bytes as BodyInit,
+    },
     `Uploading ${what}`,
     options,
     (response) => response.body?.cancel() ?? Promise.resolve(),

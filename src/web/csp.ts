@@ -1,7 +1,8 @@
 /**
  * The Content-Security-Policy of the form page: scripts and styles from the page's own origin
  * only (or, in the static export, only the inline ones with these exact hashes), no inline
- * script, no `eval`, network access to the relay alone, images from the page (previews are
+ * script, no `eval`, network access to the relay alone (and to the relay's S3 blob store, where
+ * files are uploaded directly), images from the page (previews are
  * `blob:` URLs), no form posts, no `<base>`.
  *
  * @module
@@ -11,6 +12,8 @@
 export interface PageCspOptions {
   /** The relay the page talks to, when it is not the page's own origin. */
   relayUrl?: string;
+  /** The S3-compatible store uploads go to directly (`blobs.backend = "s3"`). */
+  blobStoreUrl?: string;
   /** Sites that may frame the page (null or absent: any). */
   frameAncestors?: string[] | null;
   /** Static export: the `sha256-…` of the inline script and style instead of `'self'`. */
@@ -30,6 +33,7 @@ export interface PageCspOptions {
 export function pageCsp(options: PageCspOptions): string {
   const connect = ["'self'"];
   if (options.relayUrl) connect.push(new URL(options.relayUrl).origin);
+  if (options.blobStoreUrl) connect.push(new URL(options.blobStoreUrl).origin);
   const script = options.inline ? `'${options.inline.script}'` : "'self'";
   const style = options.inline ? `'${options.inline.style}'` : "'self'";
   const ancestors = options.frameAncestors?.length ? options.frameAncestors.join(" ") : "*";

@@ -44,6 +44,8 @@ async function serveAsset(c: Context, asset: Asset, cache: string): Promise<Resp
 /** What the web routes need. */
 export interface WebDeps {
   forms: FormDirectory;
+  /** The S3 store the page uploads files to directly, when `blobs.backend = "s3"`. */
+  blobStoreUrl?: string;
 }
 
 const FORM_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -86,7 +88,11 @@ export function webRoutes(deps: WebDeps): Hono {
       assets: "linked",
     });
     const relayUrl = typeof m.relayUrl === "string" ? m.relayUrl : undefined;
-    const csp = pageCsp({ relayUrl, frameAncestors: allowedOrigins(m) });
+    const csp = pageCsp({
+      relayUrl,
+      blobStoreUrl: deps.blobStoreUrl,
+      frameAncestors: allowedOrigins(m),
+    });
     return c.body("<!doctype html>" + String(page), 200, {
       ...PAGE_HEADERS,
       "content-security-policy": csp,

@@ -1,12 +1,14 @@
 /**
  * Run first by `deno task test`: makes sure the programs the tests use outside Deno are there
- * (Chromium, python3 with PyNaCl, Node.js, age), so that a missing one stops the run at once with
+ * (Chromium, python3 with PyNaCl, Node.js, age, and the Ceph object gateway and PostgreSQL
+ * that `tests/_support/services/` starts on loopback), so that a missing one stops the run at once with
  * the command that fixes it, instead of failing tests halfway through.
  *
  * Missing Debian packages are installed with apt-get when running as root (apt-get update
  * first); otherwise it prints the exact command to run and exits 1.
  */
 import { PYTHON } from "./python.ts";
+import { PG_BIN } from "./services/postgres.ts";
 import { AGE, CHROMIUM, NODE } from "./tools.ts";
 
 /** One program the tests need, and the Debian package that provides it. */
@@ -50,6 +52,26 @@ export const REQUIREMENTS: Requirement[] = [
     what: `age (${AGE}; encrypted-file interop tests)`,
     debianPackage: "age",
     present: () => succeeds(AGE, ["--version"]),
+  },
+  // The dev/test services (tests/_support/services/): a Ceph object gateway and PostgreSQL.
+  ...["ceph-mon", "ceph-osd", "radosgw"].map((program) => ({
+    what: `${program} (the Ceph object gateway of the S3 blob tests)`,
+    debianPackage: program,
+    present: () => succeeds(program, ["--version"]),
+  })),
+  {
+    what: "ceph, monmaptool, radosgw-admin (setting up the Ceph object gateway)",
+    debianPackage: "ceph-common",
+    present: async () =>
+      (await Promise.all(
+        [["ceph", "--version"], ["monmaptool", "--help"], ["radosgw-admin", "--version"]]
+          .map(([p, a]) => succeeds(p, [a])),
+      )).every(Boolean),
+  },
+  {
+    what: `PostgreSQL 15 server (${PG_BIN}; the PostgreSQL store tests)`,
+    debianPackage: "postgresql",
+    present: () => succeeds(`${PG_BIN}/initdb`, ["--version"]),
   },
 ];
 

@@ -29,7 +29,11 @@ export async function upload(
   const put = await call(granted.body.url, {
     method: "PUT",
     body: bytes,
-    headers: contentType ? { "content-type": contentType } : {},
+    // As Sealpost's SDK sends it: an S3 store checks the bytes against the signed hash.
+    headers: {
+      "x-amz-content-sha256": sha256(bytes),
+      ...(contentType ? { "content-type": contentType } : {}),
+    },
   });
   return { slot: granted.body as { url: string; key: string; expiresAtUtc: string }, put };
 }

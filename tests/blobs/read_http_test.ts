@@ -1,114 +1,122 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { call, startInstance } from "../_support/server.ts";
+import { BACKENDS, startOn, stored, urlExpiry } from "./_backends.ts";
 import { random, sha256 } from "./_helpers.ts";
 import { otherUser, readUrl, upload } from "./_http.ts";
 
-Deno.test("GET /submissions/blob/{user}/{hash}: 401, 403 (admin), 404, then a working URL", async () => {
-  const inst = await startInstance();
-  try {
-    const bytes = random(2000);
-    const hash = sha256(bytes);
-    const missing = sha256(random(5));
-    const other = await otherUser(inst);
-    assert.equal((await upload(inst, bytes, { mime: "image/png" })).put.status, 201);
+// The same on both backends: Sealpost's URLs (fs) or the store's (s3).
+for (const backend of BACKENDS) {
+  Deno.test(`[${backend}] GET /submissions/blob/{user}/{hash}: 401, 403 (admin), 404, then a working URL`, async () => {
+    const inst = await startOn(backend);
+    try {
+      const bytes = random(2000);
+      const hash = sha256(bytes);
+      const missing = sha256(random(5));
+      const other = await otherUser(inst);
+      assert.ok(stored((await upload(inst, bytes, { mime: "image/png" })).put.status));
 
-    const none = await readUrl(inst, hash, "");
-    assert.equal(none.status, 401);
-    assert.equal(none.headers.get("www-authenticate"), "Bearer");
-    assert.equal((await readUrl(inst, hash, "spo_bogus")).status, 401);
-    // Another user's file answers exactly like a file nobody stored (no existence oracle).
-    const foreign = await readUrl(inst, hash, other.token);
-    const foreignAbsent = await readUrl(inst, missing, other.token);
-    assert.equal(foreign.status, 404);
-    assert.equal(foreign.body.error.code, "blob_not_found");
-    assert.equal(
-      foreign.body.error.message.replace(hash, "H"),
-      foreignAbsent.body.error.message.replace(missing, "H"),
-    );
-    assert.equal((await readUrl(inst, hash, inst.credentials.adminToken)).status, 403);
-    // The other user's own namespace does not hold the first user's blob.
-    assert.equal((await readUrl(inst, hash, other.token, other.id)).status, 404);
-    const absent = await readUrl(inst, missing);
-    assert.equal(absent.status, 404);
-    assert.equal(absent.body.error.code, "blob_not_found");
-    assert.equal((await readUrl(inst, "A".repeat(64))).status, 400);
-
-    const before = Date.now();
-    const read = await readUrl(inst, hash);
-    assert.equal(read.status, 200);
-    assert.deepEqual(Object.keys(read.body).sort(), ["expiresAtUtc", "url"]);
-    const expires = Date.parse(read.body.expiresAtUtc);
-    assert.ok(expires >= before + 899_000 && expires <= Date.now() + 900_000);
-    const got = await fetch(read.body.url);
-    assert.equal(got.status, 200);
-    assert.deepEqual(await got.bytes(), bytes);
-  } finally {
-    await inst.close();
-  }
-});
-
-Deno.test("GET /submissions/blob: lifetimeSeconds sets the URL's lifetime; absent, the configured one", async () => {
-  const inst = await startInstance({ SEALPOST_BLOBS_READ_URL_LIFETIME_SECONDS: "300" });
-  try {
-    const bytes = random(1500);
-    const hash = sha256(bytes);
-    assert.equal((await upload(inst, bytes, { mime: "image/png" })).put.status, 201);
-    const base = `${inst.url}/submissions/blob/${inst.credentials.userId}/${hash}`;
-    const token = inst.credentials.ownerToken;
-
-    const cases: [string, number][] = [
-      ["", 300],
-      ["?lifetimeSeconds=1", 1],
-      ["?lifetimeSeconds=3600", 3600],
-      ["?lifetimeSeconds=2592000", 2592000],
-    ];
-    for (const [query, lifetime] of cases) {
-      const before = Math.floor(Date.now() / 1000);
-      const read = await call(base + query, { token });
-      const after = Math.ceil(Date.now() / 1000);
-      assert.equal(read.status, 200, `${query}: ${JSON.stringify(read.body)}`);
-      const expires = Number(new URL(read.body.url).searchParams.get("expires"));
-      assert.ok(
-        expires >= before + lifetime && expires <= after + lifetime,
-        `${query}: expires ${expires}, asked ${lifetime} s from ${before}`,
+      const none = await readUrl(inst, hash, "");
+      assert.equal(none.status, 401);
+      assert.equal(none.headers.get("www-authenticate"), "Bearer");
+      assert.equal((await readUrl(inst, hash, "spo_bogus")).status, 401);
+      // Another user's file answers exactly like a file nobody stored (no existence oracle).
+      const foreign = await readUrl(inst, hash, other.token);
+      const foreignAbsent = await readUrl(inst, missing, other.token);
+      assert.equal(foreign.status, 404);
+      assert.equal(foreign.body.error.code, "blob_not_found");
+      assert.equal(
+        foreign.body.error.message.replace(hash, "H"),
+        foreignAbsent.body.error.message.replace(missing, "H"),
       );
-      assert.equal(Date.parse(read.body.expiresAtUtc), expires * 1000);
-      if (lifetime > 1) {
-        const got = await fetch(read.body.url);
-        assert.equal(got.status, 200, query);
-        assert.deepEqual(await got.bytes(), bytes);
+      assert.equal((await readUrl(inst, hash, inst.credentials.adminToken)).status, 403);
+      // The other user's own namespace does not hold the first user's blob.
+      assert.equal((await readUrl(inst, hash, other.token, other.id)).status, 404);
+      const absent = await readUrl(inst, missing);
+      assert.equal(absent.status, 404);
+      assert.equal(absent.body.error.code, "blob_not_found");
+      assert.equal((await readUrl(inst, "A".repeat(64))).status, 400);
+
+      const before = Date.now();
+      const read = await readUrl(inst, hash);
+      assert.equal(read.status, 200);
+      assert.deepEqual(Object.keys(read.body).sort(), ["expiresAtUtc", "url"]);
+      const expires = Date.parse(read.body.expiresAtUtc);
+      assert.ok(expires >= before + 899_000 && expires <= Date.now() + 900_000);
+      const got = await fetch(read.body.url);
+      assert.equal(got.status, 200);
+      assert.deepEqual(await got.bytes(), bytes);
+    } finally {
+      await inst.close();
+    }
+  });
+
+  Deno.test(`[${backend}] GET /submissions/blob: lifetimeSeconds sets the URL's lifetime; absent, the configured one`, async () => {
+    const inst = await startOn(backend, { SEALPOST_BLOBS_READ_URL_LIFETIME_SECONDS: "300" });
+    try {
+      const bytes = random(1500);
+      const hash = sha256(bytes);
+      assert.ok(stored((await upload(inst, bytes, { mime: "image/png" })).put.status));
+      const base = `${inst.url}/submissions/blob/${inst.credentials.userId}/${hash}`;
+      const token = inst.credentials.ownerToken;
+
+      const cases: [string, number][] = [
+        ["", 300],
+        ["?lifetimeSeconds=1", 1],
+        ["?lifetimeSeconds=3600", 3600],
+        ["?lifetimeSeconds=2592000", 2592000],
+      ];
+      for (const [query, asked] of cases) {
+        // An S3 pre-signed URL lives 7 days at most; expiresAtUtc says so.
+        const lifetime = backend === "s3" ? Math.min(asked, 604_800) : asked;
+        const before = Math.floor(Date.now() / 1000);
+        const read = await call(base + query, { token });
+        const after = Math.ceil(Date.now() / 1000);
+        assert.equal(read.status, 200, `${query}: ${JSON.stringify(read.body)}`);
+        const expires = urlExpiry(read.body.url);
+        assert.ok(
+          expires >= before + lifetime && expires <= after + lifetime,
+          `${query}: expires ${expires}, asked ${lifetime} s from ${before}`,
+        );
+        assert.equal(Date.parse(read.body.expiresAtUtc), expires * 1000);
+        if (lifetime > 1) {
+          const got = await fetch(read.body.url);
+          assert.equal(got.status, 200, query);
+          assert.deepEqual(await got.bytes(), bytes);
+        }
       }
-    }
 
-    for (const bad of ["0", "-5", "2592001", "1.5", "abc", "", "1e99", "0x10", "1e3", "%2010"]) {
-      const res = await call(`${base}?lifetimeSeconds=${bad}`, { token });
-      assert.equal(res.status, 400, `lifetimeSeconds=${bad}`);
-      assert.equal(res.body.error.code, "invalid_request");
-      assert.equal(res.body.error.field, "lifetimeSeconds", `lifetimeSeconds=${bad}`);
-      assert.match(res.body.error.message, /1 to 2592000/);
-    }
-    // Still the owner's alone, and still 404 for what is not stored.
-    assert.equal((await call(`${base}?lifetimeSeconds=60`)).status, 401);
-    const other = await otherUser(inst);
-    assert.equal((await call(`${base}?lifetimeSeconds=60`, { token: other.token })).status, 404);
-    const missing = `${inst.url}/submissions/blob/${inst.credentials.userId}/${sha256(random(4))}`;
-    const absent = await call(`${missing}?lifetimeSeconds=60`, { token });
-    assert.equal(absent.status, 404);
-    assert.equal(absent.body.error.code, "blob_not_found");
+      for (const bad of ["0", "-5", "2592001", "1.5", "abc", "", "1e99", "0x10", "1e3", "%2010"]) {
+        const res = await call(`${base}?lifetimeSeconds=${bad}`, { token });
+        assert.equal(res.status, 400, `lifetimeSeconds=${bad}`);
+        assert.equal(res.body.error.code, "invalid_request");
+        assert.equal(res.body.error.field, "lifetimeSeconds", `lifetimeSeconds=${bad}`);
+        assert.match(res.body.error.message, /1 to 2592000/);
+      }
+      // Still the owner's alone, and still 404 for what is not stored.
+      assert.equal((await call(`${base}?lifetimeSeconds=60`)).status, 401);
+      const other = await otherUser(inst);
+      assert.equal((await call(`${base}?lifetimeSeconds=60`, { token: other.token })).status, 404);
+      const missing = `${inst.url}/submissions/blob/${inst.credentials.userId}/${
+        sha256(random(4))
+      }`;
+      const absent = await call(`${missing}?lifetimeSeconds=60`, { token });
+      assert.equal(absent.status, 404);
+      assert.equal(absent.body.error.code, "blob_not_found");
 
-    const doc = await call(`${inst.url}/openapi.json`);
-    const op = doc.body.paths["/submissions/blob/{recipientUserId}/{hash}"].get;
-    const param = op.parameters.find((p: { name: string }) => p.name === "lifetimeSeconds");
-    assert.equal(param.in, "query");
-    assert.notEqual(param.required, true);
-    assert.equal(param.schema.minimum, 1);
-    assert.equal(param.schema.maximum, 2592000);
-    assert.match(param.description, /read_url_lifetime_seconds/);
-  } finally {
-    await inst.close();
-  }
-});
+      const doc = await call(`${inst.url}/openapi.json`);
+      const op = doc.body.paths["/submissions/blob/{recipientUserId}/{hash}"].get;
+      const param = op.parameters.find((p: { name: string }) => p.name === "lifetimeSeconds");
+      assert.equal(param.in, "query");
+      assert.notEqual(param.required, true);
+      assert.equal(param.schema.minimum, 1);
+      assert.equal(param.schema.maximum, 2592000);
+      assert.match(param.description, /read_url_lifetime_seconds/);
+    } finally {
+      await inst.close();
+    }
+  });
+}
 
 Deno.test("pre-signed GET: stored mime, ETag, Content-Length, sandboxing headers", async () => {
   const inst = await startInstance();

@@ -9,6 +9,7 @@ import { mintToken } from "../../src/auth/index.ts";
 import type { OwnerPrincipal, Principal } from "../../src/auth/index.ts";
 import { KvSessions } from "../../src/store/kv/sessions.ts";
 import { startInstance } from "../_support/server.ts";
+import { startOn } from "../blobs/_backends.ts";
 import { ConsoleClient, csrfOf } from "./_client.ts";
 
 /** A session store in memory, and the principals of the tokens it checks (revoked: deleted). */
@@ -237,5 +238,20 @@ Deno.test("a vault-role process serves the console; images may load from its rel
     Deno.env.delete("SEALPOST_RELAY_TOKEN");
     await vault?.close();
     await relay.close();
+  }
+});
+
+Deno.test("[s3] with blobs.backend = s3, console images may also load from the store", async () => {
+  const inst = await startOn("s3");
+  try {
+    const browser = new ConsoleClient(inst.url);
+    await browser.signIn(inst.credentials.ownerToken);
+    const front = await browser.request("/console");
+    await front.body?.cancel();
+    const csp = front.headers.get("content-security-policy")!;
+    const img = `img-src 'self' data: ${new URL(inst.url).origin} ${inst.s3!.endpoint};`;
+    assert.ok(csp.includes(img), csp);
+  } finally {
+    await inst.close();
   }
 });

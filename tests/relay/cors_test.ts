@@ -38,7 +38,7 @@ Deno.test("sender routes answer preflights; owner and admin routes send no CORS 
       ["/submissions", "POST", "Content-Type"],
       ["/submissions/upload-slot", "POST", "Content-Type"],
       [`/submissions/${"ab".repeat(16)}`, "PUT", "Authorization, Content-Type"],
-      [`/blobs/u1/${"cd".repeat(32)}`, "PUT", "Content-Type"],
+      [`/blobs/u1/${"cd".repeat(32)}`, "PUT", "Content-Type, X-Amz-Content-Sha256"],
       [`/forms/${form.formId}/manifest`, "GET", "Content-Type"],
     ];
     for (const [path, method, headers] of cases) {

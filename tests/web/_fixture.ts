@@ -36,12 +36,16 @@ export interface WebFixture {
   close(): Promise<void>;
 }
 
-/** Starts an instance, publishes a form of `fields` titled `title`, and launches Chromium. */
+/**
+ * Starts an instance (with `start`), publishes a form of `fields` titled `title`, and launches
+ * Chromium.
+ */
 export async function webFixture(
   fields: unknown[] = ALL_FIELDS,
   title = "Every kind",
+  start: () => Promise<TestInstance> = () => startInstance(),
 ): Promise<WebFixture> {
-  const inst = await startInstance();
+  const inst = await start();
   const dir = await Deno.makeTempDir({ prefix: "sealpost-web-" });
   try {
     const { form, pin, token } = await vaultForm(inst, title, fields);

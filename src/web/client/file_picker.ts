@@ -46,17 +46,23 @@ export async function hashFile(file: Blob, onProgress: (done: number) => void): 
   return toHex(hash.digest());
 }
 
-/** PUTs `file` to a pre-signed URL with `Content-Type: mime`, reporting upload progress. */
+/**
+ * PUTs `file` to a pre-signed URL with `Content-Type: mime` and `x-amz-content-sha256: hash`,
+ * reporting upload progress.
+ */
 export function putFile(
   url: string,
   file: Blob,
   mime: string,
+  hash: string,
   onProgress: (done: number) => void,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("PUT", url);
     xhr.setRequestHeader("content-type", mime);
+    // An S3 store signs the declared hash into the URL and checks the bytes against it.
+    xhr.setRequestHeader("x-amz-content-sha256", hash);
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
     xhr.onload = () => {
       if (xhr.status >= 200 && xhr.status < 300) return resolve();
@@ -201,7 +207,7 @@ export class FilePicker {
       ) as { url?: unknown };
       if (typeof slot?.url !== "string") throw new Error("The upload-slot answer lacks a url");
       const url = new URL(slot.url, this.target.relayUrl.replace(/\/*$/, "/")).href;
-      await putFile(url, upload, mime, (p) => this.#status("Uploading…", p));
+      await putFile(url, upload, mime, ref.hash, (p) => this.#status("Uploading…", p));
       this.#uploaded = true;
       this.#status(`Uploaded (${formatSize(file.size)})`, 1);
     } catch (e) {
