@@ -46,8 +46,8 @@ import {
   WebhookCreateSchema,
   WebhookEngine,
   type WebhookField,
-  WebhookStore,
 } from "../src/webhooks/index.ts";
+import { webhookKvPorts } from "../src/store/kv/webhook_ports.ts";
 import { cpuPerItem, type ThreadCpu, threadCpu } from "./cpu.ts";
 
 /** The configuration's signing secret. */
@@ -157,21 +157,20 @@ async function main() {
     ...ConfigSchema.parse({}).webhooks,
     concurrency_per_webhook: concurrency,
   };
-  const store = new WebhookStore(kv);
+  const queue = new QueueDispatcher(kv);
+  const ports = webhookKvPorts(kv, queue);
   const engine = new WebhookEngine({
-    store,
+    ...ports,
     forms: { ownerOf: () => Promise.resolve("u"), fields: () => Promise.resolve(fields) },
     settings,
   });
-  const queue = new QueueDispatcher(kv);
-  engine.register(queue);
   await engine.start();
   const listening = queue.start();
   const { row } = newConfig(
     "bench",
     WebhookCreateSchema.parse({ url: hookUrl, signingSecret: SECRET }),
   );
-  await store.create(row);
+  await ports.webhooks.createConfig(row);
 
   const values = (phase: string) => ({
     name: "Ada Lovelace",

@@ -19,13 +19,13 @@ import { GroupCommitter } from "./store/group_commit.ts";
 import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
 import { openStore } from "./store/kv.ts";
 import { migrateStore } from "./store/schema.ts";
+import { webhookKvPorts } from "./store/kv/webhook_ports.ts";
 import { QueueDispatcher } from "./store/queue.ts";
 import {
   firstFormSource,
   relayFormSource,
   vaultFormSource,
   WebhookEngine,
-  WebhookStore,
 } from "./webhooks/index.ts";
 import { LocalRelayLink, openVault, type Vault } from "./vault/index.ts";
 import { SegmentLog, SEGMENTS_DIR } from "./store/segments.ts";
@@ -152,7 +152,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     ? firstFormSource(vaultFormSource(vault.forms), relayFormSource(forms))
     : relayFormSource(forms);
   const webhooks = new WebhookEngine({
-    store: new WebhookStore(kv),
+    ...webhookKvPorts(kv, queue),
     forms: webhookForms,
     settings: config.webhooks,
     onAttempt: metrics ? (outcome) => metrics.webhookAttempt(outcome) : undefined,
@@ -163,7 +163,6 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       ? (ref, { formId, lifetimeSeconds }) => vault.files.url(formId, ref, lifetimeSeconds)
       : undefined,
   });
-  webhooks.register(queue);
   await webhooks.start();
   const queueStopped = queue.start();
   const log = new BufferedLines();

@@ -26,9 +26,9 @@ export async function flaggedWebhooks(
 ): Promise<FlaggedWebhook[]> {
   const out: FlaggedWebhook[] = [];
   for (const formId of formIds) {
-    const configs = await engine.store.configsOf(formId);
+    const configs = await engine.webhooks.configsOf(formId);
     if (configs.length === 0) continue;
-    const flags = await engine.store.flags(configs.map((c) => c.id));
+    const flags = await engine.webhooks.flags(configs.map((c) => c.id));
     for (const config of configs) {
       const flag = flags.get(config.id);
       if (flag) out.push({ config, flag });

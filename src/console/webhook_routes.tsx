@@ -10,7 +10,7 @@ import { assertOwns } from "../auth/index.ts";
 import { NotFound } from "../errors/index.ts";
 import type { WebhookConfigRow } from "../store/keys.ts";
 import type { VaultForm } from "../vault/index.ts";
-import type { TestSendResult } from "../webhooks/index.ts";
+import { createConfig, type TestSendResult, updateConfig } from "../webhooks/index.ts";
 import { type ConsoleDeps, type ConsoleEnv, formBody } from "./context.ts";
 import { ActionButton, FormTabs, html, Notice, Page } from "./layout.tsx";
 import { createFromForm, patchFromForm, previewBody, previewFromForm } from "./webhook_form.ts";
@@ -33,7 +33,7 @@ const previewUrl = (formId: string) =>
 export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
   const { vault, webhooks: engine } = deps;
-  const { store } = engine;
+  const { webhooks: store, deliveries } = engine;
 
   const ownWebhook = async (c: C): Promise<{ row: WebhookConfigRow; form: VaultForm }> => {
     const id = c.req.param("webhookId") ?? "";
@@ -47,12 +47,12 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   const ownDelivery = async (c: C) => {
     const id = c.req.param("deliveryId") ?? "";
-    const entry = /^[0-9a-f]{32}$/.test(id) ? await store.delivery(id) : null;
-    const row = entry && await store.config(entry.value.webhookId);
+    const stored = /^[0-9a-f]{32}$/.test(id) ? await deliveries.delivery(id) : null;
+    const row = stored && await store.config(stored.row.webhookId);
     const notFound = () => new NotFound("delivery_not_found", `Delivery "${id}" not found`);
-    if (!entry || !row) throw notFound();
+    if (!stored || !row) throw notFound();
     assertOwns(c.var.session.userId, (await vault.forms.row(row.formId))?.userId, notFound);
-    return { entry, row };
+    return { stored, row };
   };
 
   /** A configuration's page: flag, editor, test send, deliveries. */
@@ -72,7 +72,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = c.var.session;
     const flag = await store.flag(row.id);
     const failedOnly = c.req.query("failed") === "1";
-    const page = await store.deliveries(row.id, { failed: failedOnly, limit: 50 });
+    const page = await deliveries.deliveries(row.id, { failed: failedOnly, limit: 50 });
     const base = `/console/webhooks/${row.id}`;
     return c.html(
       html(
@@ -172,7 +172,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         const preview = await previewBody(row, form.fields);
         return c.html(html(await listPage(session, form, { posted: body, preview })));
       }
-      await store.create(row);
+      await createConfig(store, row);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20added.`, 303);
     } catch (err) {
@@ -206,7 +206,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         const preview = await previewBody(row, form.fields);
         return await webhookPage(c, before, form, { posted: body, preview });
       }
-      await store.update(before, row);
+      await updateConfig(store, before, row);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20saved.`, 303);
     } catch (err) {
@@ -232,14 +232,14 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.post("/console/webhooks/:webhookId/delete", async (c) => {
     const { row, form } = await ownWebhook(c);
-    await store.remove(row);
+    await store.removeConfig(row);
     return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}/webhooks`, 303);
   });
 
   app.get("/console/deliveries/:deliveryId", async (c) => {
-    const { entry, row } = await ownDelivery(c);
-    const d = entry.value;
-    const attempts = await store.attempts(d.id);
+    const { stored, row } = await ownDelivery(c);
+    const d = stored.row;
+    const attempts = await deliveries.attempts(d.id);
     return c.html(html(
       <Page title={`Delivery ${d.id}`} session={c.var.session}>
         <p>
@@ -263,8 +263,8 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post("/console/deliveries/:deliveryId/retry", async (c) => {
-    const { entry, row } = await ownDelivery(c);
-    await engine.retry(entry);
+    const { stored, row } = await ownDelivery(c);
+    await engine.retry(stored);
     return c.redirect(`/console/webhooks/${row.id}?done=Delivery%20retried.`, 303);
   });
 

@@ -53,6 +53,7 @@ export const keys = {
   queueOf: (fingerprint: string) => ["queue", fingerprint] as const,
   /** Snapshot parts of a record event (see src/events). */
   recordEvent: (eventId: string) => ["record_events", eventId] as const,
+  recordEventsAll: () => ["record_events"] as const,
   /** Live references into segment file `id` (a `Deno.KvU64`; see src/store/segments.ts). */
   segment: (id: number) => ["segments", id] as const,
   /** The layout version of the whole store (a number; see src/store/schema.ts). */

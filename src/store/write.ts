@@ -225,8 +225,11 @@ export function valueSize(value: unknown): number {
     return size;
   }
   if (typeof value === "object") {
+    // for…in, not Object.entries: no array per entry (every row written is measured).
     let size = 5;
-    for (const [k, v] of Object.entries(value)) size += stringSize(k) + 2 + valueSize(v);
+    for (const k in value) {
+      size += stringSize(k) + 2 + valueSize((value as Record<string, unknown>)[k]);
+    }
     return size;
   }
   return 16;

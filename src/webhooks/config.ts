@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_WEBHOOK_CONCURRENCY } from "../config/index.ts";
 import { Invalid } from "../errors/index.ts";
-import type { WebhookConfigRow } from "../store/keys.ts";
+import type { WebhookConfigRow } from "../store/rows.ts";
 import { renderJsonTemplate } from "./render/json_template.ts";
 import type { RenderInput } from "./values.ts";
 

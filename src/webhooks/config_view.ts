@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import type { WebhookConfigRow, WebhookFlagRow } from "../store/keys.ts";
+import type { WebhookConfigRow, WebhookFlagRow } from "../store/rows.ts";
 
 /**
  * A secret as the API shows it: never in full; the last 4 characters of long ones only.

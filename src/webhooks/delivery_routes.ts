@@ -7,7 +7,7 @@
 import { errorContent as error, intQuery, jsonContent as json } from "../http/openapi.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { CursorSchema, DeliveryIdSchema, WebhookIdSchema } from "../http/ids.ts";
-import type { WebhookAttemptRow, WebhookDeliveryRow } from "../store/keys.ts";
+import type { WebhookAttemptRow, WebhookDeliveryRow } from "../store/rows.ts";
 
 const security = [{ ownerToken: [] }];
 const tags = ["webhooks"];

@@ -1,23 +1,27 @@
 /**
  * The dispatcher: makes attempts. A new delivery's first attempt is made at once when the
- * schedule says so and a slot of its configuration comes in time; a later attempt comes as a
- * queue message naming the delivery and its token (stale or duplicate messages do nothing).
+ * schedule says so and a slot of its configuration comes in time; a later attempt comes due
+ * from the store's schedule, naming the delivery and its token (stale or duplicate ones do
+ * nothing).
  * Each result goes through the delivery's transition, and the new state is committed with its
  * effects. Each configuration has its own slots, and each delivery its own commit: no
  * delivery waits for another's.
  *
  * @module
  */
-import type { WebhookConfigRow, WebhookDeliveryRow } from "../store/keys.ts";
-import { webhookKeys as k } from "../store/keys.ts";
-import type { GroupCommitter } from "../store/group_commit.ts";
+import type { WebhookConfigRow, WebhookDeliveryRow } from "../store/rows.ts";
+import type {
+  DeliveryChange,
+  ScheduledAttempt,
+  WebhookConfigs,
+  WebhookDeliveries,
+} from "../store/ports/webhooks.ts";
 import type { Resolver } from "./guard.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import { KeyedLimiter } from "./limiter.ts";
 import { buildRequest } from "./request.ts";
-import { type AttemptMessage, type DeliveryWrite, deliveryWrite } from "./scheduler.ts";
+import { changeOf } from "./scheduler.ts";
 import { type AttemptResult, type SendOptions, sendRequest } from "./send.ts";
-import type { WebhookStore } from "./store.ts";
 import {
   type DeliveryEffect,
   type DeliveryInput,
@@ -36,8 +40,8 @@ const DEFER_MS = 1_000;
 
 /** What the dispatcher needs. */
 export interface DispatcherOptions {
-  store: WebhookStore;
-  committer: GroupCommitter;
+  configs: WebhookConfigs;
+  deliveries: WebhookDeliveries;
   life: Lifecycle;
   settings: WebhookSettings;
   resolve?: Resolver;
@@ -46,7 +50,10 @@ export interface DispatcherOptions {
 }
 
 /** A new delivery's write, and what to do once it is committed. */
-export interface NewDeliveryWrite extends DeliveryWrite {
+export interface NewDelivery {
+  change: DeliveryChange;
+  /** The body to keep (null: none, the delivery is done with). */
+  body: Uint8Array | null;
   after(): void;
 }
 
@@ -57,15 +64,15 @@ const newToken = () => crypto.getRandomValues(new Uint8Array(8)).toHex();
  *
  * @example
  * ```ts
- * const dispatcher = new Dispatcher({ store, committer, life, settings, random: Math.random });
- * const write = await dispatcher.first(row, body); // commit it, then write.after()
+ * const dispatcher = new Dispatcher({ configs, deliveries, life, settings, random: Math.random });
+ * const created = await dispatcher.first(config, row, body, maxBodyBytes); // write, then after()
  * ```
  */
 export class Dispatcher {
   /** Deliveries whose attempt is under way. */
   readonly sending = new Set<string>();
   #limiter = new KeyedLimiter();
-  /** `deliveryId:token` of the queued attempts under way; a duplicate waits, then re-checks. */
+  /** `deliveryId:token` of the scheduled attempts under way; a duplicate waits, then re-checks. */
   #claimed = new Map<string, Promise<void>>();
 
   constructor(private options: DispatcherOptions) {}
@@ -92,14 +99,14 @@ export class Dispatcher {
   /**
    * A new delivery of `config` (`row`, its body rendered: `body`, or null for a delete
    * event): created, and its first attempt made if due now and a slot comes in time. Returns
-   * the write that records it.
+   * what to write.
    */
   async first(
     config: WebhookConfigRow,
     row: WebhookDeliveryRow,
     body: Uint8Array | null,
     maxBodyBytes: number,
-  ): Promise<NewDeliveryWrite> {
+  ): Promise<NewDelivery> {
     let step = transition(
       row,
       { type: "created", bodyBytes: body?.length ?? 0, maxBodyBytes },
@@ -114,37 +121,34 @@ export class Dispatcher {
       step = transition(step.state, input, this.context());
     }
     const kept = step.state.status === "pending" || step.state.attempts > 0 ? body : null;
-    const write = deliveryWrite(step.state, step.effects, kept);
-    return { ...write, after: () => this.#report(step.state, step.effects) };
+    return {
+      change: changeOf(step.state, step.effects),
+      body: kept,
+      after: () => this.#report(step.state, step.effects),
+    };
   }
 
-  /** Makes the attempt `message` names, if its delivery still waits for it. */
-  async queued(message: AttemptMessage): Promise<void> {
-    const { webhookId, deliveryId, token } = message;
+  /** Makes the scheduled `attempt`, if its delivery still waits for it. */
+  async due(attempt: ScheduledAttempt): Promise<void> {
+    const { webhookId, deliveryId, token } = attempt;
     const release = await this.#claim(`${deliveryId}:${token}`);
     try {
-      const { store } = this.options;
-      const read = await store.kv.get<WebhookDeliveryRow>(k.delivery(webhookId, deliveryId));
-      if (!read.value || read.value.status !== "pending" || read.value.token !== token) return;
-      const entry = read as Deno.KvEntry<WebhookDeliveryRow>;
-      const config = await store.config(webhookId);
+      const { configs, deliveries } = this.options;
+      const stored = await deliveries.due(attempt);
+      if (!stored) return;
+      const config = await configs.config(webhookId);
       if (!config) {
-        await store.purgeDelivery(entry);
+        await deliveries.purgeDelivery(stored);
         return;
       }
-      const body = await store.body(entry.value);
       try {
-        const result = await this.#send(config, entry.value, body, true);
+        const result = await this.#send(config, stored.row, stored.body, true);
         if (!result) {
-          await store.kv.enqueue(message, { delay: DEFER_MS });
+          await deliveries.redeliver(attempt, DEFER_MS);
           return;
         }
-        const step = transition(entry.value, { type: "attempted", result }, this.context());
-        const write = deliveryWrite(step.state, step.effects);
-        const { ok } = await this.options.committer.commit({
-          lock: deliveryId,
-          build: (w) => write.apply(w.check(entry)),
-        });
+        const step = transition(stored.row, { type: "attempted", result }, this.context());
+        const ok = await deliveries.updateDelivery(stored, changeOf(step.state, step.effects));
         if (ok) this.#report(step.state, step.effects);
         else {
           this.options.life.log(

@@ -7,22 +7,28 @@
  * - the fan-out (`fanout.ts`) makes one delivery per configuration of the event, each
  *   committed on its own;
  * - the dispatcher (`dispatcher.ts`) makes attempts: the first at once, later ones when
- *   their Deno KV queue message (written with `delay` in the same atomic operation as the
- *   state that expects it, `scheduler.ts`) comes;
- * - the sweeper (`sweeper.ts`) re-arms a pending delivery whose message went missing, once a
- *   minute, and asks for a scan of the outbox.
+ *   the store's schedule (written in the same atomic write as the state that expects it,
+ *   `scheduler.ts`) makes them due;
+ * - the sweeper (`sweeper.ts`) re-arms a pending delivery whose scheduled attempt went
+ *   missing, once a minute, and asks for a scan of the outbox.
  *
- * Deno KV's own redelivery schedule is never relied on. A failure flags its configuration
- * for the owner until the configuration is edited or retried.
+ * The store comes as ports (`src/store/ports/webhooks.ts`, `record_events.ts`); the store's
+ * own redelivery schedule is never relied on. A failure flags its configuration for the owner
+ * until the configuration is edited or retried.
  *
  * @module
  */
 import { utf8Encode } from "../crypto/encoding.ts";
 import type { RecordEvent } from "../events/record_event.ts";
 import { Conflict } from "../errors/index.ts";
-import { type WebhookConfigRow, type WebhookDeliveryRow, webhookKeys as k } from "../store/keys.ts";
-import { GroupCommitter } from "../store/group_commit.ts";
-import type { QueueDispatcher, QueueMessage } from "../store/queue.ts";
+import type { WebhookConfigRow } from "../store/rows.ts";
+import type { RecordEventOutbox } from "../store/ports/record_events.ts";
+import type {
+  ScheduledAttempt,
+  StoredDelivery,
+  WebhookConfigs,
+  WebhookDeliveries,
+} from "../store/ports/webhooks.ts";
 import { Dispatcher, type WebhookSettings } from "./dispatcher.ts";
 import { Fanout } from "./fanout.ts";
 import type { FormSource } from "./forms.ts";
@@ -31,19 +37,20 @@ import { Lifecycle } from "./lifecycle.ts";
 import { OutboxConsumer } from "./outbox.ts";
 import { renderBody } from "./render/index.ts";
 import { buildRequest } from "./request.ts";
-import { type AttemptMessage, WEBHOOK_ATTEMPT_KIND } from "./scheduler.ts";
 import { type AttemptResult, sendRequest } from "./send.ts";
-import type { WebhookStore } from "./store.ts";
 import { rearm, sweepPending } from "./sweeper.ts";
 import { type BlobUrlResolver, formatSavedAt, resolveValues, sampleValues } from "./values.ts";
 
 export type { WebhookSettings } from "./dispatcher.ts";
 export { MAX_BODY_BYTES } from "./fanout.ts";
-export { WEBHOOK_ATTEMPT_KIND } from "./scheduler.ts";
 
 /** What the engine needs. */
 export interface WebhookEngineOptions {
-  store: WebhookStore;
+  /** Configurations and their failure flags. */
+  webhooks: WebhookConfigs;
+  deliveries: WebhookDeliveries;
+  /** Where record events come from. */
+  recordEvents: RecordEventOutbox;
   forms: FormSource;
   settings: WebhookSettings;
   /** Fresh pre-signed URLs of owned files; without it an owned reference keeps its URL. */
@@ -70,7 +77,7 @@ export interface TestSendResult {
   result: AttemptResult;
 }
 
-/** Delay of a message put back while the engine stops (it comes back after the restart). */
+/** Delay of an attempt put back while the engine stops (it comes back after the restart). */
 const STOPPING_REQUEUE_MS = 1_000;
 /** How often the recovery sweep runs. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -80,41 +87,41 @@ const SWEEP_INTERVAL_MS = 60_000;
  *
  * @example
  * ```ts
- * const engine = new WebhookEngine({ store, forms, settings: config.webhooks });
- * engine.register(dispatcher);
+ * const queue = new QueueDispatcher(kv);
+ * const engine = new WebhookEngine({
+ *   ...webhookKvPorts(kv, queue),
+ *   forms,
+ *   settings: config.webhooks,
+ * });
  * await engine.start();
- * dispatcher.start();
+ * queue.start();
  * // ...
  * await engine.stop();
  * ```
  */
 export class WebhookEngine {
-  readonly store: WebhookStore;
+  /** Configurations and their failure flags. */
+  readonly webhooks: WebhookConfigs;
+  readonly deliveries: WebhookDeliveries;
   readonly forms: FormSource;
-  #kv: Deno.Kv;
   #settings: WebhookSettings;
   #blobUrl?: BlobUrlResolver;
   #life: Lifecycle;
-  /** Folds concurrent deliveries' writes into shared atomic operations. */
-  #committer: GroupCommitter;
   #dispatcher: Dispatcher;
   #fanout: Fanout;
   #outbox: OutboxConsumer;
   #sweeper: ReturnType<typeof setInterval> | null = null;
 
   constructor(options: WebhookEngineOptions) {
-    this.store = options.store;
+    this.webhooks = options.webhooks;
+    this.deliveries = options.deliveries;
     this.forms = options.forms;
-    this.#kv = options.store.kv;
     this.#settings = options.settings;
     this.#blobUrl = options.blobUrl;
     this.#life = new Lifecycle(options.log ?? ((line) => console.error(line)));
-    // Two commits in flight: nothing here pages by commit sequence, and a delivery has one
-    // write in the committer at a time (attempts are claimed).
-    this.#committer = new GroupCommitter(this.#kv, undefined, 2);
     this.#dispatcher = new Dispatcher({
-      store: this.store,
-      committer: this.#committer,
+      configs: this.webhooks,
+      deliveries: this.deliveries,
       life: this.#life,
       settings: options.settings,
       resolve: options.resolve,
@@ -122,41 +129,31 @@ export class WebhookEngine {
       onAttempt: options.onAttempt,
     });
     this.#fanout = new Fanout({
-      store: this.store,
+      configs: this.webhooks,
+      deliveries: this.deliveries,
+      outbox: options.recordEvents,
       forms: this.forms,
       dispatcher: this.#dispatcher,
-      committer: this.#committer,
       settings: options.settings,
       blobUrl: options.blobUrl,
     });
     this.#outbox = new OutboxConsumer({
-      kv: this.#kv,
+      outbox: options.recordEvents,
       life: this.#life,
       process: (stored) => this.#fanout.process(stored),
       maxWaiting: options.maxWaiting ?? 10_000,
       maxActive: options.maxActive ?? 512,
     });
+    this.deliveries.onDue((attempt) => this.#due(attempt));
   }
 
-  /** Registers the handler of delivery attempt messages. */
-  register(queue: QueueDispatcher): void {
-    queue.on(WEBHOOK_ATTEMPT_KIND, (m) => this.#handle(m));
-  }
-
-  /** Makes a message's attempt; while stopping, puts the message back for the next start. */
-  async #handle(message: QueueMessage): Promise<void> {
+  /** Makes a scheduled attempt; while stopping, puts it back for the next start. */
+  async #due(attempt: ScheduledAttempt): Promise<void> {
     if (this.#life.stopping) {
-      try {
-        await this.#kv.enqueue(message, { delay: STOPPING_REQUEUE_MS });
-      } catch (err) {
-        // Closed already: the message cannot be acknowledged either, so it stays queued.
-        const closed = err instanceof Deno.errors.BadResource ||
-          (err instanceof Error && /database is closed/i.test(err.message));
-        if (!closed) throw err;
-      }
+      await this.deliveries.redeliver(attempt, STOPPING_REQUEUE_MS);
       return;
     }
-    await this.#life.track(() => this.#dispatcher.queued(message as AttemptMessage));
+    await this.#life.track(() => this.#dispatcher.due(attempt));
   }
 
   /**
@@ -167,7 +164,7 @@ export class WebhookEngine {
   async start(): Promise<void> {
     this.#life.start();
     this.#outbox.start();
-    await this.store.resumePurges();
+    await this.webhooks.resumeRemovals();
     await this.#fanout.loadBlocked();
     await this.sweep(0);
     const grace = SWEEP_INTERVAL_MS + this.#settings.request_timeout_seconds * 1000;
@@ -179,8 +176,8 @@ export class WebhookEngine {
   }
 
   /**
-   * Stops sweeping and waits for the work under way; messages that arrive meanwhile are put
-   * back in the queue, and events not yet taken stay in the outbox.
+   * Stops sweeping and waits for the work under way; attempts that come due meanwhile are put
+   * back, and events not yet taken stay in the outbox.
    */
   async stop(): Promise<void> {
     const stopped = this.#life.stop(); // From here on, no new work starts.
@@ -188,7 +185,7 @@ export class WebhookEngine {
     if (this.#sweeper !== null) clearInterval(this.#sweeper);
     this.#sweeper = null;
     await stopped;
-    await this.#committer.idle();
+    await this.deliveries.idle();
   }
 
   /**
@@ -198,8 +195,8 @@ export class WebhookEngine {
    * @throws {Conflict} for a skipped (delete) delivery, one being sent right now, or one
    * that changed meanwhile.
    */
-  async retry(entry: Deno.KvEntry<WebhookDeliveryRow>): Promise<void> {
-    const row = entry.value;
+  async retry(stored: StoredDelivery): Promise<void> {
+    const { row } = stored;
     if (row.status === "skipped") {
       throw new Conflict(
         "delivery_skipped",
@@ -209,7 +206,7 @@ export class WebhookEngine {
     if (this.#dispatcher.sending.has(row.id)) {
       throw new Conflict("delivery_in_flight", `Delivery "${row.id}" is being sent now`);
     }
-    if (!await rearm(this.#kv, this.#dispatcher, entry, "retry")) {
+    if (!await rearm(this.deliveries, this.#dispatcher, stored, "retry")) {
       throw new Conflict("conflict", `Delivery "${row.id}" changed meanwhile; try again`);
     }
   }
@@ -217,14 +214,13 @@ export class WebhookEngine {
   /** The owner's retry of every failed delivery of `webhookId`; returns how many. */
   async retryFailed(webhookId: string): Promise<number> {
     let count = 0;
-    for (const id of await this.store.failedIds(webhookId)) {
-      const entry = await this.#kv.get<WebhookDeliveryRow>(k.delivery(webhookId, id));
-      if (entry.value?.status === "failed" && !this.#dispatcher.sending.has(id)) {
-        const failed = entry as Deno.KvEntry<WebhookDeliveryRow>;
-        if (await rearm(this.#kv, this.#dispatcher, failed, "retry")) count++;
+    for (const id of await this.deliveries.failedIds(webhookId)) {
+      const stored = await this.deliveries.delivery(id);
+      if (stored?.row.status === "failed" && !this.#dispatcher.sending.has(id)) {
+        if (await rearm(this.deliveries, this.#dispatcher, stored, "retry")) count++;
       }
     }
-    await this.#kv.delete(k.flag(webhookId));
+    await this.webhooks.clearFlag(webhookId);
     return count;
   }
 
@@ -234,7 +230,7 @@ export class WebhookEngine {
    * older than `graceMs`. Returns how many deliveries it re-armed.
    */
   async sweep(graceMs: number): Promise<number> {
-    const rearmed = await sweepPending(this.#kv, this.#dispatcher, graceMs);
+    const rearmed = await sweepPending(this.deliveries, this.#dispatcher, graceMs);
     // Events announced but never settled (or never announced) are taken from the outbox.
     this.#outbox.requestScan(graceMs);
     return rearmed;

@@ -14,22 +14,18 @@
 import { createHash } from "node:crypto";
 import { utf8Encode } from "../crypto/encoding.ts";
 import type { RecordEvent, StoredRecordEvent } from "../events/record_event.ts";
-import {
-  keys,
-  type WebhookConfigRow,
-  type WebhookDeliveryRow,
-  type WebhookEvent,
-  type WebhookFlagRow,
-  webhookKeys as k,
-} from "../store/keys.ts";
-import { deleteParts, MAX_JSON_PARTS_BYTES } from "../store/parts.ts";
-import { KvWrite } from "../store/write.ts";
-import type { GroupCommitter } from "../store/group_commit.ts";
+import type {
+  WebhookConfigRow,
+  WebhookDeliveryRow,
+  WebhookEvent,
+  WebhookFlagRow,
+} from "../store/rows.ts";
+import { MAX_JSON_PARTS_BYTES } from "../store/parts.ts";
+import type { RecordEventOutbox } from "../store/ports/record_events.ts";
+import type { WebhookConfigs, WebhookDeliveries } from "../store/ports/webhooks.ts";
 import type { Dispatcher, WebhookSettings } from "./dispatcher.ts";
 import type { FormSource } from "./forms.ts";
 import { renderBody } from "./render/index.ts";
-import { bodyPartsOf } from "./scheduler.ts";
-import type { WebhookStore } from "./store.ts";
 import { type BlobUrlResolver, type RenderInput, resolveValues, savedAtMs } from "./values.ts";
 
 /** Largest body a delivery can carry, in bytes. */
@@ -53,10 +49,11 @@ function deliveryIdOf(event: RecordEvent, webhookId: string): string {
 
 /** What the fan-out needs. */
 export interface FanoutOptions {
-  store: WebhookStore;
+  configs: WebhookConfigs;
+  deliveries: WebhookDeliveries;
+  outbox: RecordEventOutbox;
   forms: FormSource;
   dispatcher: Dispatcher;
-  committer: GroupCommitter;
   settings: WebhookSettings;
   blobUrl?: BlobUrlResolver;
 }
@@ -66,7 +63,7 @@ export interface FanoutOptions {
  *
  * @example
  * ```ts
- * const fanout = new Fanout({ store, forms, dispatcher, committer, settings });
+ * const fanout = new Fanout({ configs, deliveries, outbox, forms, dispatcher, settings });
  * await fanout.loadBlocked();
  * await fanout.process(stored);
  * ```
@@ -79,18 +76,16 @@ export class Fanout {
 
   /** Reads which configurations are flagged `blocked` (on start). */
   async loadBlocked(): Promise<void> {
-    const kv = this.options.store.kv;
-    for await (const entry of kv.list<WebhookFlagRow>({ prefix: k.flagsAll() })) {
-      const { reason, eventId } = entry.value;
-      if (reason === "blocked" && eventId) this.#blocked.set(String(entry.key.at(-1)), eventId);
-    }
+    this.#blocked = await this.options.configs.blockedFlags();
   }
 
   /** Makes the deliveries of one event and removes it from the outbox. */
-  async process({ event, parts }: StoredRecordEvent): Promise<void> {
-    const { store, forms, settings } = this.options;
+  async process(stored: StoredRecordEvent): Promise<void> {
+    const { forms, settings, deliveries, outbox } = this.options;
+    const { event } = stored;
     const wanted = EVENT_OF[event.reason];
-    const configs = (await store.configsOf(event.formId)).filter((c) => c.events.includes(wanted));
+    const configs = (await this.options.configs.configsOf(event.formId))
+      .filter((c) => c.events.includes(wanted));
     let input: RenderInput | null = null;
     if (event.reason !== "delete" && configs.length > 0) {
       try {
@@ -103,24 +98,18 @@ export class Fanout {
         throw err; // The event stays in the outbox; the sweep takes it again.
       }
     }
-    const removeEvent = (w: KvWrite) => deleteParts(w, keys.recordEvent(event.eventId), parts);
     /** Deliveries not yet committed; the last one carries the event's removal. */
     let open = configs.length;
     let removed = false;
     const deliver = async (config: WebhookConfigRow) => {
       const { row, body } = this.#newDelivery(event, config, input);
-      const write = await this.options.dispatcher.first(config, row, body, MAX_BODY_BYTES);
+      const created = await this.options.dispatcher.first(config, row, body, MAX_BODY_BYTES);
       const carry = open === 1;
-      const { ok } = await this.options.committer.commit({
-        lock: row.id,
-        build: (w) => {
-          write.apply(w.check({ key: k.delivery(config.id, row.id), versionstamp: null }));
-          if (carry) removeEvent(w);
-        },
-      });
+      const also = carry ? outbox.removal(stored) : undefined;
+      const ok = await deliveries.createDelivery(created.change, created.body, also);
       open--;
       if (carry && ok) removed = true;
-      if (ok) write.after();
+      if (ok) created.after();
     };
     if (configs.length === 1) await deliver(configs[0]);
     else {
@@ -128,12 +117,7 @@ export class Fanout {
       const failed = outcomes.find((o) => o.status === "rejected");
       if (failed) throw failed.reason;
     }
-    if (!removed) {
-      await this.options.committer.commit({
-        lock: event.eventId,
-        build: removeEvent,
-      });
-    }
+    if (!removed) await outbox.remove(stored);
     if (this.#blocked.size > 0) await this.#unflagBlocked(event.eventId);
   }
 
@@ -172,10 +156,7 @@ export class Fanout {
     const { body, contentType } = renderBody(config, input);
     const bytes = utf8Encode(body);
     row.contentType = contentType;
-    if (bytes.length <= MAX_BODY_BYTES) {
-      row.bodyParts = bodyPartsOf(bytes.length);
-      row.bodyBytes = bytes.length;
-    }
+    if (bytes.length <= MAX_BODY_BYTES) row.bodyBytes = bytes.length;
     return { row, body: bytes };
   }
 
@@ -190,25 +171,17 @@ export class Fanout {
       error: `Record ${event.recordId} (event ${event.eventId}) waits, tried again every ` +
         `minute: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000),
     };
-    const w = new KvWrite();
-    for (const config of configs) {
-      w.set(k.flag(config.id), flag);
-      this.#blocked.set(config.id, event.eventId);
-    }
-    await w.commit(this.options.store.kv);
+    await this.options.configs.flagBlocked(configs.map((c) => c.id), flag);
+    for (const config of configs) this.#blocked.set(config.id, event.eventId);
   }
 
   /** Clears the `blocked` flags that event `eventId` set: it went through. */
   async #unflagBlocked(eventId: string) {
-    const kv = this.options.store.kv;
     for (const [webhookId, blocking] of this.#blocked) {
       if (blocking !== eventId) continue;
       this.#blocked.delete(webhookId);
-      const flag = await kv.get<WebhookFlagRow>(k.flag(webhookId));
       // A failure flagged since then stays.
-      if (flag.value?.reason === "blocked" && flag.value.eventId === eventId) {
-        await new KvWrite().check(flag).delete(flag.key).commit(kv);
-      }
+      await this.options.configs.unflagBlocked(webhookId, eventId);
     }
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import type { FieldKind } from "../forms/fields.ts";
-import type { FormRow } from "../store/keys.ts";
+import type { FormRow } from "../store/rows.ts";
 
 /** A field of a form schema, as webhooks use it. */
 export interface WebhookField {

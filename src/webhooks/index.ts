@@ -11,8 +11,9 @@
  * - `transition.ts`: a delivery's life as a pure transition (state, input) → (state, effects);
  *   `engine.ts` wires its runners: `outbox.ts` (record events from the outbox), `fanout.ts`
  *   (one delivery per configuration, each committed on its own), `dispatcher.ts` (attempts:
- *   the first at once, later ones as Deno KV queue messages), `scheduler.ts` (a transition's
- *   atomic write), `sweeper.ts` (lost messages re-armed); `store.ts` reads and removes.
+ *   the first at once, later ones as the store's schedule makes them due), `scheduler.ts` (a
+ *   transition as one store write), `sweeper.ts` (lost schedules re-armed). The storage is
+ *   behind ports: `src/store/ports/webhooks.ts` and `src/store/ports/record_events.ts`.
  * - `routes.ts`: the owner API.
  *
  * The vault emits record events with `emitRecordEvent` (src/events/record_event.ts) in the
@@ -31,10 +32,10 @@ export {
   type WebhookView,
   WebhookViewSchema,
 } from "./config.ts";
+export { createConfig, updateConfig } from "./config_writes.ts";
 export {
   MAX_BODY_BYTES,
   type TestSendResult,
-  WEBHOOK_ATTEMPT_KIND,
   WebhookEngine,
   type WebhookEngineOptions,
   type WebhookSettings,
@@ -62,7 +63,6 @@ export {
 export { buildRequest, type OutboundRequest, signBody, standardSignature } from "./request.ts";
 export { type WebhookRouteDeps, webhookRoutes } from "./routes.ts";
 export { type AttemptResult, sendRequest } from "./send.ts";
-export { WebhookStore } from "./store.ts";
 export {
   type DeliveryEffect,
   type DeliveryInput,

@@ -6,13 +6,8 @@
  *
  * @module
  */
-import {
-  onRecordEvents,
-  type RecordEvent,
-  type StoredRecordEvent,
-} from "../events/record_event.ts";
-import { keys } from "../store/keys.ts";
-import { parseJsonParts } from "../store/parts.ts";
+import type { StoredRecordEvent } from "../events/record_event.ts";
+import type { RecordEventOutbox } from "../store/ports/record_events.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import { savedAtMs } from "./values.ts";
 
@@ -21,12 +16,10 @@ import { savedAtMs } from "./values.ts";
  * before it was settled skips it.
  */
 const MAX_RECENT = 20_000;
-/** The root of the record event snapshots (`keys.recordEvent(id)` is `[root, id]`). */
-const RECORD_EVENTS_ROOT = keys.recordEvent("")[0];
 
 /** What the consumer needs. */
 export interface OutboxOptions {
-  kv: Deno.Kv;
+  outbox: RecordEventOutbox;
   life: Lifecycle;
   /** Makes the deliveries of one event and removes it from the outbox. */
   process(stored: StoredRecordEvent): Promise<void>;
@@ -41,7 +34,7 @@ export interface OutboxOptions {
  *
  * @example
  * ```ts
- * const outbox = new OutboxConsumer({ kv, life, process, maxWaiting: 10_000, maxActive: 512 });
+ * const outbox = new OutboxConsumer({ outbox, life, process, maxWaiting: 10_000, maxActive: 512 });
  * outbox.start();
  * outbox.requestScan(0);
  * ```
@@ -64,7 +57,7 @@ export class OutboxConsumer {
 
   /** Takes announced events from now on. */
   start(): void {
-    this.#unsubscribe = onRecordEvents(this.options.kv, (events) => this.#accept(events));
+    this.#unsubscribe = this.options.outbox.onAnnounced((events) => this.#accept(events));
   }
 
   /** Takes no more; the waiting events stay in the outbox for the next start. */
@@ -148,28 +141,13 @@ export class OutboxConsumer {
    * once they are taken.
    */
   async #scan(minAgeMs: number): Promise<void> {
-    const room = this.options.maxWaiting - this.#waiting.length;
-    const groups = new Map<string, Uint8Array[]>();
-    let full = false;
-    for await (
-      const entry of this.options.kv.list<Uint8Array>({ prefix: [RECORD_EVENTS_ROOT] })
-    ) {
-      const id = entry.key[1] as string;
-      const parts = groups.get(id);
-      if (parts) parts.push(entry.value);
-      else if (this.#known.has(id) || this.#settled(id)) continue;
-      else if (groups.size >= room) {
-        full = true;
-        break;
-      } else groups.set(id, [entry.value]);
-    }
+    const { events, more } = await this.options.outbox.scan({
+      skip: (id) => this.#known.has(id) || this.#settled(id),
+      limit: this.options.maxWaiting - this.#waiting.length,
+    });
     const now = Date.now();
-    const found: StoredRecordEvent[] = [];
-    for (const parts of groups.values()) {
-      const event = parseJsonParts<RecordEvent>(parts);
-      if (now - savedAtMs(event.savedAt) >= minAgeMs) found.push({ event, parts: parts.length });
-    }
-    if (full && found.length > 0) this.requestScan(minAgeMs);
+    const found = events.filter(({ event }) => now - savedAtMs(event.savedAt) >= minAgeMs);
+    if (more && found.length > 0) this.requestScan(minAgeMs);
     this.#accept(found);
   }
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHmac } from "node:crypto";
-import type { WebhookConfigRow } from "../store/keys.ts";
+import type { WebhookConfigRow } from "../store/rows.ts";
 import { standardSecretBytes } from "./config.ts";
 
 /** A request ready to send; headers in the order they go on the wire. */
@@ -72,6 +72,10 @@ export function standardSignature(
 /** Sets `name` last, dropping any earlier header of that name. */
 function replace(headers: [string, string][], name: string, value: string): [string, string][] {
   const lower = name.toLowerCase();
+  if (!headers.some(([n]) => n.toLowerCase() === lower)) {
+    headers.push([name, value]);
+    return headers;
+  }
   return [...headers.filter(([n]) => n.toLowerCase() !== lower), [name, value]];
 }
 

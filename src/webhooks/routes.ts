@@ -9,10 +9,11 @@ import { errorContent as error, jsonContent as json, newRouter } from "../http/o
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { jsonBody } from "../http/body.ts";
-import { NotFound } from "../errors/index.ts";
+import { Invalid, NotFound } from "../errors/index.ts";
 import { FormIdSchema } from "../http/ids.ts";
 import { assertOwns, type OwnerEnv, requireOwner } from "../auth/index.ts";
-import type { WebhookConfigRow } from "../store/keys.ts";
+import type { WebhookConfigRow } from "../store/rows.ts";
+import { InvalidCursorError } from "../store/ports/webhooks.ts";
 import {
   newConfig,
   patchConfig,
@@ -21,6 +22,7 @@ import {
   webhookView,
   WebhookViewSchema,
 } from "./config.ts";
+import { createConfig, updateConfig } from "./config_writes.ts";
 import {
   attemptView,
   deliveryView,
@@ -171,7 +173,7 @@ const testWebhook = createRoute({
 /** Mounts the webhook owner API on a new router. */
 export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   const { engine } = deps;
-  const { store, forms } = engine;
+  const { webhooks: store, deliveries, forms } = engine;
   const app = newRouter<OwnerEnv>();
   const auth = [deps.rateLimit, requireOwner(deps.kv)];
   const body = jsonBody(() => 512 * 1024, {
@@ -198,11 +200,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   /** The user's delivery `deliveryId`. */
   const ownDelivery = async (deliveryId: string, userId: string) => {
     const notFound = () => new NotFound("delivery_not_found", `Delivery "${deliveryId}" not found`);
-    const entry = await store.delivery(deliveryId);
-    const config = entry && await store.config(entry.value.webhookId);
-    if (!entry || !config) throw notFound();
+    const stored = await deliveries.delivery(deliveryId);
+    const config = stored && await store.config(stored.row.webhookId);
+    if (!stored || !config) throw notFound();
     assertOwns(userId, await forms.ownerOf(config.formId), notFound);
-    return entry;
+    return stored;
   };
 
   app.openapi({ ...listWebhooks, middleware: auth }, async (c) => {
@@ -217,7 +219,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
     const { formId } = c.req.valid("param");
     await ownForm(formId, c.var.owner.userId);
     const { row, secret } = newConfig(formId, c.req.valid("json"));
-    await store.create(row);
+    await createConfig(store, row);
     return c.json({
       ...webhookView(row, null),
       ...(secret ? { generatedSigningSecret: secret } : {}),
@@ -232,7 +234,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   app.openapi({ ...patchWebhook, middleware: [...auth, body] }, async (c) => {
     const before = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     const { row, secret } = patchConfig(before, c.req.valid("json"));
-    await store.update(before, row);
+    await updateConfig(store, before, row);
     return c.json({
       ...webhookView(row, null),
       ...(secret ? { generatedSigningSecret: secret } : {}),
@@ -241,7 +243,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
 
   app.openapi({ ...deleteWebhook, middleware: auth }, async (c) => {
     const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
-    await store.remove(row);
+    await store.removeConfig(row);
     return c.body(null, 204);
   });
 
@@ -271,7 +273,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   app.openapi({ ...listDeliveries, middleware: auth }, async (c) => {
     const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
     const { failed, cursor, limit } = c.req.valid("query");
-    const page = await store.deliveries(row.id, { failed: failed === "true", cursor, limit });
+    const page = await deliveries.deliveries(row.id, { failed: failed === "true", cursor, limit })
+      .catch((err) => {
+        if (!(err instanceof InvalidCursorError)) throw err;
+        throw new Invalid("invalid_request", "Invalid cursor: not a cursor of this list", "cursor");
+      });
     return c.json({ items: page.items.map(deliveryView), nextCursor: page.nextCursor }, 200);
   });
 
@@ -281,11 +287,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   });
 
   app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
-    const entry = await ownDelivery(c.req.valid("param").deliveryId, c.var.owner.userId);
+    const { row } = await ownDelivery(c.req.valid("param").deliveryId, c.var.owner.userId);
     return c.json(
       {
-        delivery: deliveryView(entry.value),
-        attempts: (await store.attempts(entry.value.id)).map(attemptView),
+        delivery: deliveryView(row),
+        attempts: (await deliveries.attempts(row.id)).map(attemptView),
       },
       200,
     );
@@ -293,10 +299,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
 
   app.openapi({ ...retryDelivery, middleware: auth }, async (c) => {
     const { deliveryId } = c.req.valid("param");
-    const entry = await ownDelivery(deliveryId, c.var.owner.userId);
-    await engine.retry(entry);
-    const after = await store.delivery(deliveryId);
-    return c.json(deliveryView(after!.value), 202);
+    await engine.retry(await ownDelivery(deliveryId, c.var.owner.userId));
+    const after = await deliveries.delivery(deliveryId);
+    return c.json(deliveryView(after!.row), 202);
   });
 
   return app;

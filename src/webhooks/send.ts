@@ -42,9 +42,8 @@ const SNIPPET_BYTES = 1024;
 /** The timeouts of the attempts under way: shared signals, on one timer. */
 const timeouts = new TimeoutSignals();
 
-async function readSnippet(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
+async function readSnippet(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -138,7 +137,8 @@ export async function sendRequest(
       return failed("transient", describe(err, request.url, options.timeoutMs));
     }
     try {
-      snippet = snippetOf(await readSnippet(response));
+      // No body (a 204, say): no reader to make.
+      snippet = response.body ? snippetOf(await readSnippet(response.body)) : "";
     } catch (err) {
       error = `Reading the response: ${describe(err, request.url, options.timeoutMs)}`;
     }

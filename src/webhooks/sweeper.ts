@@ -1,64 +1,53 @@
 /**
- * The sweeper: re-arms pending deliveries whose attempt message is overdue (it may have been
- * lost), and the re-arm itself, shared with the owner's retries: a transition committed only
- * if the delivery did not change meanwhile.
+ * The sweeper: re-arms pending deliveries whose scheduled attempt is overdue (it may have
+ * been lost), and the re-arm itself, shared with the owner's retries: a transition written
+ * only if the delivery did not change meanwhile.
  *
  * @module
  */
-import type { WebhookDeliveryRow, WebhookPendingRow } from "../store/keys.ts";
-import { webhookKeys as k } from "../store/keys.ts";
+import type { StoredDelivery, WebhookDeliveries } from "../store/ports/webhooks.ts";
 import type { Dispatcher } from "./dispatcher.ts";
-import { deliveryWrite } from "./scheduler.ts";
+import { changeOf } from "./scheduler.ts";
 import { transition } from "./transition.ts";
-import { KvWrite } from "../store/write.ts";
 
 /**
- * Commits `input` (`rearm` or the owner's `retry`) on delivery `entry`: an attempt now, with
- * a new token (older messages become stale). False when the delivery changed meanwhile.
+ * Writes `input` (`rearm` or the owner's `retry`) on delivery `stored`: an attempt now, with
+ * a new token (older scheduled attempts become stale). False when the delivery changed
+ * meanwhile.
  *
  * @example
  * ```ts
- * if (!await rearm(kv, dispatcher, entry, "retry")) console.log("changed meanwhile");
+ * if (!await rearm(deliveries, dispatcher, stored, "retry")) console.log("changed meanwhile");
  * ```
  */
 export async function rearm(
-  kv: Deno.Kv,
+  deliveries: WebhookDeliveries,
   dispatcher: Dispatcher,
-  entry: Deno.KvEntry<WebhookDeliveryRow>,
+  stored: StoredDelivery,
   input: "rearm" | "retry",
 ): Promise<boolean> {
-  const step = transition(entry.value, { type: input }, dispatcher.context());
-  const w = new KvWrite().check(entry);
-  deliveryWrite(step.state, step.effects).apply(w);
-  return await w.commit(kv);
+  const step = transition(stored.row, { type: input }, dispatcher.context());
+  return await deliveries.updateDelivery(stored, changeOf(step.state, step.effects));
 }
 
 /**
  * Re-arms pending deliveries overdue by more than `graceMs` (0 on start, when nothing is
- * under way) and drops markers of deliveries no longer pending. Returns how many it re-armed.
+ * under way), except those being sent right now. Returns how many it re-armed.
  *
  * @example
  * ```ts
- * const rearmed = await sweepPending(kv, dispatcher, 0);
+ * const rearmed = await sweepPending(deliveries, dispatcher, 0);
  * ```
  */
 export async function sweepPending(
-  kv: Deno.Kv,
+  deliveries: WebhookDeliveries,
   dispatcher: Dispatcher,
   graceMs: number,
 ): Promise<number> {
-  const now = Date.now();
   let rearmed = 0;
-  for await (const entry of kv.list<WebhookPendingRow>({ prefix: k.pendingAll() })) {
-    const id = entry.key[entry.key.length - 1] as string;
-    if (dispatcher.sending.has(id) || entry.value.dueAt + graceMs >= now) continue;
-    const delivery = await kv.get<WebhookDeliveryRow>(k.delivery(entry.value.webhookId, id));
-    if (delivery.value?.status === "pending") {
-      const pending = delivery as Deno.KvEntry<WebhookDeliveryRow>;
-      if (await rearm(kv, dispatcher, pending, "rearm")) rearmed++;
-    } else {
-      await kv.atomic().check(entry).delete(entry.key).commit();
-    }
+  for await (const stored of deliveries.overdue(Date.now() - graceMs)) {
+    if (dispatcher.sending.has(stored.row.id)) continue;
+    if (await rearm(deliveries, dispatcher, stored, "rearm")) rearmed++;
   }
   return rearmed;
 }

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookFlagRow } from "../store/keys.ts";
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookFlagRow } from "../store/rows.ts";
 import { type BackoffSettings, nextWaitSeconds } from "./outcome.ts";
 import type { AttemptResult } from "./send.ts";
 

@@ -279,7 +279,7 @@ Deno.test("console webhooks: secret once, preview, failure flagged, retry, deliv
     assert.equal(saved.status, 200);
     const secret = /<p class="secret">(whsec_[^<]+)<\/p>/.exec(savedPage)![1];
     const webhookId = /action="\/console\/webhooks\/([0-9a-f]{24})"/.exec(savedPage)![1];
-    const stored = (await inst.server.webhooks.store.config(webhookId))!;
+    const stored = (await inst.server.webhooks.webhooks.config(webhookId))!;
     assert.equal(stored.signingSecret, secret);
     assert.equal(stored.method, "PUT");
     assert.equal(stored.concurrency, 2);
@@ -336,14 +336,14 @@ Deno.test("console webhooks: secret once, preview, failure flagged, retry, deliv
     }, csrf);
     await edit.body?.cancel();
     assert.equal(edit.status, 303);
-    const edited = (await inst.server.webhooks.store.config(webhookId))!;
+    const edited = (await inst.server.webhooks.webhooks.config(webhookId))!;
     assert.equal(edited.method, "PATCH");
     assert.equal(edited.signingSecret, secret);
     assert.equal(edited.bearer, "bearer-secret-value-123");
     assert.deepEqual(edited.headers, [["X-Env", "prod"]]);
     const removed = await browser.post(`/console/webhooks/${webhookId}/delete`, {}, csrf);
     await removed.body?.cancel();
-    assert.equal(await inst.server.webhooks.store.config(webhookId), null);
+    assert.equal(await inst.server.webhooks.webhooks.config(webhookId), null);
     assert.equal(csrfOf(await browser.page("/console")), csrf);
   } finally {
     await receiver.close();

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { blobKeys, type BlobMetaRow, keys, vaultKeys, webhookKeys } from "../../src/store/keys.ts";
 import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
-import { WebhookStore } from "../../src/webhooks/index.ts";
+import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
+import { QueueDispatcher } from "../../src/store/queue.ts";
 import { ATTEMPTS, V0, writeV0Fixture } from "./_v0_fixture.ts";
 import { listQueue } from "../../src/relay/queue.ts";
 import { SegmentLog } from "../../src/store/segments.ts";
@@ -42,22 +43,22 @@ Deno.test("migrations 1 to 3: a version-0 store is rewritten into the current la
   assert.equal(head.version, 1);
 
   // The current code reads every migrated entry.
-  const store = new WebhookStore(kv);
-  const inline = await store.delivery(V0.inlineId);
+  const { webhooks, deliveries } = webhookKvPorts(kv, new QueueDispatcher(kv));
+  const inline = await deliveries.delivery(V0.inlineId);
   assert.ok(inline);
-  assert.deepEqual(await store.body(inline.value), V0.inlineBody);
-  const parts = await store.delivery(V0.partsId);
+  assert.deepEqual(await deliveries.body(inline.row), V0.inlineBody);
+  const parts = await deliveries.delivery(V0.partsId);
   assert.ok(parts);
   assert.equal(
-    new TextDecoder().decode(await store.body(parts.value)),
+    new TextDecoder().decode(await deliveries.body(parts.row)),
     V0.partBodies.map((p) => new TextDecoder().decode(p)).join(""),
   );
-  assert.equal((await store.config(V0.webhookId))?.concurrency, null);
+  assert.equal((await webhooks.config(V0.webhookId))?.concurrency, null);
   // Migration 3: the attempt log left the rows; each attempt is read on its own.
   assert.equal("log" in inlineRow, false);
   for (const id of [V0.inlineId, V0.partsId]) {
-    assert.deepEqual(await store.attempts(id), ATTEMPTS);
-    assert.equal((await store.delivery(id))?.value.attempts, ATTEMPTS.length);
+    assert.deepEqual(await deliveries.attempts(id), ATTEMPTS);
+    assert.equal((await deliveries.delivery(id))?.row.attempts, ATTEMPTS.length);
   }
 });
 
@@ -71,17 +72,17 @@ Deno.test("migration 3: a version-2 store's attempt logs become attempt rows", a
   const op = kv.atomic().set(key, { ...row, log: ATTEMPTS }).set(keys.schemaVersion(), 2);
   for (const attempt of ATTEMPTS) op.delete(webhookKeys.attempt(V0.inlineId, attempt.n));
   await op.commit();
-  const store = new WebhookStore(kv);
-  assert.deepEqual(await store.attempts(V0.inlineId), []);
+  const { webhooks, deliveries } = webhookKvPorts(kv, new QueueDispatcher(kv));
+  assert.deepEqual(await deliveries.attempts(V0.inlineId), []);
 
   const result = await migrateStore(kv, FIXTURE_DIR);
   assert.deepEqual([result.from, result.to], [2, SCHEMA_VERSION]);
   assert.deepEqual((await kv.get(key)).value, row);
-  assert.deepEqual(await store.attempts(V0.inlineId), ATTEMPTS);
+  assert.deepEqual(await deliveries.attempts(V0.inlineId), ATTEMPTS);
   // A removed configuration's purge takes the attempt rows with the delivery.
-  await store.remove((await store.config(V0.webhookId))!);
-  assert.deepEqual(await store.attempts(V0.inlineId), []);
-  assert.equal(await store.delivery(V0.inlineId), null);
+  await webhooks.removeConfig((await webhooks.config(V0.webhookId))!);
+  assert.deepEqual(await deliveries.attempts(V0.inlineId), []);
+  assert.equal(await deliveries.delivery(V0.inlineId), null);
 });
 
 Deno.test("migrations: running them again changes nothing", async () => {

@@ -2,7 +2,7 @@
  * A webhook delivery row for tests: pending, nothing attempted yet, created at `ISO`; each
  * test overrides what it is about.
  */
-import type { WebhookDeliveryRow } from "../../src/store/keys.ts";
+import type { WebhookDeliveryRow } from "../../src/store/rows.ts";
 
 /** The fixed time the rows are created at. */
 export const ISO = "2026-11-23T12:00:00.000Z";

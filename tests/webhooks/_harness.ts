@@ -7,8 +7,9 @@ import {
   emitRecordEvent,
   type RecordEvent,
 } from "../../src/events/record_event.ts";
-import type { WebhookConfigRow, WebhookDeliveryRow } from "../../src/store/keys.ts";
-import { webhookKeys } from "../../src/store/keys.ts";
+import type { WebhookConfigRow, WebhookDeliveryRow } from "../../src/store/rows.ts";
+import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
+import type { WebhookPorts } from "../../src/store/ports/webhooks.ts";
 import { QueueDispatcher } from "../../src/store/queue.ts";
 import { newConfig } from "../../src/webhooks/config.ts";
 import {
@@ -19,7 +20,6 @@ import {
   WebhookEngine,
   type WebhookField,
   type WebhookSettings,
-  WebhookStore,
 } from "../../src/webhooks/index.ts";
 import { KvWrite } from "../../src/store/write.ts";
 
@@ -61,12 +61,12 @@ export async function until<T>(
   throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
-/** An engine with its store, queue and KV file. */
-export interface Harness {
+/** An engine with its ports, queue and KV file. */
+export interface Harness extends WebhookPorts {
+  /** The store the vault writes record events to. */
   kv: Deno.Kv;
   dir: string;
   engine: WebhookEngine;
-  store: WebhookStore;
   logs: string[];
   /** Adds a webhook configuration (create-request fields) to form `contact`. */
   addWebhook(input: Record<string, unknown>): Promise<WebhookConfigRow>;
@@ -104,10 +104,11 @@ export async function startHarness(
     ownerOf: (formId) => Promise.resolve(formId === "contact" ? OWNER : null),
     fields: () => Promise.resolve(fields),
   };
-  const store = new WebhookStore(kv);
+  const queue = new QueueDispatcher(kv);
+  const ports = webhookKvPorts(kv, queue);
   const logs: string[] = [];
   const engine = new WebhookEngine({
-    store,
+    ...ports,
     forms,
     settings: { ...FAST, ...settings },
     log: (line) => logs.push(line),
@@ -115,19 +116,17 @@ export async function startHarness(
     maxActive: options.maxActive,
     blobUrl: options.blobUrl,
   });
-  const queue = new QueueDispatcher(kv);
-  engine.register(queue);
   if (options.start !== false) await engine.start();
   const listening = queue.start();
   const harness: Harness = {
     kv,
     dir,
     engine,
-    store,
+    ...ports,
     logs,
     addWebhook: async (input) => {
       const { row } = newConfig("contact", WebhookCreateSchema.parse(input));
-      await store.create(row);
+      if (!await ports.webhooks.createConfig(row)) throw new Error("webhook id taken");
       return row;
     },
     emit: async (values, overrides = {}) => {
@@ -149,11 +148,13 @@ export async function startHarness(
       return event;
     },
     deliveryOf: async (event, webhookId) => {
-      for await (
-        const entry of kv.list<WebhookDeliveryRow>({ prefix: webhookKeys.deliveriesOf(webhookId) })
-      ) {
-        if (entry.value.eventId === event.eventId) return entry.value;
-      }
+      let cursor: string | undefined;
+      do {
+        const page = await ports.deliveries.deliveries(webhookId, { cursor, limit: 500 });
+        const row = page.items.find((d) => d.eventId === event.eventId);
+        if (row) return row;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
       return null;
     },
     waitStatus: (event, webhookId, status, timeoutMs = 10_000) =>

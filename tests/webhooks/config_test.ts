@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { WebhookConfigRow } from "../../src/store/keys.ts";
+import type { WebhookConfigRow } from "../../src/store/rows.ts";
 import {
   newConfig,
   patchConfig,

@@ -45,11 +45,11 @@ Deno.test({
       assert.ok(retry.at - first.at >= 150, "the retry waited for its schedule");
       assert.equal(delivered.attempts, 2);
       assert.deepEqual(
-        (await h.store.attempts(delivered.id)).map((a) => [a.n, a.status, a.outcome]),
+        (await h.deliveries.attempts(delivered.id)).map((a) => [a.n, a.status, a.outcome]),
         [[1, 500, "transient"], [2, 200, "delivered"]],
       );
       assert.equal(hanging.received.length, 1);
-      const page = await h.store.deliveries(slow.id, { limit: 10 });
+      const page = await h.deliveries.deliveries(slow.id, { limit: 10 });
       assert.deepEqual(page.items, [], "the hanging delivery is not recorded before its attempt");
 
       // The hanging one times out, and goes on its own schedule from there.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { hmacSha256Hex } from "../../src/crypto/hmac.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
-import type { WebhookConfigRow } from "../../src/store/keys.ts";
+import type { WebhookConfigRow } from "../../src/store/rows.ts";
 import {
   buildRequest,
   generateSigningSecret,

@@ -39,7 +39,7 @@ async function emit(inst: TestInstance, values: Record<string, unknown>, reason 
     savedAt: formatSavedAt(new Date()),
     values,
   };
-  const kv = inst.server.webhooks.store.kv;
+  const kv = inst.server.vault!.kv;
   const op = new KvWrite();
   const stored = emitRecordEvent(op, event);
   assert.ok(await op.commit(kv));
@@ -306,6 +306,11 @@ test("owner API: deliveries, attempts, flag, retry one and all, edit, test send,
     );
     assert.equal(rest.body.items.length, 1);
     assert.equal(rest.body.nextCursor, null);
+    // A cursor of the right shape that no list gave out: a 400 naming it, never a 500.
+    const foreign = await call(`${base}/deliveries?cursor=_w`, { token });
+    assert.equal(foreign.status, 400, JSON.stringify(foreign.body));
+    assert.equal(foreign.body.error.code, "invalid_request");
+    assert.equal(foreign.body.error.field, "cursor");
     const skipped = await call(`${inst.url}/owner/deliveries/${page.items[0].id}/retry`, {
       method: "POST",
       token,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { WebhookDeliveryRow } from "../../src/store/keys.ts";
+import type { WebhookDeliveryRow } from "../../src/store/rows.ts";
 import {
   type AttemptResult,
   type DeliveryEffect,

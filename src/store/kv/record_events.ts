@@ -1,0 +1,70 @@
+/**
+ * The record events outbox in Deno KV (`keys.recordEvent`: an event's JSON in parts), behind
+ * the {@linkcode RecordEventOutbox} port. Announcements are in-process, per KV handle
+ * (`announceRecordEvents`); removals on their own are group-committed.
+ *
+ * @module
+ */
+import {
+  onRecordEvents,
+  type RecordEvent,
+  type StoredRecordEvent,
+} from "../../events/record_event.ts";
+import { GroupCommitter } from "../group_commit.ts";
+import { keys } from "../keys.ts";
+import { deleteParts, parseJsonParts } from "../parts.ts";
+import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
+import { kvPart, type WritePart } from "../write_part.ts";
+
+/**
+ * The consumer's side of the outbox in Deno KV.
+ *
+ * @example
+ * ```ts
+ * const outbox = new KvRecordEventOutbox(kv);
+ * const { events } = await outbox.scan({ skip: () => false, limit: 100 });
+ * ```
+ */
+export class KvRecordEventOutbox implements RecordEventOutbox {
+  #committer: GroupCommitter;
+
+  constructor(private kv: Deno.Kv) {
+    this.#committer = new GroupCommitter(kv, undefined, 2);
+  }
+
+  onAnnounced(listener: (events: StoredRecordEvent[]) => void): () => void {
+    return onRecordEvents(this.kv, listener);
+  }
+
+  async scan(options: { skip(eventId: string): boolean; limit: number }): Promise<OutboxScan> {
+    const groups = new Map<string, Uint8Array[]>();
+    let more = false;
+    for await (const entry of this.kv.list<Uint8Array>({ prefix: keys.recordEventsAll() })) {
+      const id = entry.key[1] as string;
+      const parts = groups.get(id);
+      if (parts) parts.push(entry.value);
+      else if (options.skip(id)) continue;
+      else if (groups.size >= options.limit) {
+        more = true;
+        break;
+      } else groups.set(id, [entry.value]);
+    }
+    const events: StoredRecordEvent[] = [];
+    for (const parts of groups.values()) {
+      events.push({ event: parseJsonParts<RecordEvent>(parts), parts: parts.length });
+    }
+    return { events, more };
+  }
+
+  removal(stored: StoredRecordEvent): WritePart {
+    return kvPart((w) => deleteParts(w, keys.recordEvent(stored.event.eventId), stored.parts));
+  }
+
+  async remove(stored: StoredRecordEvent): Promise<void> {
+    const { eventId } = stored.event;
+    await this.#committer.commit({
+      lock: eventId,
+      build: (w) => deleteParts(w, keys.recordEvent(eventId), stored.parts),
+    });
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The webhooks port: outbound configurations with their failure flags
+ * ({@linkcode WebhookConfigs}), and deliveries with their attempts and their schedule
+ * ({@linkcode WebhookDeliveries}). Domain types only; each method says what it guarantees, so
+ * that any store (Deno KV today, PostgreSQL next) can implement it and run the same contract
+ * suite (`tests/store/contract/webhooks.ts`).
+ *
+ * @module
+ */
+import type {
+  WebhookAttemptRow,
+  WebhookConfigRow,
+  WebhookDeliveryRow,
+  WebhookFlagRow,
+} from "../rows.ts";
+import type { WritePart } from "../write_part.ts";
+import type { RecordEventOutbox } from "./record_events.ts";
+
+/** Attempt rows a delivery keeps: the newest; older ones go as new ones come. */
+export const MAX_LOGGED_ATTEMPTS = 50;
+
+/** A page cursor the list did not give out (a client's, mangled or from another list). */
+export class InvalidCursorError extends Error {
+  override name = "InvalidCursorError";
+  constructor() {
+    super("The cursor is not one this list gave out");
+  }
+}
+
+declare const revisionBrand: unique symbol;
+
+/**
+ * Which version of a delivery was read: opaque, only handed back to a conditional write
+ * (which succeeds only if the delivery is still that version).
+ */
+export type DeliveryRevision = string & { readonly [revisionBrand]: true };
+
+/** A delivery as read, with its revision. */
+export interface StoredDelivery {
+  row: WebhookDeliveryRow;
+  revision: DeliveryRevision;
+}
+
+/** A delivery whose scheduled attempt came due, with the body to send. */
+export interface DueDelivery extends StoredDelivery {
+  body: Uint8Array;
+}
+
+/** A page of deliveries, newest first; `nextCursor` (opaque) reads the next one. */
+export interface DeliveryPage {
+  items: WebhookDeliveryRow[];
+  nextCursor: string | null;
+}
+
+/** The attempt of a delivery that a schedule made due: only the holder of `token` may act. */
+export interface ScheduledAttempt {
+  webhookId: string;
+  deliveryId: string;
+  token: string;
+}
+
+/**
+ * One step of a delivery, written as one atomic unit: its new state and what goes with it.
+ */
+export interface DeliveryChange {
+  /** The delivery's new row (replaces the stored one). */
+  state: WebhookDeliveryRow;
+  /** An attempt made: its own row, number `attempt.n`, written once. */
+  attempt?: WebhookAttemptRow;
+  /**
+   * `{ dueAt }`: the next attempt, carrying `state.token`, comes due at `dueAt` (epoch ms) and
+   * the delivery is listed as scheduled; `null`: nothing is scheduled any more.
+   */
+  schedule?: { dueAt: number } | null;
+  /**
+   * `{ flag }`: listed among its configuration's failed deliveries, and the configuration
+   * flagged; `"clear"`: unlisted, and the configuration's flag cleared.
+   */
+  failure?: { flag: WebhookFlagRow } | "clear";
+}
+
+/**
+ * Webhook configurations (each belongs to one form) and their failure flags.
+ *
+ * @example
+ * ```ts
+ * if (!await configs.createConfig(row)) throw new Error("id taken");
+ * const rows = await configs.configsOf(row.formId);
+ * ```
+ */
+export interface WebhookConfigs {
+  /** The configurations of form `formId`, oldest first (by `createdAt`). */
+  configsOf(formId: string): Promise<WebhookConfigRow[]>;
+  /** Configuration `webhookId`, or null. */
+  config(webhookId: string): Promise<WebhookConfigRow | null>;
+  /**
+   * Stores a new configuration; false (nothing written) when its id is taken.
+   *
+   * @throws {WriteTooLargeError} when the row is over what the store holds in one row.
+   */
+  createConfig(row: WebhookConfigRow): Promise<boolean>;
+  /**
+   * Replaces `before` by `after` (same id) and clears its failure flag, atomically; false
+   * (nothing written) when the stored configuration is no longer `before` (by `updatedAt`).
+   *
+   * @throws {WriteTooLargeError} as {@linkcode WebhookConfigs.createConfig}.
+   */
+  updateConfig(before: WebhookConfigRow, after: WebhookConfigRow): Promise<boolean>;
+  /**
+   * Removes a configuration with its flag at once (it is gone for every read from then on),
+   * then its deliveries with their bodies, attempts and schedules. A stop in between leaves
+   * the rest to {@linkcode WebhookConfigs.resumeRemovals}.
+   */
+  removeConfig(row: WebhookConfigRow): Promise<void>;
+  /** Finishes the removals a stop interrupted (on start). */
+  resumeRemovals(): Promise<void>;
+
+  /** The failure flag of `webhookId`, or null. */
+  flag(webhookId: string): Promise<WebhookFlagRow | null>;
+  /** The flags of `webhookIds`, by id (those without a flag are absent). */
+  flags(webhookIds: string[]): Promise<Map<string, WebhookFlagRow>>;
+  /** Clears the flag of `webhookId` (idempotent). */
+  clearFlag(webhookId: string): Promise<void>;
+  /** Flags each of `webhookIds` with `flag` (a `blocked` one), atomically. */
+  flagBlocked(webhookIds: string[], flag: WebhookFlagRow): Promise<void>;
+  /**
+   * Clears the flag of `webhookId` only if it is still the `blocked` flag of event `eventId`
+   * (a failure flagged since stays); atomic with that check.
+   */
+  unflagBlocked(webhookId: string, eventId: string): Promise<void>;
+  /** Every configuration flagged `blocked`, with the event it waits for. */
+  blockedFlags(): Promise<Map<string, string>>;
+}
+
+/**
+ * Deliveries (one record event going to one configuration), their attempts and their
+ * schedule. Writes of one delivery are serialised by the caller or refused by revision;
+ * writes of different deliveries may be batched together by the store, never delayed by each
+ * other's failure.
+ *
+ * @example
+ * ```ts
+ * const stored = await deliveries.due(attempt);
+ * if (stored && await deliveries.updateDelivery(stored, { state, attempt: row })) done();
+ * ```
+ */
+export interface WebhookDeliveries {
+  /** Delivery `deliveryId` with its revision, or null. */
+  delivery(deliveryId: string): Promise<StoredDelivery | null>;
+  /**
+   * The delivery `attempt` names with its body (read together), if it is still pending with
+   * the attempt's token; else null.
+   */
+  due(attempt: ScheduledAttempt): Promise<DueDelivery | null>;
+  /**
+   * A page of the deliveries of `webhookId`, newest first (ids sort by the record's save
+   * time); only those listed as failed when `failed`.
+   *
+   * @throws {InvalidCursorError} when `cursor` is not one this list gave out.
+   */
+  deliveries(
+    webhookId: string,
+    options: { failed?: boolean; cursor?: string; limit: number },
+  ): Promise<DeliveryPage>;
+  /** The ids of every delivery of `webhookId` listed as failed. */
+  failedIds(webhookId: string): Promise<string[]>;
+  /** The body of delivery `row` as created (empty when none was kept). */
+  body(row: WebhookDeliveryRow): Promise<Uint8Array>;
+  /** The attempts of delivery `deliveryId` (at most the newest 50), oldest first. */
+  attempts(deliveryId: string): Promise<WebhookAttemptRow[]>;
+
+  /**
+   * Creates a delivery from `change` with its `body` (null: none kept), together with `also`
+   * (e.g. the removal of its record event) in one atomic write. False, with nothing written
+   * (`also` neither), when a delivery with that id exists: a replayed event creates nothing
+   * twice.
+   */
+  createDelivery(
+    change: DeliveryChange,
+    body: Uint8Array | null,
+    also?: WritePart,
+  ): Promise<boolean>;
+  /**
+   * Writes `change` on delivery `before` atomically, if it is still that revision (else
+   * false, nothing written). A schedule written here comes due even after a crash.
+   */
+  updateDelivery(before: StoredDelivery, change: DeliveryChange): Promise<boolean>;
+  /**
+   * Deletes delivery `before` with its body, attempts, schedule and failure listing, if it is
+   * still that revision; false otherwise.
+   */
+  purgeDelivery(before: StoredDelivery): Promise<boolean>;
+
+  /**
+   * The deliveries scheduled before `dueBefore` (epoch ms) and still pending: their attempt
+   * is overdue. Stale listings (the delivery no longer pending) are dropped on the way.
+   */
+  overdue(dueBefore: number): AsyncIterable<StoredDelivery>;
+  /**
+   * Calls `handler` with each scheduled attempt as it comes due, at least once (also after a
+   * restart); one that throws comes again later. One handler per store.
+   */
+  onDue(handler: (attempt: ScheduledAttempt) => Promise<void>): void;
+  /** Makes `attempt` come due again in `delayMs` (the delivery's state is not changed). */
+  redeliver(attempt: ScheduledAttempt, delayMs: number): Promise<void>;
+  /** Resolves once every write queued so far is durable. */
+  idle(): Promise<void>;
+}
+
+/** The webhook ports of one store, as the engine takes them. */
+export interface WebhookPorts {
+  /** Configurations and their failure flags. */
+  webhooks: WebhookConfigs;
+  deliveries: WebhookDeliveries;
+  /** The record events outbox, as its consumer sees it. */
+  recordEvents: RecordEventOutbox;
+}
