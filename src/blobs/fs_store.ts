@@ -190,20 +190,30 @@ export class FsBlobStore implements BlobStore {
       close();
       throw err;
     }
-    return new ReadableStream<Uint8Array>({
+    // A byte stream: a BYOB reader (the vault decrypting a file) reads straight into its own
+    // reusable buffer; a default one gets 256 KiB chunks allocated for it.
+    return new ReadableStream({
+      type: "bytes",
+      autoAllocateChunkSize: READ_CHUNK_BYTES,
       async pull(controller) {
+        const request = controller.byobRequest!;
         try {
-          const buffer = new Uint8Array(Math.min(READ_CHUNK_BYTES, remaining));
-          const n = await file.read(buffer);
+          const view = request.view!;
+          const n = await file.read(
+            new Uint8Array(view.buffer, view.byteOffset, Math.min(view.byteLength, remaining)),
+          );
           if (n === null) {
             close();
             if (remaining !== Infinity) {
               controller.error(new Error(`Blob ${key.hash} ended ${remaining} bytes early`));
-            } else controller.close();
+            } else {
+              controller.close();
+              request.respond(0);
+            }
             return;
           }
           remaining -= n;
-          controller.enqueue(buffer.subarray(0, n));
+          request.respond(n);
           if (remaining === 0) {
             close();
             controller.close();

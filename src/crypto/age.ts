@@ -90,28 +90,17 @@ export async function decryptFileStream(
 ): Promise<ReadableStream<Uint8Array>> {
   const decrypter = new Decrypter();
   decrypter.addIdentity(ageIdentity(secretKey));
-  let plain: ReadableStream<Uint8Array>;
   try {
-    plain = await openAgeStream(ciphertext, (header) => decrypter.decryptHeader(header));
+    return await openAgeStream(
+      ciphertext,
+      (header) => decrypter.decryptHeader(header),
+      sizeBytes,
+    );
   } catch (err) {
     throw new CryptoError("decryption_failed", `The file does not decrypt: ${errorText(err)}`);
   }
-  return plain.pipeThrough(truncate(sizeBytes));
 }
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Passes the first `limit` bytes through and drops the rest (the padding). */
-function truncate(limit: number): TransformStream<Uint8Array, Uint8Array> {
-  let left = limit;
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (left <= 0) return;
-      const part = chunk.length <= left ? chunk : chunk.subarray(0, left);
-      left -= part.length;
-      controller.enqueue(part);
-    },
-  });
 }

@@ -1,7 +1,10 @@
 /**
  * The sender's half of Sealpost's encrypted files: padding to a size bucket, and encryption to
  * one X25519 recipient in the age v1 format (https://age-encryption.org/v1), on the @noble
- * primitives the rest of the crypto core already uses. It is small on purpose: the hosted form
+ * primitives the rest of the crypto core already uses. The payload chunks are sealed with the
+ * runtime's native ChaCha20-Poly1305 (`node:crypto`) when the SDK or CLI runs in Deno or Node,
+ * and with @noble in browsers (`_age_chunks.ts`): the same bytes either way, about 6x faster
+ * natively. It is small on purpose: the hosted form
  * page ships it (the `age-encryption` package, with its post-quantum recipients, would add
  * ~38 KB gzip to a page with a 100 KB budget). The vault decrypts with `age-encryption`
  * (src/crypto/age.ts), and the tests check both against Debian's `age` command.
@@ -25,6 +28,8 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { MAX_FILE_BYTES } from "../forms/_common.ts";
 import { toBase64, utf8Encode } from "./encoding.ts";
+import { chunkSealer } from "./_age_chunks.ts";
+import { nativeCrypto } from "./_native.ts";
 import { CryptoError } from "./errors.ts";
 
 /** The smallest bucket: every encrypted file is at least this many plaintext bytes. */
@@ -88,6 +93,16 @@ function header(fileKey: Uint8Array, recipient: Uint8Array): Uint8Array {
   return utf8Encode(`${text} ${b64(hmac(sha256, macKey, utf8Encode(text)))}\n`);
 }
 
+/** An encrypted file: its age bytes and, when it was computed on the way, their SHA-256. */
+export interface EncryptedFile {
+  bytes: Uint8Array;
+  /**
+   * The SHA-256 of `bytes` as 64 lowercase hex characters, hashed chunk by chunk while
+   * encrypting where the runtime has native crypto (Deno, Node); null in browsers.
+   */
+  sha256: string | null;
+}
+
 /**
  * Pads `plaintext` with zeros to its bucket ({@linkcode paddedSize}) and encrypts it to the
  * raw X25519 `publicKey` in the age format: `age -d -i identity` opens it. The same file
@@ -101,6 +116,25 @@ function header(fileKey: Uint8Array, recipient: Uint8Array): Uint8Array {
  * ```
  */
 export function encryptFile(plaintext: Uint8Array, publicKey: Uint8Array): Uint8Array {
+  return encrypt(plaintext, publicKey, false).bytes;
+}
+
+/**
+ * {@linkcode encryptFile}, also hashing the ciphertext as it is written (one pass over the
+ * bytes instead of two) where the runtime has native crypto; `sha256` is null elsewhere.
+ *
+ * @throws {CryptoError} as {@linkcode encryptFile}.
+ * @example
+ * ```ts
+ * const { bytes, sha256 } = encryptFileHashed(file, publicKey);
+ * const hash = sha256 ?? await sha256Hex(bytes);
+ * ```
+ */
+export function encryptFileHashed(plaintext: Uint8Array, publicKey: Uint8Array): EncryptedFile {
+  return encrypt(plaintext, publicKey, true);
+}
+
+function encrypt(plaintext: Uint8Array, publicKey: Uint8Array, hash: boolean): EncryptedFile {
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) {
     throw new CryptoError("invalid_key", "An X25519 public key must be 32 bytes");
   }
@@ -120,8 +154,13 @@ export function encryptFile(plaintext: Uint8Array, publicKey: Uint8Array): Uint8
   const out = new Uint8Array(head.length + 16 + size + 16 * chunks);
   out.set(head);
   out.set(nonce, head.length);
+  const hasher = hash ? nativeCrypto()?.createHash("sha256") ?? null : null;
+  hasher?.update(out.subarray(0, head.length + 16));
+  const seal = chunkSealer();
   let at = head.length + 16;
   const padded = new Uint8Array(CHUNK);
+  const streamNonce = new Uint8Array(12);
+  const nonceView = new DataView(streamNonce.buffer);
   for (let i = 0; i < chunks; i++) {
     const start = i * CHUNK;
     const length = Math.min(CHUNK, size - start);
@@ -133,12 +172,13 @@ export function encryptFile(plaintext: Uint8Array, publicKey: Uint8Array): Uint8
       chunk.fill(0);
       if (start < plaintext.length) chunk.set(plaintext.subarray(start));
     }
-    const streamNonce = new Uint8Array(12);
-    new DataView(streamNonce.buffer).setUint32(7, i);
+    nonceView.setUint32(7, i);
     streamNonce[11] = i === chunks - 1 ? 1 : 0;
-    // Sealed straight into the output buffer.
-    chacha20poly1305(payloadKey, streamNonce).encrypt(chunk, out.subarray(at, at + length + 16));
+    // Sealed straight into the output buffer, and hashed while it is still in cache.
+    const sealed = out.subarray(at, at + length + 16);
+    seal(payloadKey, streamNonce, chunk, sealed);
+    hasher?.update(sealed);
     at += length + 16;
   }
-  return out;
+  return { bytes: out, sha256: hasher?.digest("hex") ?? null };
 }

@@ -9,8 +9,12 @@
  *
  * @module
  */
-import { encryptFile, MAX_ENCRYPTED_PLAINTEXT_BYTES } from "../crypto/age_encrypt.ts";
-import { toHex } from "../crypto/encoding.ts";
+import {
+  type EncryptedFile,
+  encryptFileHashed,
+  MAX_ENCRYPTED_PLAINTEXT_BYTES,
+} from "../crypto/age_encrypt.ts";
+import { fromBase64, toHex } from "../crypto/encoding.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { MAX_FILE_BYTES, type OwnedFileRef } from "../forms/file_ref.ts";
 import type { Manifest } from "../forms/manifest.ts";
@@ -94,8 +98,10 @@ export async function prepareFile(
     "application/octet-stream";
   const fileName = input.fileName ??
     (typeof File !== "undefined" && data instanceof File ? data.name : undefined);
-  const upload = encrypt ? encryptFor(manifest, bytes, options.field) : bytes;
-  const hash = await sha256Hex(upload);
+  // Encrypted where the runtime allows it: hashed while encrypting (one pass, native).
+  const sealed = encrypt ? encryptFor(manifest, bytes, options.field) : null;
+  const upload = sealed?.bytes ?? bytes;
+  const hash = sealed?.sha256 ?? await sha256Hex(upload);
   const ref = ownedFileRef(manifest, relayUrl, { hash, mime, sizeBytes: bytes.length, fileName });
   if (encrypt) ref.encryption = "age";
   return { ref, bytes: upload };
@@ -105,10 +111,11 @@ function encryptFor(
   manifest: UploadTarget,
   bytes: Uint8Array,
   field: string | undefined,
-): Uint8Array {
+): EncryptedFile {
   let publicKey: Uint8Array;
   try {
-    publicKey = Uint8Array.fromBase64(manifest.recipient.publicKey);
+    // Not Uint8Array.fromBase64: Node 20 lacks it.
+    publicKey = fromBase64(manifest.recipient.publicKey);
   } catch {
     publicKey = new Uint8Array();
   }
@@ -119,7 +126,7 @@ function encryptFor(
       { field },
     );
   }
-  return encryptFile(bytes, publicKey);
+  return encryptFileHashed(bytes, publicKey);
 }
 
 /**

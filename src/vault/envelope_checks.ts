@@ -2,12 +2,13 @@
  * What ingest checks of an opened envelope before it may become a record, each failure a
  * {@link Quarantine} with a code and a reason naming the offending field path
  * (`values.age: Expected a number, got "x"`): the plaintext is UTF-8 JSON of a payload, its
- * `mode` fits the envelope's place in the submission's history, and the files its values
- * reference are stored on the relay.
+ * `mode` fits the envelope's place in the submission's history, the files its values
+ * reference are stored on the relay, and they are encrypted exactly when the form says so.
  *
  * @module
  */
 import { HASH_PATTERN } from "../blobs/key.ts";
+import type { FilesMode } from "../forms/manifest.ts";
 import { type SubmissionPayload, SubmissionPayloadSchema } from "../forms/payload.ts";
 import { formatIssues } from "../errors/index.ts";
 
@@ -138,4 +139,43 @@ export function checkFilesStored(
     .map((f) => `values.${f.field}: file ${f.hash} was never uploaded to the relay`)
     .join("; ");
   throw new Quarantine("file_not_uploaded", reason.slice(0, MAX_REASON), formVersion);
+}
+
+/**
+ * Checks that the owned file references among `values` are age-encrypted (`encryption:
+ * "age"`) exactly when the form version's `files` mode is `"encrypted"`: a plain file on an
+ * encrypted form was readable by the relay, and an "encrypted" one on a plain form is not
+ * what the owner asked senders for. Throws a `Quarantine` `file_mode_mismatch` naming
+ * every such field (`values.doc: …`).
+ *
+ * @example
+ * ```ts
+ * checkFileEncryption(payload.values, version.files ?? "plain", payload.formVersion);
+ * ```
+ */
+export function checkFileEncryption(
+  values: Record<string, unknown>,
+  files: FilesMode,
+  formVersion: number,
+): void {
+  const encrypted = files === "encrypted";
+  const wrong: string[] = [];
+  for (const [field, value] of Object.entries(values)) {
+    const ref = value as { owned?: unknown; encryption?: unknown } | null;
+    if (!ref || typeof ref !== "object" || ref.owned !== true) continue;
+    if ((ref.encryption === "age") === encrypted) continue;
+    wrong.push(
+      encrypted
+        ? `values.${field}: the file is not encrypted (no encryption: "age"), but form ` +
+          `version ${formVersion} says files: "encrypted"; the relay could read it`
+        : `values.${field}: the file says encryption: "age", but form version ${formVersion} ` +
+          `says files: "plain"`,
+    );
+  }
+  if (wrong.length === 0) return;
+  throw new Quarantine(
+    "file_mode_mismatch",
+    wrong.join("; ").slice(0, MAX_REASON),
+    formVersion,
+  );
 }

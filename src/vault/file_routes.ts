@@ -11,11 +11,13 @@
  *
  * @module
  */
-import { Hono } from "hono";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { OwnedFileRef } from "../forms/file_ref.ts";
-import { NotFound } from "../errors/index.ts";
+import { Forbidden, NotFound } from "../errors/index.ts";
 import { type OwnerEnv, requireOwner } from "../auth/index.ts";
-import { FILE_LINK_PATH, servedInline } from "./files.ts";
+import { newRouter } from "../http/openapi.ts";
+import { fileRouteSpecs as r } from "./file_route_specs.ts";
+import { servedInline } from "./files.ts";
 import type { Vault } from "./service.ts";
 
 /** Lifetime of the read URLs the owner route hands out, in seconds. */
@@ -28,57 +30,60 @@ function disposition(inline: boolean, fileName: string): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
+/** A link whose parameters are missing or malformed was not signed here: 403, as a forgery. */
+function invalidLink(result: { success: boolean }): undefined {
+  if (!result.success) throw new Forbidden("invalid_link", "This file link is not valid");
+  return undefined;
+}
+
 /**
- * Mounts the decrypted-file route.
+ * Mounts the record-file routes (documented in the OpenAPI document).
  *
  * @example
  * ```ts
  * app.route("/", vaultFileRoutes(kv, vault));
  * ```
  */
-export function vaultFileRoutes(kv: Deno.Kv, vault: Vault): Hono<OwnerEnv> {
-  const app = new Hono<OwnerEnv>();
+export function vaultFileRoutes(kv: Deno.Kv, vault: Vault): OpenAPIHono<OwnerEnv> {
+  const app = newRouter<OwnerEnv>();
   const files = vault.files;
-  app.get(
-    "/vault/forms/:formId/records/:recordId/files/:fieldId",
-    requireOwner(kv),
-    async (c) => {
-      const { formId, recordId, fieldId } = c.req.param();
-      await vault.forms.get(c.var.owner.userId, formId);
-      const record = await vault.record(formId, recordId);
-      const ref = record.values[fieldId] as Partial<OwnedFileRef> | null | undefined;
-      if (!ref || typeof ref !== "object" || ref.owned !== true || typeof ref.hash !== "string") {
-        throw new NotFound(
-          "file_not_found",
-          `Field "${fieldId}" of record "${recordId}" holds no uploaded file`,
-          "fieldId",
-        );
-      }
-      const url = await files.url(formId, ref as OwnedFileRef, OWNER_URL_LIFETIME_SECONDS);
-      if (!url) throw new NotFound("file_not_found", "The relay has no such file", "fieldId");
-      return c.json({
-        url,
-        encrypted: ref.encryption === "age",
-        fileName: ref.fileName ?? null,
-        mime: ref.mime ?? null,
-        sizeBytes: ref.sizeBytes ?? null,
-      });
-    },
-  );
-  app.get(`${FILE_LINK_PATH}/:formId/:hash`, async (c) => {
-    const link = await files.verify(c.req.param("formId"), c.req.param("hash"), c.req.query());
+  app.openapi({ ...r.recordFile, middleware: [requireOwner(kv)] }, async (c) => {
+    const { formId, recordId, fieldId } = c.req.valid("param");
+    await vault.forms.get(c.var.owner.userId, formId);
+    const record = await vault.record(formId, recordId);
+    const ref = record.values[fieldId] as Partial<OwnedFileRef> | null | undefined;
+    if (!ref || typeof ref !== "object" || ref.owned !== true || typeof ref.hash !== "string") {
+      throw new NotFound(
+        "file_not_found",
+        `Field "${fieldId}" of record "${recordId}" holds no uploaded file`,
+        "fieldId",
+      );
+    }
+    const url = await files.url(formId, ref as OwnedFileRef, OWNER_URL_LIFETIME_SECONDS);
+    if (!url) throw new NotFound("file_not_found", "The relay has no such file", "fieldId");
+    return c.json({
+      url,
+      encrypted: ref.encryption === "age",
+      fileName: ref.fileName ?? null,
+      mime: ref.mime ?? null,
+      sizeBytes: ref.sizeBytes ?? null,
+    }, 200);
+  });
+  app.openapi(r.decryptedFile, async (c) => {
+    const { formId, hash } = c.req.valid("param");
+    const link = await files.verify(formId, hash, c.req.valid("query"));
     const opened = await files.open(link);
     const inline = servedInline(link.mime);
-    return new Response(opened.body, {
-      status: 200,
-      headers: {
-        "content-type": link.mime,
-        "content-disposition": disposition(inline, link.fileName),
-        "cache-control": "private, no-store",
-        "x-content-type-options": "nosniff",
-        "content-security-policy": "default-src 'none'; sandbox",
-      },
+    return c.body(opened.body, 200, {
+      // The plaintext's size, signed in the link: sent as is, not chunked (a stream that ends
+      // short of it, a damaged or dishonest file, fails the download).
+      "content-length": String(link.sizeBytes),
+      "content-type": link.mime,
+      "content-disposition": disposition(inline, link.fileName),
+      "cache-control": "private, no-store",
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "default-src 'none'; sandbox",
     });
-  });
+  }, invalidLink);
   return app;
 }

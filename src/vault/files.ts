@@ -15,7 +15,7 @@
 import { decryptFileStream } from "../crypto/age.ts";
 import { hmacSha256Hex, timingSafeEqual } from "../crypto/hmac.ts";
 import type { OwnedFileRef } from "../forms/file_ref.ts";
-import { Forbidden, NotFound, Unprocessable, UpstreamFailed } from "../errors/index.ts";
+import { Forbidden, NotFound, Unprocessable } from "../errors/index.ts";
 import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
 import type { VaultForms } from "./forms.ts";
@@ -156,31 +156,23 @@ export class VaultFiles {
   }
 
   /**
-   * Fetches the stored ciphertext from the relay and decrypts it with the form's database
-   * key, streaming (64 KiB at a time). The first chunk is checked before this resolves, so
-   * a file that does not decrypt is a 422 `file_undecryptable`; damage further in ends the
-   * stream with an error (the download fails; no unauthenticated byte is ever served).
+   * Reads the stored ciphertext (in-process from the blob store when the relay shares this
+   * process, else from the relay over HTTP) and decrypts it with the form's database key,
+   * streaming (64 KiB at a time). The first chunk is checked before this resolves, so a file
+   * that does not decrypt is a 422 `file_undecryptable`; damage further in ends the stream
+   * with an error (the download fails; no unauthenticated byte is ever served).
    */
   async open(link: FileLink): Promise<OpenedFile> {
     const db = await this.#database(link.formId);
-    const read = db ? await this.link.blobReadUrl(db.relayUserId, link.hash, 300) : null;
-    if (!db || !read) throw new NotFound("file_not_found", "The relay has no such file");
-    let response: Response;
-    try {
-      response = await fetch(read.url);
-    } catch (err) {
-      throw new UpstreamFailed("relay_unavailable", `The relay did not answer: ${message(err)}`);
-    }
-    if (!response.ok || !response.body) {
-      await response.body?.cancel();
-      throw new UpstreamFailed("relay_unavailable", `The relay answered ${response.status}`);
+    const ciphertext = db ? await this.link.readBlob(db.relayUserId, link.hash) : null;
+    if (!db || !ciphertext) {
+      throw new NotFound("file_not_found", "The relay has no such file");
     }
     const { secretKey } = await this.keys.databaseKey(db.fingerprint);
     try {
-      const plain = await decryptFileStream(response.body, secretKey, link.sizeBytes);
-      return { link, body: await checkedFirstChunk(plain) };
+      return { link, body: await decryptFileStream(ciphertext, secretKey, link.sizeBytes) };
     } catch (err) {
-      await response.body.cancel().catch(() => {});
+      await ciphertext.cancel().catch(() => {});
       throw new Unprocessable(
         "file_undecryptable",
         `The stored file does not decrypt with this form's key (altered, damaged or not ` +
@@ -198,28 +190,4 @@ export class VaultFiles {
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Reads the first chunk (which throws when it does not authenticate), then passes all on. */
-async function checkedFirstChunk(
-  stream: ReadableStream<Uint8Array>,
-): Promise<ReadableStream<Uint8Array>> {
-  const reader = stream.getReader();
-  const first = await reader.read();
-  let sentFirst = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!sentFirst) {
-        sentFirst = true;
-        if (first.done) return controller.close();
-        return controller.enqueue(first.value);
-      }
-      const next = await reader.read();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }

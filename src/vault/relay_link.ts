@@ -8,7 +8,7 @@
  */
 import type { PresignedUrl } from "../blobs/index.ts";
 import type { Manifest } from "../forms/manifest.ts";
-import { DomainError, UpstreamFailed } from "../errors/index.ts";
+import { DomainError, NotFound, UpstreamFailed } from "../errors/index.ts";
 import { completeRegistration, startRegistration } from "../relay/identity.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { type AckEntry, ackQueue, addAck, listQueue, type QueueItem } from "../relay/queue.ts";
@@ -64,6 +64,14 @@ export interface RelayLink {
     hash: string,
     lifetimeSeconds: number,
   ): Promise<PresignedUrl | null>;
+  /**
+   * Streams the stored bytes of the uploaded file `hash` of relay user `relayUserId`, or null
+   * when the relay does not store it: in-process from the blob store (role `all`), else over
+   * a pre-signed read URL.
+   *
+   * @throws {UpstreamFailed} `relay_unavailable` when the relay does not answer.
+   */
+  readBlob(relayUserId: string, hash: string): Promise<ReadableStream<Uint8Array> | null>;
 }
 
 /** The relay's uploaded files, in-process (src/blobs `Blobs`): claims and read URLs. */
@@ -74,6 +82,10 @@ export interface LocalBlobs {
     key: { userId: string; hash: string },
     options: { lifetimeSeconds: number },
   ): Promise<PresignedUrl | null>;
+  /** Whether the relay serves the bytes itself (fs), or the object store does (S3). */
+  readonly servesBytes: boolean;
+  /** Streams a stored blob (when {@link servesBytes}); a `NotFound` when its bytes are gone. */
+  read(key: { userId: string; hash: string }): Promise<ReadableStream<Uint8Array>>;
 }
 
 /**
@@ -140,6 +152,23 @@ export class LocalRelayLink implements RelayLink {
 
   async blobReadUrl(relayUserId: string, hash: string, lifetimeSeconds: number) {
     return await this.blobs?.readUrl({ userId: relayUserId, hash }, { lifetimeSeconds }) ?? null;
+  }
+
+  /**
+   * Straight from the blob store on disk: no URL, no HTTP hop. An object store (S3) serves its
+   * bytes itself: then over a pre-signed read URL.
+   */
+  async readBlob(relayUserId: string, hash: string): Promise<ReadableStream<Uint8Array> | null> {
+    if (!this.blobs) return null;
+    if (!this.blobs.servesBytes) {
+      return await fetchBlob(await this.blobReadUrl(relayUserId, hash, 300));
+    }
+    try {
+      return await this.blobs.read({ userId: relayUserId, hash });
+    } catch (err) {
+      if (err instanceof NotFound) return null;
+      throw err;
+    }
   }
 }
 
@@ -274,4 +303,32 @@ export class HttpRelayLink implements RelayLink {
       throw err;
     }
   }
+
+  /** Over a fresh pre-signed read URL of the relay (outbound only, as all of this link). */
+  async readBlob(relayUserId: string, hash: string): Promise<ReadableStream<Uint8Array> | null> {
+    return await fetchBlob(await this.blobReadUrl(relayUserId, hash, 300));
+  }
+}
+
+/** The bytes at a pre-signed read URL; null for none or a 404. */
+async function fetchBlob(read: PresignedUrl | null): Promise<ReadableStream<Uint8Array> | null> {
+  if (!read) return null;
+  let response: Response;
+  try {
+    response = await fetch(read.url);
+  } catch (err) {
+    throw new UpstreamFailed(
+      "relay_unavailable",
+      `The relay did not answer: ${(err as Error).message}`,
+    );
+  }
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return null;
+  }
+  if (!response.ok || !response.body) {
+    await response.body?.cancel();
+    throw new UpstreamFailed("relay_unavailable", `The relay answered ${response.status}`);
+  }
+  return response.body;
 }

@@ -1,6 +1,7 @@
 /**
  * The values check of ingest: a payload's form must be one of the envelope's database, and its
- * values must pass the archived schema of (formId, formVersion), compiled once per version.
+ * values must pass the archived schema of (formId, formVersion), compiled once per version,
+ * with their files encrypted exactly when that version says `files: "encrypted"`.
  *
  * @module
  */
@@ -8,7 +9,7 @@ import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { formatIssues } from "../errors/index.ts";
 import type { VaultDatabaseRow } from "../store/keys.ts";
-import { MAX_REASON, Quarantine } from "./envelope_checks.ts";
+import { checkFileEncryption, MAX_REASON, Quarantine } from "./envelope_checks.ts";
 import type { VaultForms } from "./forms.ts";
 
 /**
@@ -69,6 +70,7 @@ export class ValuesChecker {
     if (!parsed.success) {
       throw quarantine("invalid_values", formatIssues(parsed.error, "values", MAX_REASON));
     }
+    checkFileEncryption(parsed.data, version.files ?? "plain", payload.formVersion);
     return { ...payload, values: parsed.data };
   }
 

@@ -127,3 +127,35 @@ Deno.test("open removes leftover temp files; keys that could leave the root thro
     await Deno.remove(root, { recursive: true });
   }
 });
+
+/** Reads `stream` with a BYOB reader into one reused buffer of `view` bytes. */
+async function readByob(stream: ReadableStream<Uint8Array>, view: number): Promise<Uint8Array> {
+  const reader = stream.getReader({ mode: "byob" });
+  const parts: Uint8Array[] = [];
+  let buffer = new ArrayBuffer(view);
+  for (;;) {
+    const step = await reader.read(new Uint8Array(buffer));
+    if (step.value?.byteLength) parts.push(step.value.slice());
+    if (step.done) break;
+    buffer = step.value!.buffer as ArrayBuffer;
+  }
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) out.set(part, (at += part.length) - part.length);
+  return out;
+}
+
+Deno.test("read: a byte stream; BYOB readers fill their own buffer, whole file or a range", async () => {
+  await withStore(async (store) => {
+    const bytes = random(700_001);
+    const key = { userId: "user_1", hash: sha256(bytes) };
+    await (await store.stage(key, streamOf(bytes, 65_536, true), 1_000_000)).commit();
+    for (const view of [4096, 65_552, 1 << 20]) {
+      assert.deepEqual(await readByob((await store.read(key))!, view), bytes, `view ${view}`);
+    }
+    assert.deepEqual(
+      await readByob((await store.read(key, { start: 3, end: 400_000 }))!, 100_000),
+      bytes.slice(3, 400_001),
+    );
+  });
+});

@@ -7,6 +7,7 @@ import {
 } from "../../src/crypto/age.ts";
 import {
   encryptFile,
+  encryptFileHashed,
   MAX_ENCRYPTED_PLAINTEXT_BYTES,
   MIN_PADDED_BYTES,
   paddedSize,
@@ -15,6 +16,9 @@ import { Decrypter, Encrypter } from "age-encryption";
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { MAX_FILE_BYTES } from "../../src/forms/file_ref.ts";
 import { AGE } from "../_support/tools.ts";
+import { chunkSealer, nativeSealer, nobleSealer } from "../../src/crypto/_age_chunks.ts";
+import { nativeCrypto } from "../../src/crypto/_native.ts";
+import { createHash } from "node:crypto";
 
 const marker = new TextEncoder().encode("MARKER-plaintext-0123456789 ".repeat(300));
 
@@ -104,13 +108,30 @@ Deno.test("decryptFileStream: wrong key and damaged bytes are refused", async ()
     decryptFileStream(new Blob([ciphertext as BlobPart]).stream(), generateKeyPair().secretKey, 10),
     { name: "CryptoError", code: "decryption_failed" },
   );
+  // Damage in the first chunk: refused before any byte is given out.
   const damaged = ciphertext.slice();
   damaged[damaged.length - 100] ^= 1;
   await assert.rejects(
-    readAll(
-      await decryptFileStream(new Blob([damaged as BlobPart]).stream(), pair.secretKey, 10_000),
-    ),
+    decryptFileStream(new Blob([damaged as BlobPart]).stream(), pair.secretKey, 10_000),
+    { name: "CryptoError", code: "decryption_failed", message: /Chunk 0 .*authenticate/ },
   );
+  // Damage further in (here in the padding, past the real size): the stream errors.
+  const big = encryptFile(new Uint8Array(300_000).fill(7), pair.publicKey);
+  const later = big.slice();
+  later[later.length - 100] ^= 1;
+  const opened = await decryptFileStream(
+    new Blob([later as BlobPart]).stream(),
+    pair.secretKey,
+    300_000,
+  );
+  await assert.rejects(readAll(opened), { code: "decryption_failed", message: /Chunk 4 / });
+  // A truncated file: the stream errors too.
+  const cut = await decryptFileStream(
+    new Blob([big.subarray(0, big.length - 65_552) as BlobPart]).stream(),
+    pair.secretKey,
+    300_000,
+  );
+  await assert.rejects(readAll(cut), { code: "decryption_failed" });
   assert.throws(
     () => encryptFile(new Uint8Array(MAX_ENCRYPTED_PLAINTEXT_BYTES + 1), pair.publicKey),
     { code: "invalid_input" },
@@ -173,4 +194,58 @@ Deno.test("decryptFileStream: many chunks in odd pieces, exact chunk boundaries;
     decryptFileStream(pieces(new TextEncoder().encode("not an age file"), 5), pair.secretKey, 1),
     { code: "decryption_failed" },
   );
+});
+
+Deno.test("decryptFileStream: whole padding chunks past sizeBytes are authenticated, not served", async () => {
+  const pair = generateKeyPair();
+  // 5,000,000 bytes pad to 5,111,808: the last chunk past the real size is all padding.
+  const file = new Uint8Array(5_000_000).map((_, i) => i % 251);
+  const ciphertext = encryptFile(file, pair.publicKey);
+  for (const piece of [262_144, 65_552, 100_000]) {
+    const plain = await readAll(
+      await decryptFileStream(pieces(ciphertext, piece), pair.secretKey, file.length),
+    );
+    assert.deepEqual(plain, file, `in ${piece}-byte pieces`);
+  }
+  // A size far below the stored one: only its bytes, every chunk still checked.
+  assert.deepEqual(
+    await readAll(await decryptFileStream(pieces(ciphertext, 262_144), pair.secretKey, 10)),
+    file.subarray(0, 10),
+  );
+  const damaged = ciphertext.slice();
+  damaged[damaged.length - 20] ^= 1;
+  await assert.rejects(
+    readAll(await decryptFileStream(pieces(damaged, 262_144), pair.secretKey, 10)),
+    { code: "decryption_failed" },
+  );
+});
+
+Deno.test("chunk sealers: native (node:crypto) and @noble write the same bytes", () => {
+  const native = nativeCrypto();
+  assert.ok(native, "Deno has node:crypto with ChaCha20-Poly1305");
+  assert.notEqual(chunkSealer(), nobleSealer, "the native one is chosen here");
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  const nonce = new Uint8Array(12);
+  for (const length of [1, 4096, 65_535, 65_536]) {
+    const chunk = crypto.getRandomValues(new Uint8Array(Math.min(length, 65_536)));
+    new DataView(nonce.buffer).setUint32(7, length);
+    nonce[11] = length % 2;
+    const a = new Uint8Array(length + 16);
+    const b = new Uint8Array(length + 16);
+    nativeSealer(native)(key, nonce, chunk, a);
+    nobleSealer(key, nonce, chunk, b);
+    assert.deepEqual(a, b, `${length} bytes`);
+  }
+});
+
+Deno.test("encryptFileHashed: the SHA-256 of the ciphertext, hashed while encrypting", async () => {
+  const pair = generateKeyPair();
+  const decrypter = new Decrypter();
+  decrypter.addIdentity(ageIdentity(pair.secretKey));
+  for (const size of [1, 65_536, 300_001]) {
+    const file = new Uint8Array(size).map((_, i) => i % 253);
+    const { bytes, sha256 } = encryptFileHashed(file, pair.publicKey);
+    assert.equal(sha256, createHash("sha256").update(bytes).digest("hex"));
+    assert.deepEqual((await decrypter.decrypt(bytes)).subarray(0, size), file);
+  }
 });

@@ -34,6 +34,9 @@ import {
   verifyWebhookSignature,
 } from "../../src/sdk/mod.ts";
 import { type FakeRelay, startFakeRelay } from "./_fake_relay.ts";
+import { Decrypter } from "age-encryption";
+import { ageIdentity } from "../../src/crypto/age.ts";
+import { chunkSealer, nobleSealer } from "../../src/crypto/_age_chunks.ts";
 
 const recipient = generateKeyPair();
 const manifestKey = generateSigningKeyPair();
@@ -409,6 +412,30 @@ test("uploadFile: hash, slot, PUT with the mime; returns the owned reference", a
         message: /File for "cv" has 0 bytes/,
       }),
     );
+  });
+});
+
+test("uploadFile with encrypt: native age encryption, hashed on the way, opened by age-encryption", async () => {
+  await withRelay(async (relay) => {
+    const manifest = await fetchManifest("contact", { relayUrl: relay.url, pin: PIN });
+    // Deno and Node both have node:crypto: the SDK seals the age chunks natively there.
+    assert.notEqual(chunkSealer(), nobleSealer);
+    const bytes = new Uint8Array(200_000).map((_, i) => i % 241);
+    const ref = await uploadFile(manifest, { data: bytes, mime: "application/pdf" }, {
+      encrypt: true,
+    });
+    assert.equal(ref.encryption, "age");
+    assert.equal(ref.sizeBytes, bytes.length);
+    assert.equal(ref.mime, "application/pdf");
+    // The relay's own hash check passed: the hash taken while encrypting is the ciphertext's.
+    const stored = relay.blobs.get(ref.hash)!;
+    assert.equal(stored.mime, "application/octet-stream");
+    assert.equal(createHash("sha256").update(stored.bytes).digest("hex"), ref.hash);
+    const decrypter = new Decrypter();
+    decrypter.addIdentity(ageIdentity(recipient.secretKey));
+    const opened = await decrypter.decrypt(stored.bytes);
+    assert.deepEqual(opened.subarray(0, bytes.length), bytes);
+    assert.ok(opened.subarray(bytes.length).every((b) => b === 0), "zero padding");
   });
 });
 

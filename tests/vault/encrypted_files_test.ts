@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ageIdentity, ageRecipient } from "../../src/crypto/age.ts";
+import { ageIdentity, ageRecipient, decryptFileStream } from "../../src/crypto/age.ts";
+import { HttpRelayLink } from "../../src/vault/index.ts";
 import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
 import { sha256Hex, uploadFile } from "../../src/sdk/upload.ts";
 import { blobPathParts } from "../../src/blobs/fs_store.ts";
@@ -8,6 +9,8 @@ import { ConsoleClient } from "../console/_client.ts";
 import { startReceiver } from "../webhooks/_harness.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { AGE } from "../_support/tools.ts";
+import { s3Client } from "../_support/services/radosgw.ts";
+import { startOn } from "../blobs/_backends.ts";
 
 const FIELDS = [
   { id: "name", label: "Name", kind: "text", required: true },
@@ -19,7 +22,7 @@ const MARKER = "SEALPOST-PLAINTEXT-MARKER-7f3a";
 const PNG = new Uint8Array([...Uint8Array.fromBase64("iVBORw0KGgo="), ...enc.encode(MARKER)]);
 const DOC = enc.encode(`${MARKER} report `.repeat(20_000)); // ~700 KB, several age chunks
 
-async function encryptedForm(inst: TestInstance) {
+async function encryptedForm(inst: TestInstance, files: "plain" | "encrypted" = "encrypted") {
   const token = inst.credentials.ownerToken;
   const db = await call(`${inst.url}/vault/databases`, {
     method: "POST",
@@ -33,12 +36,12 @@ async function encryptedForm(inst: TestInstance) {
       databaseId: db.body.id,
       title: "Tips",
       fields: FIELDS,
-      files: "encrypted",
+      files,
       publish: true,
     },
   });
   assert.equal(form.status, 201, JSON.stringify(form.body));
-  assert.equal(form.body.files, "encrypted");
+  assert.equal(form.body.files, files);
   const key = await call(`${inst.url}/vault/manifest-key`, { token });
   const manifest = await fetchManifest(form.body.formId, {
     relayUrl: inst.url,
@@ -228,7 +231,20 @@ Deno.test("encrypted files: the age CLI's file is read back; a tampered file is 
     const recordUrl = `${inst.url}/vault/forms/${formId}/records/${receipt.submissionId}`;
     await waitRecord(inst, token, formId, receipt.submissionId);
     const link = await call(`${recordUrl}/files/doc`, { token });
-    assert.deepEqual((await bytesOf(link.body.url)).data, plain);
+    const served = await bytesOf(link.body.url);
+    assert.equal(served.headers.get("content-length"), String(plain.length));
+    assert.deepEqual(served.data, plain);
+    // A reference claiming more bytes than the file holds: the download fails, never
+    // completes short.
+    const liar = await submitForm(manifest, {
+      name: "Liar",
+      doc: { ...ref, sizeBytes: plain.length + 100_000 },
+    });
+    await waitRecord(inst, token, formId, liar.submissionId);
+    const liarUrl = `${inst.url}/vault/forms/${formId}/records/${liar.submissionId}/files/doc`;
+    const short = await fetch((await call(liarUrl, { token })).body.url);
+    assert.equal(short.status, 200);
+    await assert.rejects(short.bytes());
 
     // The owner's key, exported as an age identity, opens what the SDK uploaded.
     const sdkReceipt = await submitForm(manifest, { name: "SDK" }, {
@@ -246,6 +262,15 @@ Deno.test("encrypted files: the age CLI's file is read back; a tampered file is 
     const out = await new Deno.Command(AGE, { args: ["-d", "-i", idFile, blobPath] }).output();
     assert.ok(out.success, new TextDecoder().decode(out.stderr));
     assert.deepEqual(out.stdout.subarray(0, plain.length), plain);
+    // What a vault-role process does: the ciphertext over the relay's HTTP API, decrypted
+    // while it streams (a fetch body: read with BYOB into the decrypter's own buffers).
+    const overHttp = await new HttpRelayLink(inst.url, token).readBlob(
+      inst.credentials.userId,
+      sdkRecord.values.doc.hash,
+    );
+    assert.ok(overHttp);
+    const opened = await decryptFileStream(overHttp, pair.secretKey, plain.length);
+    assert.deepEqual(new Uint8Array(await new Response(opened).arrayBuffer()), plain);
 
     // Tampered at rest on the relay: the vault refuses it with a clear error.
     const stored = await Deno.readFile(blobPath);
@@ -262,4 +287,92 @@ Deno.test("encrypted files: the age CLI's file is read back; a tampered file is 
   } finally {
     await inst.close();
   }
+});
+
+Deno.test("encrypted files: a plain file on an encrypted form, or the reverse, is quarantined", async () => {
+  const inst = await startInstance();
+  try {
+    const token = inst.credentials.ownerToken;
+    const quarantined = async (submissionId: string) => {
+      for (let i = 0; i < 200; i++) {
+        const res = await call(`${inst.url}/vault/quarantine`, { token });
+        const row = res.body.items.find((q: { submissionId: string }) =>
+          q.submissionId === submissionId
+        );
+        if (row) return row;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error("Timed out waiting for the quarantine row");
+    };
+    // A sender (or a relay lying about the manifest) uploads plaintext for an encrypted form.
+    const { formId, manifest } = await encryptedForm(inst);
+    const plainRef = await uploadFile({ ...manifest, files: "plain" }, {
+      data: DOC,
+      mime: "text/plain",
+      fileName: "report.txt",
+    });
+    assert.equal(plainRef.encryption, undefined);
+    const leaked = await submitForm(manifest, { name: "Plain", doc: plainRef });
+    const row = await quarantined(leaked.submissionId);
+    assert.equal(row.code, "file_mode_mismatch");
+    assert.equal(row.formId, formId);
+    assert.match(
+      row.reason,
+      /^values\.doc: the file is not encrypted \(no encryption: "age"\), but form version 1 says files: "encrypted"/,
+    );
+    assert.equal(
+      (await call(`${inst.url}/vault/forms/${formId}/records/${leaked.submissionId}`, { token }))
+        .status,
+      404,
+    );
+
+    // The reverse: a reference claiming encryption on a plain form.
+    const plain = await encryptedForm(inst, "plain");
+    const sealedRef = await uploadFile(plain.manifest, { data: PNG, mime: "image/png" }, {
+      encrypt: true,
+    });
+    assert.equal(sealedRef.encryption, "age");
+    const odd = await submitForm(plain.manifest, { name: "Odd", photo: sealedRef });
+    const reverse = await quarantined(odd.submissionId);
+    assert.equal(reverse.code, "file_mode_mismatch");
+    assert.match(
+      reverse.reason,
+      /^values\.photo: the file says encryption: "age", but form version 1 says files: "plain"$/,
+    );
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test({
+  name: "[s3] encrypted files on the object store: uploaded straight to it, served decrypted",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const inst = await startOn("s3");
+    try {
+      const { token, formId, manifest } = await encryptedForm(inst);
+      const receipt = await submitForm(manifest, { name: "Source" }, {
+        files: { doc: { data: DOC, mime: "text/plain", fileName: "report.txt" } },
+      });
+      const record = await waitRecord(inst, token, formId, receipt.submissionId);
+      const { doc } = record.values;
+      assert.equal(doc.encryption, "age");
+      // The bytes are the store's: an age file whose hash is the reference's.
+      const stored = await s3Client(inst.s3!).fetch(
+        `${inst.s3!.endpoint}/${inst.s3!.bucket}/${inst.credentials.userId}/${doc.hash}`,
+      );
+      const ciphertext = await stored.bytes();
+      assert.equal(stored.status, 200);
+      assert.equal(await sha256Hex(ciphertext), doc.hash);
+      assert.equal(contains(ciphertext, enc.encode(MARKER)), false);
+      // The vault reads them over a read URL of the store, and serves the plaintext.
+      const recordUrl = `${inst.url}/vault/forms/${formId}/records/${receipt.submissionId}`;
+      const owner = await call(`${recordUrl}/files/doc`, { token });
+      assert.equal(owner.status, 200, JSON.stringify(owner.body));
+      assert.deepEqual((await bytesOf(owner.body.url)).data, DOC);
+    } finally {
+      await inst.close().catch(() => {});
+    }
+  },
 });

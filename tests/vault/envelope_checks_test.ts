@@ -3,6 +3,7 @@ import { z } from "zod";
 import { formatIssues } from "../../src/errors/index.ts";
 import { buildValuesSchema } from "../../src/forms/fields.ts";
 import {
+  checkFileEncryption,
   checkFilesStored,
   checkMode,
   MAX_REASON,
@@ -92,4 +93,31 @@ Deno.test("ownedFiles and checkFilesStored: only well-formed hashes; every missi
     "file_not_uploaded",
     new RegExp(`^values\\.a: file ${h("a")} was never uploaded.*; values\\.e: file ${h("e")}`),
   );
+});
+
+Deno.test("checkFileEncryption: owned files are age-encrypted exactly when the form says so", () => {
+  const h = "a".repeat(64);
+  const sealed = { url: "https://x/a", hash: h, owned: true, sizeBytes: 3, encryption: "age" };
+  const plain = { url: "https://x/b", hash: h, owned: true, mime: "image/png" };
+  const external = { url: "https://example.com/c.png", owned: false };
+  // What matches passes, and references the relay does not store are not its concern.
+  checkFileEncryption({ a: sealed, c: external, n: null, t: "text" }, "encrypted", 2);
+  checkFileEncryption({ b: plain, c: external }, "plain", 2);
+  checkFileEncryption({}, "encrypted", 2);
+  quarantined(
+    () => checkFileEncryption({ a: sealed, b: plain, d: { ...plain } }, "encrypted", 2),
+    "file_mode_mismatch",
+    /^values\.b: the file is not encrypted \(no encryption: "age"\), but form version 2 says files: "encrypted"; the relay could read it; values\.d: /,
+  );
+  quarantined(
+    () => checkFileEncryption({ b: plain, a: sealed }, "plain", 3),
+    "file_mode_mismatch",
+    /^values\.a: the file says encryption: "age", but form version 3 says files: "plain"$/,
+  );
+  // The reason keeps to the quarantine limit however many fields there are.
+  const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, plain]));
+  assert.throws(() => checkFileEncryption(many, "encrypted", 1), (err: Quarantine) => {
+    assert.equal(err.formVersion, 1);
+    return err.message.length === MAX_REASON;
+  });
 });

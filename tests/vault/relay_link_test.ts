@@ -40,10 +40,10 @@ async function assertReadUrl(
   assert.deepEqual(await got.bytes(), bytes);
 }
 
-Deno.test("relay links: blobReadUrl gives a fresh URL of the asked lifetime; an unknown file is null", async (t) => {
+Deno.test("relay links: blobReadUrl gives a fresh URL of the asked lifetime, readBlob the bytes; an unknown file is null", async (t) => {
   const inst = await startInstance();
   try {
-    const bytes = random(3000);
+    const bytes = random(700_000);
     assert.equal((await upload(inst, bytes, { mime: "image/png" })).put.status, 201);
     const userId = inst.credentials.userId;
     const links: [string, RelayLink][] = [
@@ -55,6 +55,11 @@ Deno.test("relay links: blobReadUrl gives a fresh URL of the asked lifetime; an 
         await assertReadUrl(link, userId, bytes, 7200, inst.url);
         await assertReadUrl(link, userId, bytes, 2592000, inst.url);
         assert.equal(await link.blobReadUrl(userId, sha256(random(8)), 7200), null);
+        // In-process (role all) straight from the blob store, else over a read URL.
+        const stream = await link.readBlob(userId, sha256(bytes));
+        assert.ok(stream, "a stored file is read");
+        assert.deepEqual(new Uint8Array(await new Response(stream).arrayBuffer()), bytes);
+        assert.equal(await link.readBlob(userId, sha256(random(8))), null);
       });
     }
   } finally {
@@ -100,6 +105,7 @@ Deno.test("HttpRelayLink.blobReadUrl: null only for blob_not_found; other failur
       502,
       "relay_unreachable",
     );
+    await expectError(down.readBlob(inst.credentials.userId, hash), 502, "relay_unreachable");
   } finally {
     await notRelay.shutdown();
     await inst.close();
