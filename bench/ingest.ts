@@ -17,6 +17,7 @@ import { Intake } from "../src/relay/submissions.ts";
 import { buildEnvelope, buildPayload, seal } from "../src/sdk/mod.ts";
 import { openStore } from "../src/store/kv.ts";
 import { relayKvPorts } from "../src/store/kv/relay_ports.ts";
+import { vaultKvPorts } from "../src/store/kv/vault_ports.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../src/vault/index.ts";
 import { SealedBoxOpener } from "../src/vault/opener.ts";
 import { cpuPerItem, threadCpu } from "./cpu.ts";
@@ -36,7 +37,7 @@ try {
     editWindowMs: 3600_000,
   });
   const link = new LocalRelayLink(relay, forms, "http://127.0.0.1:8080", null);
-  const vault = new Vault(kv, new VaultKeys(dir, null), link, {
+  const vault = new Vault(vaultKvPorts(kv), new VaultKeys(dir, null), link, {
     batchSize: 500,
     pollIntervalMs: 1000,
   });

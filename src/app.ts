@@ -7,6 +7,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
+import { principalOfToken } from "./auth/index.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
 import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./http/errors.ts";
 import { requestLog } from "./http/logger.ts";
@@ -119,11 +120,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
       }),
     );
   }
-  if (deps.vault) app.route("/", vaultRoutes(deps.kv, deps.vault, deps.identity));
+  if (deps.vault) app.route("/", vaultRoutes(deps.vault, deps.identity));
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
     app.use("/vault-files/*", rateLimit(limiter(config.rate_limits.blob_reads), proxies));
-    app.route("/", vaultFileRoutes(deps.kv, deps.vault, deps.identity));
+    app.route("/", vaultFileRoutes(deps.vault, deps.identity));
   }
   // Webhooks' owner API (src/webhooks): outbound configuration lives with the vault only.
   if (deps.vault) {
@@ -138,7 +139,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   }
   // The owner console (src/console): web pages of the vault only; a relay serves none.
   if (deps.vault) {
-    const sessions = new Sessions(deps.kv, deps.identity, {
+    const tokens = (id: string) => principalOfToken(deps.identity, id);
+    const sessions = new Sessions(deps.vault.store.sessions, tokens, {
       idleSeconds: config.console.session_idle_seconds,
       maxSeconds: config.console.session_max_seconds,
     });

@@ -57,6 +57,8 @@ export interface RunningServer {
   webhooks: WebhookEngine;
   /** Metrics (null when `metrics.enabled` is off). */
   metrics: ServiceMetrics | null;
+  /** The process's Deno KV store, for tests that write as another component would. */
+  kv: Deno.Kv;
 }
 
 /**
@@ -238,6 +240,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     blobs,
     webhooks,
     metrics,
+    kv,
     finished: server.finished.then(() => closing ?? undefined),
   };
 }

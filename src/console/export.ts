@@ -5,9 +5,8 @@
  * @module
  */
 import type { FieldDef } from "../forms/fields.ts";
-import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+import type { RecordsPort } from "../store/ports/records.ts";
 import { csvHeader, csvRow } from "../vault/csv.ts";
-import { recordOf } from "../vault/records.ts";
 
 /** The export formats. */
 export type ExportFormat = "csv" | "jsonl";
@@ -20,11 +19,11 @@ const PAGE = 500;
  *
  * @example
  * ```ts
- * return new Response(exportStream(kv, form.formId, form.fields, "csv"));
+ * return new Response(exportStream(vault.store.records, form.formId, form.fields, "csv"));
  * ```
  */
 export function exportStream(
-  kv: Deno.Kv,
+  records: RecordsPort,
   formId: string,
   fields: FieldDef[],
   format: ExportFormat,
@@ -38,20 +37,13 @@ export function exportStream(
       let chunk = "";
       if (!started && format === "csv") chunk += csvHeader(fieldIds);
       started = true;
-      const iter = kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, {
-        limit: PAGE,
-        cursor,
-      });
-      let read = 0;
-      for await (const entry of iter) {
-        read++;
-        if (entry.value.deletedAt) continue;
-        const record = await recordOf(kv, entry.value);
+      const page = await records.list(formId, cursor, PAGE);
+      for (const record of page.items) {
         chunk += format === "jsonl" ? JSON.stringify(record) + "\n" : csvRow(record, fieldIds);
       }
       if (chunk) controller.enqueue(encoder.encode(chunk));
-      if (read < PAGE) controller.close();
-      else cursor = iter.cursor;
+      if (page.nextCursor === null) controller.close();
+      else cursor = page.nextCursor;
     },
   }, { highWaterMark: 0 });
 }

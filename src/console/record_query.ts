@@ -1,11 +1,11 @@
 /**
  * The records table's query: search, a date range, a sort and a page, over a form's record
- * heads; and the submissions-per-day counts of the chart. Pure functions over heads, plus the
- * scan that reads the heads.
+ * heads; and the submissions-per-day counts of the chart. Pure functions over the records a
+ * scan of the records port yields.
  *
  * @module
  */
-import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
+import type { RecordHead, ScannedRecord } from "../store/ports/records.ts";
 
 /** The sorts the table offers. */
 export const SORTS = {
@@ -64,33 +64,26 @@ export function usesIndex(query: RecordQuery): boolean {
   return !query.q && query.sort !== "updated";
 }
 
-/** The record heads of a form as a stream of entries (tombstones included: the selection skips them). */
-export function recordHeads(kv: Deno.Kv, formId: string): Deno.KvListIterator<VaultRecordRow> {
-  return kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) }, { batchSize: 500 });
-}
-
 /** What the sorted matches of a scan keep of each record (its values are read per page). */
-export type RecordKey = Pick<VaultRecordRow, "recordId" | "createdAt" | "savedAt">;
+export type RecordKey = Pick<RecordHead, "recordId" | "createdAt" | "savedAt">;
 
 /**
- * Filters a stream of head entries and sorts the matches; only their ids and times are kept, so
- * memory follows the matches' count, not the records' size. `valuesOf` gives the values of a
- * head that holds none inline (large records), for search.
+ * Filters a stream of live records (`RecordsPort.scan`) and sorts the matches; only their ids
+ * and times are kept, so memory follows the matches' count, not the records' size. Values are
+ * read only to search.
  */
 export async function selectRecords(
-  heads: AsyncIterable<{ value: VaultRecordRow }> | Iterable<{ value: VaultRecordRow }>,
+  records: AsyncIterable<ScannedRecord> | Iterable<ScannedRecord>,
   query: RecordQuery,
-  valuesOf: (head: VaultRecordRow) => Promise<Record<string, unknown>>,
 ): Promise<RecordKey[]> {
   const needle = query.q.toLowerCase();
   const out: RecordKey[] = [];
-  for await (const { value: head } of heads) {
-    if (head.deletedAt) continue;
+  for await (const { head, values: valuesOf } of records) {
     const day = head.createdAt.slice(0, 10);
     if (query.from && day < query.from) continue;
     if (query.to && day > query.to) continue;
     if (needle) {
-      const values = head.values ?? await valuesOf(head);
+      const values = await valuesOf();
       const text = `${head.recordId} ${JSON.stringify(values)}`.toLowerCase();
       if (!text.includes(needle)) continue;
     }

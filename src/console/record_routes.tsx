@@ -5,12 +5,9 @@
  * @module
  */
 import { Hono } from "hono";
-import { readJsonParts } from "../store/parts.ts";
-import { vaultKeys, type VaultRecordRow } from "../store/keys.ts";
 import { Invalid } from "../errors/index.ts";
+import type { RecordsPort } from "../store/ports/records.ts";
 import type { VaultRecord } from "../vault/index.ts";
-import { recordCount, recordIdsByTime, recordsPerDay } from "../vault/record_index.ts";
-import { deleteRecord, getRecord, recordOf, recordVersions } from "../vault/records.ts";
 import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
 import { exportStream } from "./export.ts";
 import { html } from "./layout.tsx";
@@ -18,16 +15,12 @@ import {
   PAGE_SIZE,
   parseQuery,
   perDay,
-  recordHeads,
   type RecordQuery,
   selectRecords,
   usesIndex,
 } from "./record_query.ts";
 import { DeletePage, RecordPage, RecordsPage } from "./records_page.tsx";
 import { fileUrls } from "./values.tsx";
-
-/** Keys per `kv.getMany` (Deno KV's limit). */
-const GET_MANY = 10;
 
 /** Days the chart shows. */
 const CHART_DAYS = 30;
@@ -41,8 +34,12 @@ interface TablePage {
 }
 
 /** Newest (or oldest) first, maybe between dates: a page read from the time index. */
-async function indexedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Promise<TablePage> {
-  const { ids, nextCursor } = await recordIdsByTime(kv, formId, {
+async function indexedPage(
+  records: RecordsPort,
+  formId: string,
+  query: RecordQuery,
+): Promise<TablePage> {
+  const { ids, nextCursor } = await records.idsByTime(formId, {
     from: query.from,
     to: query.to,
     oldest: query.sort === "oldest",
@@ -51,53 +48,45 @@ async function indexedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Pro
   }).catch(() => {
     throw new Invalid("invalid_request", "Invalid page cursor", "cursor");
   });
-  const records = await recordsOf(kv, formId, ids);
+  const page = await records.getMany(formId, ids);
   const total = query.from || query.to
-    ? [...(await recordsPerDay(kv, formId, query.from || "0000-01-01", query.to || "9999-12-31"))
+    ? [...(await records.perDay(formId, query.from || "0000-01-01", query.to || "9999-12-31"))
       .values()].reduce((a, b) => a + b, 0)
-    : await recordCount(kv, formId);
-  return { records, total, nextCursor };
+    : await records.count(formId);
+  return { records: page, total, nextCursor };
 }
 
 /** Search or "recently updated": every head read, filtered and sorted, one page shown. */
-async function scannedPage(kv: Deno.Kv, formId: string, query: RecordQuery): Promise<TablePage> {
-  const valuesOf = async (head: VaultRecordRow) =>
-    await readJsonParts<Record<string, unknown>>(
-      kv,
-      vaultKeys.recordValues(head.formId, head.recordId),
-    ) ?? {};
-  const selected = await selectRecords(recordHeads(kv, formId), query, valuesOf);
+async function scannedPage(
+  records: RecordsPort,
+  formId: string,
+  query: RecordQuery,
+): Promise<TablePage> {
+  const selected = await selectRecords(records.scan(formId), query);
   const start = (query.page - 1) * PAGE_SIZE;
   const ids = selected.slice(start, start + PAGE_SIZE).map((k) => k.recordId);
-  return { records: await recordsOf(kv, formId, ids), total: selected.length, nextCursor: null };
-}
-
-/** The live records `ids` of a form, in that order (heads read 10 at a time). */
-async function recordsOf(kv: Deno.Kv, formId: string, ids: string[]): Promise<VaultRecord[]> {
-  const heads: VaultRecordRow[] = [];
-  for (let i = 0; i < ids.length; i += GET_MANY) {
-    const keys = ids.slice(i, i + GET_MANY).map((id) => vaultKeys.record(formId, id));
-    for (const entry of await kv.getMany<VaultRecordRow[]>(keys)) {
-      if (entry.value && !entry.value.deletedAt) heads.push(entry.value);
-    }
-  }
-  return await Promise.all(heads.map((head) => recordOf(kv, head)));
+  return {
+    records: await records.getMany(formId, ids),
+    total: selected.length,
+    nextCursor: null,
+  };
 }
 
 /** Mounts the record pages. */
 export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  const { kv, vault } = deps;
+  const { vault } = deps;
+  const records = vault.store.records;
 
   app.get("/console/forms/:formId/records", async (c) => {
     const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
     const query = parseQuery(c.req.query());
     const page = usesIndex(query)
-      ? await indexedPage(kv, form.formId, query)
-      : await scannedPage(kv, form.formId, query);
+      ? await indexedPage(records, form.formId, query)
+      : await scannedPage(records, form.formId, query);
     const today = new Date().toISOString().slice(0, 10);
     const from = new Date(Date.parse(today) - (CHART_DAYS - 1) * 86_400_000);
-    const counts = await recordsPerDay(kv, form.formId, from.toISOString().slice(0, 10), today);
+    const counts = await records.perDay(form.formId, from.toISOString().slice(0, 10), today);
     const urls = await fileUrls(vault, form.formId, form.fields, page.records.map((r) => r.values));
     return c.html(html(
       <RecordsPage
@@ -116,8 +105,8 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get("/console/forms/:formId/records/:recordId", async (c) => {
     const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
-    const record = await getRecord(kv, form.formId, c.req.param("recordId"));
-    const versions = await recordVersions(kv, form.formId, record._recordId);
+    const record = await vault.record(form.formId, c.req.param("recordId"));
+    const versions = await records.versions(form.formId, record._recordId, 200);
     const urls = await fileUrls(vault, form.formId, form.fields, [record.values]);
     return c.html(html(
       <RecordPage
@@ -132,7 +121,7 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get("/console/forms/:formId/records/:recordId/delete", async (c) => {
     const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
-    const record = await getRecord(kv, form.formId, c.req.param("recordId"));
+    const record = await vault.record(form.formId, c.req.param("recordId"));
     return c.html(html(
       <DeletePage session={c.var.session} form={form} recordId={record._recordId} />,
     ));
@@ -140,7 +129,7 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.post("/console/forms/:formId/records/:recordId/delete", async (c) => {
     const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
-    await deleteRecord(kv, form.formId, c.req.param("recordId"));
+    await vault.deleteRecord(c.var.session.userId, form.formId, c.req.param("recordId"));
     const done = encodeURIComponent("Record deleted.");
     return c.redirect(
       `/console/forms/${encodeURIComponent(form.formId)}/records?done=${done}`,
@@ -152,7 +141,7 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     app.get(`/console/forms/:formId/export.${format}`, async (c) => {
       const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
       const type = format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson";
-      return new Response(exportStream(kv, form.formId, form.fields, format), {
+      return new Response(exportStream(records, form.formId, form.fields, format), {
         headers: {
           "content-type": type,
           "content-disposition": `attachment; filename="${form.formId}.${format}"`,

@@ -1,15 +1,18 @@
 /**
- * Console sessions, server-side in Deno KV. The browser holds only a random secret in an
- * HttpOnly cookie; the store keys the session by the secret's SHA-256, so a copy of the store
+ * Console sessions, server-side (the sessions port). The browser holds only a random secret in
+ * an HttpOnly cookie; the store keys the session by the secret's SHA-256, so a copy of the store
  * yields no usable cookie. A session ends after `idleSeconds` without a request, at most
  * `maxSeconds` after sign-in, when its owner token is revoked, or on sign-out (one session, or
  * every session of the user).
  *
  * @module
  */
-import { type OwnerPrincipal, principalOfToken, type TokenSource } from "../auth/index.ts";
+import type { OwnerPrincipal, Principal } from "../auth/index.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { consoleKeys, type ConsoleSessionRow } from "../store/keys.ts";
+import type { ConsoleSessionRow, SessionsPort } from "../store/ports/sessions.ts";
+
+/** The principal of token `tokenId`, or null (revoked or unknown): see `principalOfToken`. */
+export type PrincipalLookup = (tokenId: string) => Promise<Principal | null>;
 
 /** Lifetimes of a session, in seconds. */
 export interface SessionLimits {
@@ -40,16 +43,18 @@ async function sha256Hex(text: string): Promise<string> {
  *
  * @example
  * ```ts
- * const sessions = new Sessions(kv, identity, { idleSeconds: 1800, maxSeconds: 43200 });
+ * const sessions = new Sessions(store.sessions, (id) => principalOfToken(identity, id), {
+ *   idleSeconds: 1800,
+ *   maxSeconds: 43200,
+ * });
  * const { cookie } = await sessions.create(owner);
  * const session = await sessions.get(cookie);
  * ```
  */
 export class Sessions {
   constructor(
-    private kv: Deno.Kv,
-    /** Where a session's owner token is checked on each use. */
-    private tokens: TokenSource,
+    private store: SessionsPort,
+    private principalOf: PrincipalLookup,
     readonly limits: SessionLimits,
     private now: () => number = Date.now,
   ) {}
@@ -66,11 +71,7 @@ export class Sessions {
       createdAt: now,
       seenAt: now,
     };
-    const expireIn = this.limits.maxSeconds * 1000;
-    await this.kv.atomic()
-      .set(consoleKeys.session(idHash), row, { expireIn })
-      .set(consoleKeys.userSession(row.userId, idHash), null, { expireIn })
-      .commit();
+    await this.store.create(idHash, row, this.limits.maxSeconds * 1000);
     return { cookie, session: { ...row, kind: "owner", idHash } };
   }
 
@@ -81,22 +82,20 @@ export class Sessions {
   async get(cookie: string | undefined): Promise<Session | null> {
     if (!cookie || cookie.length > 100) return null;
     const idHash = await sha256Hex(cookie);
-    const entry = await this.kv.get<ConsoleSessionRow>(consoleKeys.session(idHash));
-    const row = entry.value;
+    const row = await this.store.get(idHash);
     if (!row) return null;
     const now = this.now();
     const expired = now - row.seenAt > this.limits.idleSeconds * 1000 ||
       now - row.createdAt > this.limits.maxSeconds * 1000;
-    const owner = expired ? null : await principalOfToken(this.tokens, row.tokenId);
+    const owner = expired ? null : await this.principalOf(row.tokenId);
     if (owner?.kind !== "owner" || owner.userId !== row.userId) {
-      await this.#delete(row.userId, idHash);
+      await this.store.delete(row.userId, idHash);
       return null;
     }
     if (now - row.seenAt >= TOUCH_EVERY_MS) {
       const left = row.createdAt + this.limits.maxSeconds * 1000 - now;
-      const next = { ...row, seenAt: now };
-      await this.kv.atomic().check(entry).set(entry.key, next, { expireIn: left }).commit();
-      return { ...next, kind: "owner", idHash };
+      await this.store.touch(idHash, now, left);
+      return { ...row, seenAt: now, kind: "owner", idHash };
     }
     return { ...row, kind: "owner", idHash };
   }
@@ -108,24 +107,11 @@ export class Sessions {
 
   /** Ends one session. */
   async end(session: Session): Promise<void> {
-    await this.#delete(session.userId, session.idHash);
+    await this.store.delete(session.userId, session.idHash);
   }
 
   /** Ends every session of `userId` ("sign out everywhere"); returns how many. */
-  async endAll(userId: string): Promise<number> {
-    let count = 0;
-    const iter = this.kv.list({ prefix: consoleKeys.userSessions(userId) }, { batchSize: 500 });
-    for await (const entry of iter) {
-      await this.#delete(userId, entry.key[entry.key.length - 1] as string);
-      count++;
-    }
-    return count;
-  }
-
-  async #delete(userId: string, idHash: string): Promise<void> {
-    await this.kv.atomic()
-      .delete(consoleKeys.session(idHash))
-      .delete(consoleKeys.userSession(userId, idHash))
-      .commit();
+  endAll(userId: string): Promise<number> {
+    return this.store.deleteAll(userId);
   }
 }

@@ -117,15 +117,15 @@ export const vaultKeys = {
   /** Records of a form, by record id (a submission's record id is its submission id). */
   record: (formId: string, recordId: string) => ["vault", "records", formId, recordId] as const,
   records: (formId: string) => ["vault", "records", formId] as const,
-  /** The parts (src/store/parts.ts) of a record's values. */
+  /** A record's values in parts (src/store/parts.ts), when too large for its head row. */
   recordValues: (formId: string, recordId: string) =>
     ["vault", "record_values", formId, recordId] as const,
-  /** One saved version of a record (its history, oldest first: keyed by `savedAt`). */
+  /** A version a change of a record replaced (keyed by `savedAt`; the head is the newest). */
   recordVersion: (formId: string, recordId: string, savedAt: string) =>
     ["vault", "record_versions", formId, recordId, savedAt] as const,
   recordVersions: (formId: string, recordId: string) =>
     ["vault", "record_versions", formId, recordId] as const,
-  /** A form's records by receipt time (src/vault/record_index.ts); the value is `true`. */
+  /** A form's records by receipt time (src/store/kv/record_writes.ts); the value is `true`. */
   recordByTime: (formId: string, createdAt: string, recordId: string) =>
     ["vault", "records_by_time", formId, createdAt, recordId] as const,
   recordsByTime: (formId: string) => ["vault", "records_by_time", formId] as const,

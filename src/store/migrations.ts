@@ -76,7 +76,7 @@ const webhookBodiesInRefs: Migration = {
 
 /**
  * Version 2: each form's records by receipt time, its live record count and its records per
- * day (src/vault/record_index.ts), built for the records saved before inserts and deletes
+ * day (src/store/kv/record_writes.ts), built for the records saved before inserts and deletes
  * kept them; counts are set from the finished index, so running it again changes nothing.
  * And blob claims counted per claimant: a blob claimed before (one `claimedAt`, no count)
  * gets one claim by `owner` (the claimant of the owner API's default), so it stays kept;

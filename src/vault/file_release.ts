@@ -9,19 +9,18 @@
  */
 import { open } from "../crypto/sealed_box.ts";
 import { SubmissionPayloadSchema } from "../forms/payload.ts";
-import {
-  type VaultDatabaseRow,
-  type VaultFileReleaseRow,
-  type VaultFormRow,
-  vaultKeys,
-  type VaultQuarantineRow,
-  type VaultRecordRow,
-} from "../store/keys.ts";
+import type { FileReleasesPort } from "../store/ports/file_releases.ts";
+import type { FormsPort } from "../store/ports/forms.ts";
+import type { QuarantinePort, VaultQuarantineRow } from "../store/ports/quarantine.ts";
+import type { RecordsPort } from "../store/ports/records.ts";
+import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
+import type { WritePart } from "../store/write_part.ts";
 import type { VaultKeys } from "./keys.ts";
-import { quarantinedCiphertext } from "./quarantine_rows.ts";
-import { addFileRelease, ownedHashes, recordClaimant } from "./records.ts";
+import { ownedHashes, recordClaimant } from "./records.ts";
 import type { RelayLink } from "./relay_link.ts";
-import { KvWrite } from "../store/write.ts";
+
+/** Release rows read per page. */
+const PAGE = 100;
 
 /** What one run did. */
 export interface ReleaseResult {
@@ -37,59 +36,63 @@ export interface ReleaseResult {
  *
  * @example
  * ```ts
- * const { released, failed } = await releaseFiles(kv, vault.link);
+ * const { released, failed } = await releaseFiles(store, vault.link);
  * ```
  */
-export async function releaseFiles(kv: Deno.Kv, link: RelayLink): Promise<ReleaseResult> {
+export async function releaseFiles(
+  store: { fileReleases: FileReleasesPort; forms: FormsPort; vaultDatabases: VaultDatabasesPort },
+  link: RelayLink,
+): Promise<ReleaseResult> {
   const result: ReleaseResult = { released: 0, failed: 0 };
   const relayUsers = new Map<string, string | null>();
   const relayUserOf = async (formId: string) => {
     if (!relayUsers.has(formId)) {
-      const form = (await kv.get<VaultFormRow>(vaultKeys.form(formId))).value;
-      const db = form
-        ? (await kv.get<VaultDatabaseRow>(vaultKeys.database(form.databaseId))).value
-        : null;
+      const form = await store.forms.get(formId);
+      const db = form ? await store.vaultDatabases.get(form.databaseId) : null;
       relayUsers.set(formId, db?.relayUserId ?? null);
     }
     return relayUsers.get(formId)!;
   };
-  const iter = kv.list<VaultFileReleaseRow>({ prefix: vaultKeys.fileReleasesAll() });
-  for await (const entry of iter) {
-    const { formId, recordId, hashes } = entry.value;
-    const relayUserId = await relayUserOf(formId);
-    try {
-      if (relayUserId) await link.release(relayUserId, hashes, recordClaimant(formId, recordId));
-    } catch (err) {
-      result.failed++;
-      result.error ??= (err as Error).message;
-      continue;
+  // Rows the relay refused stay for the next run; a page starts after the last one seen.
+  let after: string | undefined;
+  while (true) {
+    const page = await store.fileReleases.pending(PAGE, after);
+    for (const { id, formId, recordId, hashes } of page) {
+      const relayUserId = await relayUserOf(formId);
+      try {
+        if (relayUserId) await link.release(relayUserId, hashes, recordClaimant(formId, recordId));
+      } catch (err) {
+        result.failed++;
+        result.error ??= (err as Error).message;
+        continue;
+      }
+      await store.fileReleases.done(id);
+      result.released++;
     }
-    await new KvWrite().check(entry).delete(entry.key).commit(kv);
-    result.released++;
+    if (page.length < PAGE) return result;
+    after = page.at(-1)!.id;
   }
-  return result;
 }
 
 /**
- * Adds to `op` the release of the files a quarantined envelope claimed when it was read,
- * except those its submission's live record still refers to (the claims share the record's
- * name). Nothing when the envelope cannot be opened: such an envelope claimed nothing.
- * `op` checks the record head, so a record changing meanwhile fails the commit.
+ * The release of the files a quarantined envelope claimed when it was read, except those its
+ * submission's live record still refers to (the claims share the record's name), as a part
+ * of the write that discards it; the part fails that write if the record changes meanwhile.
+ * Null when the envelope cannot be opened: such an envelope claimed nothing.
  *
  * @example
  * ```ts
- * const w = new KvWrite().delete(vaultKeys.quarantine(row.id));
- * await addQuarantineRelease(kv, keys, row, w);
- * await w.commit(kv);
+ * const part = await quarantineRelease(store, keys, row);
+ * await store.quarantine.discard(row.id, part);
  * ```
  */
-export async function addQuarantineRelease(
-  kv: Deno.Kv,
+export async function quarantineRelease(
+  store: { quarantine: QuarantinePort; records: RecordsPort },
   keys: VaultKeys,
   row: VaultQuarantineRow,
-  op: KvWrite,
-): Promise<void> {
-  const sealed = await quarantinedCiphertext(kv, row);
+): Promise<WritePart | null> {
+  const sealed = await store.quarantine.ciphertext(row.id);
+  if (!sealed) return null;
   let claimed: string[];
   try {
     const pair = await keys.databaseKey(row.fingerprint);
@@ -97,15 +100,7 @@ export async function addQuarantineRelease(
     const payload = SubmissionPayloadSchema.parse(JSON.parse(new TextDecoder().decode(plain)));
     claimed = ownedHashes(payload.values);
   } catch {
-    return;
+    return null;
   }
-  const head = await kv.get<VaultRecordRow>(vaultKeys.record(row.formId, row.submissionId));
-  op.check(head);
-  const kept = head.value && !head.value.deletedAt ? head.value.files ?? [] : [];
-  addFileRelease(
-    op,
-    row.formId,
-    row.submissionId,
-    claimed.filter((hash) => !kept.includes(hash)),
-  );
+  return await store.records.releaseUnkept(row.formId, row.submissionId, claimed);
 }

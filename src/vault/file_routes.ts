@@ -18,7 +18,6 @@ import { type OwnerEnv, requireOwner, type TokenSource } from "../auth/index.ts"
 import { newRouter } from "../http/openapi.ts";
 import { fileRouteSpecs as r } from "./file_route_specs.ts";
 import { servedInline } from "./files.ts";
-import { getRecord } from "./records.ts";
 import type { Vault } from "./service.ts";
 
 /** Lifetime of the read URLs the owner route hands out, in seconds. */
@@ -42,20 +41,16 @@ function invalidLink(result: { success: boolean }): undefined {
  *
  * @example
  * ```ts
- * app.route("/", vaultFileRoutes(kv, vault, identity));
+ * app.route("/", vaultFileRoutes(vault, identity));
  * ```
  */
-export function vaultFileRoutes(
-  kv: Deno.Kv,
-  vault: Vault,
-  tokens: TokenSource,
-): OpenAPIHono<OwnerEnv> {
+export function vaultFileRoutes(vault: Vault, tokens: TokenSource): OpenAPIHono<OwnerEnv> {
   const app = newRouter<OwnerEnv>();
   const files = vault.files;
   app.openapi({ ...r.recordFile, middleware: [requireOwner(tokens)] }, async (c) => {
     const { formId, recordId, fieldId } = c.req.valid("param");
     await vault.forms.get(c.var.owner.userId, formId);
-    const record = await getRecord(kv, formId, recordId);
+    const record = await vault.record(formId, recordId);
     const ref = record.values[fieldId] as Partial<OwnedFileRef> | null | undefined;
     if (!ref || typeof ref !== "object" || ref.owned !== true || typeof ref.hash !== "string") {
       throw new NotFound(

@@ -16,7 +16,8 @@ import { decryptFileStream } from "../crypto/age.ts";
 import { hmacSha256Hex, timingSafeEqual } from "../crypto/hmac.ts";
 import type { OwnedFileRef } from "../forms/file_ref.ts";
 import { Forbidden, NotFound, Unprocessable } from "../errors/index.ts";
-import { type VaultDatabaseRow, vaultKeys } from "../store/keys.ts";
+import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
+import type { VaultDatabaseRow } from "../store/rows.ts";
 import type { VaultForms } from "./forms.ts";
 import type { VaultKeys } from "./keys.ts";
 import type { RelayLink } from "./relay_link.ts";
@@ -73,7 +74,7 @@ export class VaultFiles {
   #key: Promise<Uint8Array> | null = null;
 
   constructor(
-    private kv: Deno.Kv,
+    private databases: VaultDatabasesPort,
     private keys: VaultKeys,
     private link: RelayLink,
     private forms: VaultForms,
@@ -183,7 +184,7 @@ export class VaultFiles {
   async #database(formId: string): Promise<VaultDatabaseRow | null> {
     const form = await this.forms.row(formId);
     if (!form) return null;
-    return (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(form.databaseId))).value;
+    return await this.databases.get(form.databaseId);
   }
 }
 

@@ -14,13 +14,14 @@ import {
 } from "../forms/manifest.ts";
 import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
-import {
-  type VaultDatabaseRow,
-  type VaultFormRow,
-  type VaultFormVersionRow,
-  vaultKeys,
-} from "../store/keys.ts";
-import { commitSized } from "../store/kv.ts";
+import type { VaultDatabaseRow } from "../store/rows.ts";
+import type {
+  FormChange,
+  FormsPort,
+  VaultFormRow,
+  VaultFormVersionRow,
+} from "../store/ports/forms.ts";
+import { WriteTooLargeError } from "../store/write.ts";
 
 /** A form with its current schema version, as the owner API shows it. */
 export interface VaultForm extends VaultFormRow {
@@ -69,19 +70,40 @@ function newFormId(): string {
   return `f${crypto.getRandomValues(new Uint8Array(8)).toHex()}`;
 }
 
+/** Runs a forms port write; a row over the store's limit is the 413 `form_too_large`. */
+async function sized<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (err instanceof WriteTooLargeError) throw schemaTooLarge();
+    throw err;
+  }
+}
+
+/** A form update's outcome: the change, or the 404 (no form) or 409 (kept changing). */
+function changed(result: FormChange | null | "conflict", formId: string, again: string) {
+  if (result === null) throw formNotFound(formId);
+  if (result === "conflict") {
+    throw new Conflict("conflict", `Form "${formId}" kept changing; ${again}`);
+  }
+  return result;
+}
+
+function formNotFound(formId: string) {
+  return new NotFound("form_not_found", `No form "${formId}" in this vault`, "formId");
+}
+
 /**
- * The forms store. Archived versions never change, so they are cached in memory.
+ * The vault's forms, over the forms port.
  *
  * @example
  * ```ts
- * const forms = new VaultForms(kv);
+ * const forms = new VaultForms(store.forms);
  * const form = await forms.create({ userId, databaseId, title: "Contact", fields });
  * ```
  */
 export class VaultForms {
-  #versions = new Map<string, VaultFormVersionRow>();
-
-  constructor(private kv: Deno.Kv) {}
+  constructor(private store: FormsPort) {}
 
   /** Creates a form at schema version 1. A taken `formId` is a 409. */
   async create(input: {
@@ -119,12 +141,9 @@ export class VaultForms {
     if (allowedOrigins.length) version.allowedOrigins = allowedOrigins;
     if (input.submitLabel) version.submitLabel = input.submitLabel;
     if (input.files === "encrypted") version.files = "encrypted";
-    const op = this.kv.atomic()
-      .check({ key: vaultKeys.form(formId), versionstamp: null })
-      .set(vaultKeys.form(formId), row)
-      .set(vaultKeys.formVersion(formId, 1), version);
-    const result = await commitSized(op, schemaTooLarge);
-    if (!result.ok) throw new Conflict("form_exists", `Form "${formId}" already exists`);
+    if (!(await sized(this.store.create(row, version)))) {
+      throw new Conflict("form_exists", `Form "${formId}" already exists`);
+    }
     return formOf(row, version);
   }
 
@@ -142,9 +161,8 @@ export class VaultForms {
   ): Promise<VaultForm> {
     const fields = parseFields(input.fields);
     const origins = input.allowedOrigins === undefined ? null : parseOrigins(input.allowedOrigins);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
-      const row = this.#owned(entry.value, userId, formId);
+    const result = await sized(this.store.update(formId, async (current) => {
+      const row = this.#owned(current, userId, formId);
       const previous = await this.version(formId, row.schemaVersion);
       const next = {
         ...row,
@@ -165,28 +183,20 @@ export class VaultForms {
       if (label) version.submitLabel = label;
       // Left out, the file mode stays that of the previous version.
       if ((input.files ?? previous?.files ?? "plain") === "encrypted") version.files = "encrypted";
-      const op = this.kv.atomic()
-        .check(entry)
-        .check({ key: vaultKeys.formVersion(formId, next.schemaVersion), versionstamp: null })
-        .set(entry.key, next)
-        .set(vaultKeys.formVersion(formId, next.schemaVersion), version);
-      const result = await commitSized(op, schemaTooLarge);
-      if (result.ok) return formOf(next, version);
-    }
-    throw new Conflict("conflict", `Form "${formId}" kept changing; update again`);
+      return { row: next, version };
+    }));
+    const { row, version } = changed(result, formId, "update again");
+    return formOf(row, version!);
   }
 
   /** Sets (or, with null, turns off) a form's retention; no new schema version. */
   async setRetention(userId: string, formId: string, days: number | null): Promise<VaultForm> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
-      const row = this.#owned(entry.value, userId, formId);
-      const next = { ...row, retentionDays: days, updatedAt: new Date().toISOString() };
-      if ((await this.kv.atomic().check(entry).set(entry.key, next).commit()).ok) {
-        return await this.get(userId, formId);
-      }
-    }
-    throw new Conflict("conflict", `Form "${formId}" kept changing; try again`);
+    const result = await this.store.update(formId, (current) => {
+      const row = this.#owned(current, userId, formId);
+      return { row: { ...row, retentionDays: days, updatedAt: new Date().toISOString() } };
+    });
+    changed(result, formId, "try again");
+    return await this.get(userId, formId);
   }
 
   #owned(
@@ -194,16 +204,14 @@ export class VaultForms {
     userId: string,
     formId: string,
   ): VaultFormRow {
-    const notFound = () =>
-      new NotFound("form_not_found", `No form "${formId}" in this vault`, "formId");
-    if (!row) throw notFound();
-    assertOwns(userId, row.userId, notFound);
+    if (!row) throw formNotFound(formId);
+    assertOwns(userId, row.userId, () => formNotFound(formId));
     return row;
   }
 
   /** The form row, whoever owns it, or null. */
   async row(formId: string): Promise<VaultFormRow | null> {
-    return (await this.kv.get<VaultFormRow>(vaultKeys.form(formId))).value;
+    return await this.store.get(formId);
   }
 
   /** The form of `userId` with its current version, or a 404. */
@@ -215,9 +223,8 @@ export class VaultForms {
   /** The forms of `userId`. */
   async list(userId: string): Promise<VaultForm[]> {
     const out: VaultForm[] = [];
-    for await (const entry of this.kv.list<VaultFormRow>({ prefix: vaultKeys.forms() })) {
-      if (entry.value.userId !== userId) continue;
-      const row = this.#owned(entry.value, userId, entry.value.formId);
+    for (const row of await this.store.list()) {
+      if (row.userId !== userId) continue;
       out.push(formOf(row, (await this.version(row.formId, row.schemaVersion))!));
     }
     return out;
@@ -226,40 +233,23 @@ export class VaultForms {
   /** Every archived version of a form of `userId`, oldest first. */
   async versions(userId: string, formId: string): Promise<VaultFormVersionRow[]> {
     this.#owned(await this.row(formId), userId, formId);
-    const out: VaultFormVersionRow[] = [];
-    const iter = this.kv.list<VaultFormVersionRow>({ prefix: vaultKeys.formVersions(formId) });
-    for await (const entry of iter) out.push(entry.value);
-    return out;
+    return await this.store.versions(formId);
   }
 
   /** The archived schema version (formId, schemaVersion), or null. */
   async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
-    const id = `${formId}\u0000${schemaVersion}`;
-    const cached = this.#versions.get(id);
-    if (cached) return cached;
-    const row = (await this.kv.get<VaultFormVersionRow>(
-      vaultKeys.formVersion(formId, schemaVersion),
-    )).value;
-    if (row) {
-      if (this.#versions.size >= 10_000) this.#versions.delete(this.#versions.keys().next().value!);
-      this.#versions.set(id, row);
-    }
-    return row;
+    return await this.store.version(formId, schemaVersion);
   }
 
   /** Records that the version `schemaVersion` of a form was published. */
   async markPublished(formId: string, schemaVersion: number): Promise<VaultFormRow> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
-      if (!entry.value) break;
-      const next = {
-        ...entry.value,
-        publishedVersion: schemaVersion,
-        publishedAt: new Date().toISOString(),
-      };
-      if ((await this.kv.atomic().check(entry).set(entry.key, next).commit()).ok) return next;
+    const result = await this.store.update(formId, (row) => ({
+      row: { ...row, publishedVersion: schemaVersion, publishedAt: new Date().toISOString() },
+    }));
+    if (result === null || result === "conflict") {
+      throw new Conflict("conflict", `Form "${formId}" kept changing; publish again`);
     }
-    throw new Conflict("conflict", `Form "${formId}" kept changing; publish again`);
+    return result.row;
   }
 }
 

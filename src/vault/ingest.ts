@@ -14,8 +14,9 @@
 import { open } from "../crypto/sealed_box.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { CryptoError } from "../crypto/errors.ts";
-import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
-import { GroupCommitter } from "../store/group_commit.ts";
+import type { VaultPorts } from "../store/kv/vault_ports.ts";
+import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
+import type { VaultDatabaseRow } from "../store/rows.ts";
 import type { WritePart } from "../store/write_part.ts";
 import {
   checkFilesStored,
@@ -66,7 +67,7 @@ export interface DrainResult {
  *
  * @example
  * ```ts
- * const ingest = new Ingestor(kv, link, keys, forms, { batchSize: 100, pollIntervalMs: 2000 });
+ * const ingest = new Ingestor(store, link, keys, forms, { batchSize: 100, pollIntervalMs: 2000 });
  * ingest.start();
  * await ingest.stop();
  * ```
@@ -81,15 +82,14 @@ export class Ingestor {
   #values: ValuesChecker;
 
   constructor(
-    private kv: Deno.Kv,
+    private store: VaultPorts,
     private link: RelayLink,
     private keys: VaultKeys,
     forms: VaultForms,
     private options: IngestOptions,
   ) {
-    // Two commits in flight: a submission has one version in the committer at a time (see
-    // #settle), and nothing pages records by commit sequence.
-    this.#records = new RecordApplier(kv, new GroupCommitter(kv, undefined, 2));
+    // A submission has one version in the records port at a time (see #settle).
+    this.#records = new RecordApplier(store.records, store.quarantine);
     this.#values = new ValuesChecker(forms);
   }
 
@@ -140,8 +140,8 @@ export class Ingestor {
   /** Drains every database's queue once, to its end. */
   async drain(): Promise<DrainResult> {
     const total: DrainResult = { records: 0, quarantined: 0, duplicates: 0 };
-    for await (const entry of this.kv.list<VaultDatabaseRow>({ prefix: vaultKeys.databases() })) {
-      const result = await this.drainDatabase(entry.value);
+    for (const db of await this.store.vaultDatabases.list()) {
+      const result = await this.drainDatabase(db);
       total.records += result.records;
       total.quarantined += result.quarantined;
       total.duplicates += result.duplicates;
@@ -293,7 +293,7 @@ export class Ingestor {
       return await this.#records.apply(item, payload, ack);
     } catch (err) {
       if (!(err instanceof Quarantine)) throw err;
-      await writeQuarantine(this.kv, db, item, ciphertext, err, ack);
+      await writeQuarantine(this.store.quarantine, db, item, ciphertext, err, ack);
       return "quarantined";
     }
   }
@@ -321,7 +321,7 @@ export class Ingestor {
    * record and leaves quarantine, or stays with the new reason.
    */
   async retry(row: VaultQuarantineRow): Promise<IngestOutcome> {
-    const { db, item } = await quarantinedItem(this.kv, row);
+    const { db, item } = await quarantinedItem(this.store, row);
     // Acked when it was quarantined: nothing to ack now.
     return await this.#ingest(db, item, null, null);
   }

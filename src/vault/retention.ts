@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { NotFound } from "../errors/index.ts";
-import { type VaultFormRow, vaultKeys } from "../store/keys.ts";
-import { deleteRecord, savedAtOf } from "./records.ts";
+import type { FormsPort } from "../store/ports/forms.ts";
+import type { RecordsPort } from "../store/ports/records.ts";
+import { savedAtOf } from "./records.ts";
 
 /** The longest retention a form can have, in days (100 years). */
 export const MAX_RETENTION_DAYS = 36_500;
@@ -20,31 +20,18 @@ const DAY_MS = 24 * 3600 * 1000;
  *
  * @example
  * ```ts
- * const deleted = await sweepRetention(kv, Date.now());
+ * const deleted = await sweepRetention(store, Date.now());
  * ```
  */
-export async function sweepRetention(kv: Deno.Kv, nowMs: number): Promise<number> {
+export async function sweepRetention(
+  store: { forms: FormsPort; records: RecordsPort },
+  nowMs: number,
+): Promise<number> {
   let deleted = 0;
-  for await (const form of kv.list<VaultFormRow>({ prefix: vaultKeys.forms() })) {
-    const days = form.value.retentionDays;
-    if (!days) continue;
-    const { formId } = form.value;
-    const cutoff = savedAtOf(new Date(nowMs - days * DAY_MS));
-    const expired = kv.list({
-      start: vaultKeys.recordsByTime(formId),
-      end: [...vaultKeys.recordsByTime(formId), cutoff],
-    });
-    for await (const entry of expired) {
-      const recordId = String(entry.key.at(-1));
-      try {
-        await deleteRecord(kv, formId, recordId);
-        deleted++;
-      } catch (err) {
-        // Deleted meanwhile (the owner was quicker): only the index entry is left.
-        if (!(err instanceof NotFound)) throw err;
-        await kv.atomic().check(entry).delete(entry.key).commit();
-      }
-    }
+  for (const form of await store.forms.list()) {
+    if (!form.retentionDays) continue;
+    const cutoff = savedAtOf(new Date(nowMs - form.retentionDays * DAY_MS));
+    deleted += await store.records.deleteCreatedBefore(form.formId, cutoff);
   }
   return deleted;
 }

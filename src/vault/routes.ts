@@ -8,17 +8,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { newRouter } from "../http/openapi.ts";
 import { jsonBody } from "../http/body.ts";
 import { type OwnerEnv, requireOwner, type TokenSource } from "../auth/index.ts";
-import { getRecord, listRecords } from "./records.ts";
 import { FIELD_DEFINITION } from "./route_schemas.ts";
 import { vaultRouteSpecs as r } from "./route_specs.ts";
 import type { Vault } from "./service.ts";
 
 /** Mounts the vault's owner API on a new router. */
-export function vaultRoutes(
-  kv: Deno.Kv,
-  vault: Vault,
-  tokens: TokenSource,
-): OpenAPIHono<OwnerEnv> {
+export function vaultRoutes(vault: Vault, tokens: TokenSource): OpenAPIHono<OwnerEnv> {
   const app = newRouter<OwnerEnv>();
   // The full field-definition schema, generated from the zod schemas that validate it.
   app.openAPIRegistry.registerComponent("schemas", "FieldDefinition", FIELD_DEFINITION);
@@ -84,7 +79,7 @@ export function vaultRoutes(
     const { formId } = c.req.valid("param");
     await vault.forms.get(c.var.owner.userId, formId);
     const { cursor, limit } = c.req.valid("query");
-    return c.json(await listRecords(kv, formId, cursor, limit), 200);
+    return c.json(await vault.listRecords(formId, cursor, limit), 200);
   });
   app.openapi({ ...r.createRecord, middleware: mw }, async (c) => {
     const { formId } = c.req.valid("param");
@@ -98,7 +93,7 @@ export function vaultRoutes(
   app.openapi(r.getRecord, async (c) => {
     const { formId, recordId } = c.req.valid("param");
     await vault.forms.get(c.var.owner.userId, formId);
-    return c.json(await getRecord(kv, formId, recordId), 200);
+    return c.json(await vault.record(formId, recordId), 200);
   });
   app.openapi({ ...r.editRecord, middleware: mw }, async (c) => {
     const { formId, recordId } = c.req.valid("param");

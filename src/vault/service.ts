@@ -10,23 +10,18 @@ import { buildValuesSchema } from "../forms/fields.ts";
 import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
-import { type VaultDatabaseRow, vaultKeys, type VaultQuarantineRow } from "../store/keys.ts";
-import { deleteParts } from "../store/parts.ts";
-import { KvWrite } from "../store/write.ts";
+import type { VaultPorts } from "../store/kv/vault_ports.ts";
+import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
+import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
+import type { VaultDatabaseRow } from "../store/rows.ts";
 import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
 import { VaultFiles } from "./files.ts";
 import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 import type { VaultKeys } from "./keys.ts";
 import { PeriodicTask } from "../blobs/index.ts";
-import { addQuarantineRelease, releaseFiles, type ReleaseResult } from "./file_release.ts";
-import {
-  addRecordWrite,
-  commitRecordChange,
-  deleteRecord,
-  getRecord,
-  RecordTooLargeError,
-  type VaultRecord,
-} from "./records.ts";
+import { quarantineRelease, releaseFiles, type ReleaseResult } from "./file_release.ts";
+import { RecordTooLargeError } from "./records.ts";
+import { invalidCursor, recordConflict, recordNotFound } from "./record_errors.ts";
 import { sweepRetention } from "./retention.ts";
 import type { RelayLink } from "./relay_link.ts";
 
@@ -60,7 +55,7 @@ export interface VaultOptions extends IngestOptions {
  *
  * @example
  * ```ts
- * const vault = new Vault(kv, keys, link, { batchSize: 100, pollIntervalMs: 2000 });
+ * const vault = new Vault(vaultKvPorts(kv), keys, link, { batchSize: 100, pollIntervalMs: 2000 });
  * vault.ingest.start();
  * ```
  */
@@ -72,20 +67,52 @@ export class Vault {
   #maintenance: PeriodicTask | null = null;
 
   constructor(
-    readonly kv: Deno.Kv,
+    /** The vault's storage (records are read through `store.records`). */
+    readonly store: VaultPorts,
     readonly keys: VaultKeys,
     readonly link: RelayLink,
     private readonly options: VaultOptions,
   ) {
-    this.forms = new VaultForms(kv);
-    this.ingest = new Ingestor(kv, link, keys, this.forms, options);
-    this.files = new VaultFiles(kv, keys, link, this.forms, options.publicUrl ?? link.relayUrl);
+    this.forms = new VaultForms(store.forms);
+    this.ingest = new Ingestor(store, link, keys, this.forms, options);
+    this.files = new VaultFiles(
+      store.vaultDatabases,
+      keys,
+      link,
+      this.forms,
+      options.publicUrl ?? link.relayUrl,
+    );
+  }
+
+  /** A record of form `formId`, or a 404 naming it (the caller checks the form's owner). */
+  async record(formId: string, recordId: string): Promise<VaultRecord> {
+    const record = await this.store.records.get(formId, recordId);
+    if (!record) throw recordNotFound(formId, recordId);
+    return record;
+  }
+
+  /**
+   * A page of a form's records in record-id order (the caller checks the form's owner); a
+   * cursor that is not this list's is a 400 naming `cursor`.
+   */
+  async listRecords(
+    formId: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ items: VaultRecord[]; nextCursor: string | null }> {
+    try {
+      return await this.store.records.list(formId, cursor, limit);
+    } catch (err) {
+      throw err instanceof InvalidCursorError ? invalidCursor() : err;
+    }
   }
 
   /** Deletes a record of `userId`'s form (its `delete` event), then releases its files. */
   async deleteRecord(userId: string, formId: string, recordId: string): Promise<void> {
     await this.forms.get(userId, formId);
-    await deleteRecord(this.kv, formId, recordId);
+    const outcome = await this.store.records.delete(formId, recordId);
+    if (outcome === "missing") throw recordNotFound(formId, recordId);
+    if (outcome === "conflict") throw recordConflict(recordId);
     this.options.onRecordsDeleted?.("owner", 1);
     await this.#releaseFiles();
   }
@@ -95,7 +122,7 @@ export class Vault {
    * (of deletes, of updates that dropped files, and of passes the relay missed).
    */
   async maintain(nowMs = Date.now()): Promise<{ deleted: number; released: ReleaseResult }> {
-    const deleted = await sweepRetention(this.kv, nowMs);
+    const deleted = await sweepRetention(this.store, nowMs);
     if (deleted > 0) this.options.onRecordsDeleted?.("retention", deleted);
     return { deleted, released: await this.#releaseFiles() };
   }
@@ -116,7 +143,7 @@ export class Vault {
   }
 
   async #releaseFiles(): Promise<ReleaseResult> {
-    const result = await releaseFiles(this.kv, this.link);
+    const result = await releaseFiles(this.store, this.link);
     if (result.failed > 0) {
       this.options.log?.(
         `File release: ${result.failed} left for the next pass (${result.error})`,
@@ -154,7 +181,7 @@ export class Vault {
         fingerprint: pair.fingerprint,
         createdAt: new Date().toISOString(),
       };
-      await this.kv.set(vaultKeys.database(id), row);
+      await this.store.vaultDatabases.put(row);
       return row;
     } catch (err) {
       await this.keys.discardDatabaseKey(pair.fingerprint);
@@ -164,16 +191,12 @@ export class Vault {
 
   /** The databases of `userId`. */
   async listDatabases(userId: string): Promise<VaultDatabaseRow[]> {
-    const out: VaultDatabaseRow[] = [];
-    for await (const entry of this.kv.list<VaultDatabaseRow>({ prefix: vaultKeys.databases() })) {
-      if (entry.value.userId === userId) out.push(entry.value);
-    }
-    return out;
+    return (await this.store.vaultDatabases.list()).filter((db) => db.userId === userId);
   }
 
   /** A database of `userId`, or a 404. */
   async database(userId: string, dbId: string): Promise<VaultDatabaseRow> {
-    const row = (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(dbId))).value;
+    const row = await this.store.vaultDatabases.get(dbId);
     const notFound = () =>
       new NotFound("database_not_found", `No database "${dbId}" in this vault`, "id");
     if (!row) throw notFound();
@@ -227,18 +250,18 @@ export class Vault {
   async createRecord(userId: string, formId: string, input: unknown): Promise<VaultRecord> {
     const { form, values } = await this.#validate(userId, formId, input);
     const recordId = crypto.getRandomValues(new Uint8Array(16)).toHex();
-    await this.#write(formId, recordId, (op, current) => {
+    await this.#write(formId, recordId, (current) => {
       if (current) throw new Conflict("conflict", `Record "${recordId}" exists`);
-      return addRecordWrite(op, null, {
+      return {
         formId,
         recordId,
         schemaVersion: form.schemaVersion,
         values,
         submissionId: null,
         appliedVersion: 0,
-      });
+      };
     });
-    return await getRecord(this.kv, formId, recordId);
+    return await this.record(formId, recordId);
   }
 
   /** Edits a record: `changes` are merged over its values, checked against the current schema. */
@@ -248,35 +271,39 @@ export class Vault {
     recordId: string,
     changes: Record<string, unknown>,
   ): Promise<VaultRecord> {
-    const before = await getRecord(this.kv, formId, recordId);
+    const before = await this.record(formId, recordId);
     await this.forms.get(userId, formId);
     const { form, values } = await this.#validate(userId, formId, {
       ...before.values,
       ...changes,
     });
-    await this.#write(formId, recordId, (op, current) => {
+    await this.#write(formId, recordId, (current) => {
       if (!current) {
         throw new NotFound("record_not_found", `No record "${recordId}"`, "recordId");
       }
-      return addRecordWrite(op, current, {
+      return {
         formId,
         recordId,
         schemaVersion: form.schemaVersion,
         values,
         submissionId: current.submissionId,
         appliedVersion: current.appliedVersion,
-      });
+      };
     });
-    return await getRecord(this.kv, formId, recordId);
+    return await this.record(formId, recordId);
   }
 
   async #write(
     formId: string,
     recordId: string,
-    build: Parameters<typeof commitRecordChange>[3],
+    change: (
+      current: { submissionId: string | null; appliedVersion: number } | null,
+    ) => RecordWrite,
   ) {
     try {
-      await commitRecordChange(this.kv, formId, recordId, build);
+      if ((await this.store.records.write(formId, recordId, change)) === "conflict") {
+        throw recordConflict(recordId);
+      }
     } catch (err) {
       if (err instanceof RecordTooLargeError) {
         throw new TooLarge("record_too_large", err.message);
@@ -288,13 +315,9 @@ export class Vault {
   /** Quarantined envelopes of `userId`'s databases, oldest id first. */
   async listQuarantine(userId: string, formId?: string): Promise<VaultQuarantineRow[]> {
     const mine = new Set((await this.listDatabases(userId)).map((db) => db.id));
-    const out: VaultQuarantineRow[] = [];
-    const iter = this.kv.list<VaultQuarantineRow>({ prefix: vaultKeys.quarantineAll() });
-    for await (const entry of iter) {
-      const row = entry.value;
-      if (mine.has(row.databaseId) && (!formId || row.formId === formId)) out.push(row);
-    }
-    return out;
+    return (await this.store.quarantine.list()).filter((row) =>
+      mine.has(row.databaseId) && (!formId || row.formId === formId)
+    );
   }
 
   /** Retries one quarantined envelope (or every one of `userId`'s when `id` is omitted). */
@@ -310,7 +333,7 @@ export class Vault {
     const out = [];
     for (const row of chosen) {
       const outcome = await this.ingest.retry(row);
-      const after = (await this.kv.get<VaultQuarantineRow>(vaultKeys.quarantine(row.id))).value;
+      const after = await this.store.quarantine.get(row.id);
       out.push({
         id: row.id,
         outcome,
@@ -324,11 +347,9 @@ export class Vault {
   async discardQuarantine(userId: string, id: string): Promise<void> {
     const row = (await this.listQuarantine(userId)).find((r) => r.id === id);
     if (!row) throw new NotFound("quarantine_not_found", `No quarantined envelope "${id}"`);
-    const op = new KvWrite().delete(vaultKeys.quarantine(id));
-    deleteParts(op, vaultKeys.quarantineDataOf(id), row.parts);
     // The files it claimed go back to the relay's sweep, unless its record refers to them.
-    await addQuarantineRelease(this.kv, this.keys, row, op);
-    if (!(await op.commit(this.kv))) {
+    const release = await quarantineRelease(this.store, this.keys, row);
+    if (!(await this.store.quarantine.discard(id, release))) {
       throw new Conflict("conflict", `The record of "${id}" changed meanwhile; try again`);
     }
     await this.#releaseFiles();
@@ -339,7 +360,7 @@ export class Vault {
    * the second call returns what the first created.
    */
   async bootstrap(userId: string): Promise<DemoInfo> {
-    const known = (await this.kv.get<DemoInfo>(vaultKeys.meta("demo"))).value;
+    const known = await this.store.vaultDatabases.fact<DemoInfo>("demo");
     if (known) return { ...known, relayUrl: this.link.relayUrl };
     const db = (await this.listDatabases(userId))[0] ?? await this.createDatabase(userId, "main");
     const form = await this.createForm(userId, {
@@ -354,7 +375,7 @@ export class Vault {
       manifestFingerprint: await this.keys.manifestFingerprint(),
       relayUrl: this.link.relayUrl,
     };
-    await this.kv.set(vaultKeys.meta("demo"), info);
+    await this.store.vaultDatabases.setFact("demo", info);
     return info;
   }
 }

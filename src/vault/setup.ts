@@ -6,6 +6,7 @@
  */
 import { type Config, publicBaseUrl } from "../config/index.ts";
 import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
+import { vaultKvPorts } from "../store/kv/vault_ports.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
 import {
@@ -75,7 +76,7 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
     }
     link = new HttpRelayLink(config.vault.relay_url, await relayToken(config.data_dir, env));
   }
-  return new Vault(kv, keys, link, {
+  return new Vault(vaultKvPorts(kv), keys, link, {
     batchSize: config.vault.ingest_batch_size,
     pollIntervalMs: config.vault.poll_interval_seconds * 1000,
     log: setup.log,

@@ -6,26 +6,27 @@
 import assert from "node:assert/strict";
 import { Sessions } from "../../src/console/sessions.ts";
 import { mintToken } from "../../src/auth/index.ts";
-import type { OwnerPrincipal } from "../../src/auth/index.ts";
-import type { TokenRow } from "../../src/store/ports/identity.ts";
+import type { OwnerPrincipal, Principal } from "../../src/auth/index.ts";
+import { KvSessions } from "../../src/store/kv/sessions.ts";
 import { startInstance } from "../_support/server.ts";
 import { startOn } from "../blobs/_backends.ts";
 import { ConsoleClient, csrfOf } from "./_client.ts";
 
+/** A session store in memory, and the principals of the tokens it checks (revoked: deleted). */
 async function memoryStore() {
   const kv = await Deno.openKv(":memory:");
   const { row } = await mintToken("owner", "user-1");
-  /** The identity port's token rows (deleting one revokes it). */
-  const rows = new Map<string, TokenRow>([[row.id, row]]);
-  const tokens = { getToken: (id: string) => Promise.resolve(rows.get(id) ?? null) };
   const owner: OwnerPrincipal = { kind: "owner", tokenId: row.id, userId: "user-1" };
-  return { kv, rows, tokens, row, owner };
+  const tokens = new Map<string, Principal>([[row.id, owner]]);
+  const port = new KvSessions(kv);
+  const lookup = (id: string) => Promise.resolve(tokens.get(id) ?? null);
+  return { kv, row, owner, tokens, port, lookup };
 }
 
 Deno.test("a session ends after the idle time, even when used before", async () => {
-  const { kv, tokens, owner } = await memoryStore();
+  const { kv, owner, port, lookup } = await memoryStore();
   let now = 1_000_000;
-  const sessions = new Sessions(kv, tokens, { idleSeconds: 600, maxSeconds: 3600 }, () => now);
+  const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 3600 }, () => now);
   try {
     const { cookie } = await sessions.create(owner);
     now += 590_000;
@@ -41,9 +42,9 @@ Deno.test("a session ends after the idle time, even when used before", async () 
 });
 
 Deno.test("a session ends at its absolute expiry however active", async () => {
-  const { kv, tokens, owner } = await memoryStore();
+  const { kv, owner, port, lookup } = await memoryStore();
   let now = 0;
-  const sessions = new Sessions(kv, tokens, { idleSeconds: 600, maxSeconds: 1800 }, () => now);
+  const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 1800 }, () => now);
   try {
     const { cookie } = await sessions.create(owner);
     for (let i = 0; i < 3; i++) {
@@ -58,8 +59,8 @@ Deno.test("a session ends at its absolute expiry however active", async () => {
 });
 
 Deno.test("a session ends when its owner token is revoked; sign out everywhere ends all", async () => {
-  const { kv, rows, tokens, row, owner } = await memoryStore();
-  const sessions = new Sessions(kv, tokens, { idleSeconds: 600, maxSeconds: 3600 });
+  const { kv, row, owner, tokens, port, lookup } = await memoryStore();
+  const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 3600 });
   try {
     const a = await sessions.create(owner);
     const b = await sessions.create(owner);
@@ -67,7 +68,7 @@ Deno.test("a session ends when its owner token is revoked; sign out everywhere e
     assert.equal(await sessions.get(a.cookie), null);
     assert.equal(await sessions.get(b.cookie), null);
     const c = await sessions.create(owner);
-    rows.delete(row.id);
+    tokens.delete(row.id);
     assert.equal(await sessions.get(c.cookie), null);
     assert.equal(await sessions.get("not-a-session"), null);
     assert.equal(await sessions.get(undefined), null);

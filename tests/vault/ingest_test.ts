@@ -16,24 +16,13 @@ import {
   type SubmissionPayload,
 } from "../../src/sdk/mod.ts";
 import { NotFound } from "../../src/errors/index.ts";
-import {
-  keys,
-  type QueueRow,
-  vaultKeys,
-  type VaultQuarantineRow,
-  type VaultRecordRow,
-} from "../../src/store/keys.ts";
+import { keys, type QueueRow } from "../../src/store/keys.ts";
 import { openStore } from "../../src/store/kv.ts";
 import { relayKvPorts, type RelayPorts } from "../../src/store/kv/relay_ports.ts";
-import { readJsonParts } from "../../src/store/parts.ts";
+import { vaultKvPorts } from "../../src/store/kv/vault_ports.ts";
+import { KvRecordEventOutbox } from "../../src/store/kv/record_events.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
-import {
-  deleteRecord,
-  getRecord,
-  getRecordEntry,
-  listRecords,
-  type VaultRecord,
-} from "../../src/vault/records.ts";
+import type { VaultRecord } from "../../src/vault/records.ts";
 
 const FIELDS = [
   { id: "name", label: "Name", kind: "text", required: true },
@@ -143,7 +132,7 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
     const link = new WatchedLink(relay, directory, separateAcks);
     const logs: string[] = [];
     const keyStore = new SlowKeys(dir, null);
-    const vault = new Vault(kv, keyStore, link, {
+    const vault = new Vault(vaultKvPorts(kv), keyStore, link, {
       batchSize,
       pollIntervalMs: 60_000,
       log: (message) => logs.push(message),
@@ -183,21 +172,11 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
     /** Submits a sealed box of arbitrary bytes (it passes intake; only the vault can tell). */
     const submitRaw = async (sealed: Uint8Array) =>
       await intake.submit(buildEnvelope(manifest, sealed.toBase64()));
-    /** The heads of live records (a deleted submission's head stays as its tombstone). */
-    const heads = async () => {
-      const out: VaultRecordRow[] = [];
-      for await (const e of kv.list<VaultRecordRow>({ prefix: vaultKeys.records(formId) })) {
-        if (!e.value.deletedAt) out.push(e.value);
-      }
-      return out;
-    };
-    const quarantine = async () => {
-      const out: VaultQuarantineRow[] = [];
-      for await (const e of kv.list<VaultQuarantineRow>({ prefix: vaultKeys.quarantineAll() })) {
-        out.push(e.value);
-      }
-      return out;
-    };
+    /** The live records of the form (through the records port). */
+    const heads = async () => (await vault.store.records.list(formId, undefined, 1000)).items;
+    const quarantine = () => vault.store.quarantine.list();
+    /** A live record, or null. */
+    const record = (id: string) => vault.store.records.get(formId, id);
     const queued = async () => (await listQueue(relay.envelopes, db.fingerprint, 0, 1000)).items;
     return {
       kv,
@@ -215,6 +194,7 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
       submitRaw,
       heads,
       quarantine,
+      record,
       queued,
       close,
     };
@@ -238,11 +218,9 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Bytes of a standard base64 string. */
 
-/** Entries under a large value's prefix. */
-async function countUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
-  let n = 0;
-  for await (const _ of kv.list({ prefix })) n++;
-  return n;
+/** The record events waiting in the outbox (no webhook engine consumes them here). */
+async function outbox(kv: Deno.Kv): Promise<StoredRecordEvent[]> {
+  return (await new KvRecordEventOutbox(kv).scan({ skip: () => false, limit: 1000 })).events;
 }
 
 Deno.test("ingest: a pipelined drain (two pages in flight) applies every submission's newest version", async () => {
@@ -308,7 +286,7 @@ Deno.test("ingest: a pipelined drain (two pages in flight) applies every submiss
     assert.equal(heads.length, 10);
     for (const [i, receipt] of receipts.entries()) {
       const v = newest.get(i)!;
-      const record = await getRecord(t.kv, t.formId, receipt.submissionId);
+      const record = await t.vault.record(t.formId, receipt.submissionId);
       assert.deepEqual(
         record.values,
         stored(
@@ -319,8 +297,8 @@ Deno.test("ingest: a pipelined drain (two pages in flight) applies every submiss
         `submission s${i}`,
       );
       assert.equal(record._submissionId, receipt.submissionId);
-      const head = heads.find((h) => h.recordId === receipt.submissionId)!;
-      assert.equal(head.appliedVersion, v, `s${i} applied version`);
+      const versions = await t.vault.store.records.versions(t.formId, receipt.submissionId, 10);
+      assert.equal(versions.at(-1)!.submissionVersion, v, `s${i} applied version`);
     }
 
     // The relay's queue is empty.
@@ -353,7 +331,7 @@ Deno.test("ingest (role all): each envelope's ack commits with its record, quara
     assert.deepEqual(await t.queued(), []);
     assert.equal((await t.quarantine()).length, 1);
     assert.deepEqual(
-      (await t.heads()).map((h) => h.recordId).sort(),
+      (await t.heads()).map((h) => h._recordId).sort(),
       [small.submissionId, large.submissionId].sort(),
     );
 
@@ -385,7 +363,7 @@ Deno.test("ingest: a submission's versions are applied in queue order, even when
     assert.deepEqual(await t.vault.ingest.drain(), { records: 9, quarantined: 0, duplicates: 0 });
     for (const [i, r] of receipts.entries()) {
       const name = "abc"[i];
-      const record = await getRecord(t.kv, t.formId, r.submissionId);
+      const record = await t.vault.record(t.formId, r.submissionId);
       assert.deepEqual(record.values, stored({ name: `${name}3` }));
       const events = announced.filter((s) => s.event.recordId === r.submissionId);
       assert.deepEqual(
@@ -414,7 +392,7 @@ Deno.test("ingest: an envelope ingested again is a duplicate, with one record an
     assert.equal(itemB.submissionId, b.submissionId);
 
     assert.equal(await t.vault.ingest.ingestItem(t.db, itemA), "record");
-    const first = await getRecordEntry(t.kv, t.formId, a.submissionId);
+    const first = (await t.record(a.submissionId))!;
     assert.equal(await t.vault.ingest.ingestItem(t.db, itemA), "duplicate");
     // The same envelope twice at once: one becomes the record, the other a duplicate.
     const both = await Promise.all([
@@ -429,8 +407,8 @@ Deno.test("ingest: an envelope ingested again is a duplicate, with one record an
 
     const heads = await t.heads();
     assert.equal(heads.length, 2);
-    const again = await getRecordEntry(t.kv, t.formId, a.submissionId);
-    assert.equal(again.versionstamp, first.versionstamp, "a duplicate does not rewrite");
+    assert.deepEqual(await t.record(a.submissionId), first, "a duplicate does not rewrite");
+    assert.equal((await t.vault.store.records.versions(t.formId, a.submissionId, 10)).length, 1);
     assert.deepEqual(
       announced.map((s) => [s.event.recordId, s.event.reason]).sort(),
       [
@@ -438,7 +416,7 @@ Deno.test("ingest: an envelope ingested again is a duplicate, with one record an
         [b.submissionId, "insert"],
       ].sort(),
     );
-    assert.equal(await countUnder(t.kv, ["record_events"]), 2, "one outbox row per record");
+    assert.equal((await outbox(t.kv)).length, 2, "one outbox row per record");
     assert.deepEqual(t.logs, []);
   } finally {
     unsubscribe();
@@ -454,34 +432,20 @@ Deno.test("ingest: a deleted record is not resurrected; an amendment of it is qu
     const [v1] = await t.link.pull(t.db.fingerprint, 0, 10);
     assert.deepEqual(await t.vault.ingest.drain(), { records: 1, quarantined: 0, duplicates: 0 });
     const id = receipt.submissionId;
-    const valueParts = () => countUnder(t.kv, vaultKeys.recordValues(t.formId, id));
-    assert.ok(await valueParts() >= 1);
-    await deleteRecord(t.kv, t.formId, id);
+    await t.vault.deleteRecord(t.user.id, t.formId, id);
     const assertGone = async () => {
-      await assert.rejects(getRecord(t.kv, t.formId, id), (err) => {
+      await assert.rejects(t.vault.record(t.formId, id), (err) => {
         assert.ok(err instanceof NotFound);
         return true;
       });
-      assert.deepEqual((await listRecords(t.kv, t.formId, undefined, 10)).items, []);
       assert.deepEqual(await t.heads(), []);
-      assert.equal(await valueParts(), 0);
+      assert.deepEqual(await t.vault.store.records.versions(t.formId, id, 10), []);
     };
     await assertGone();
-    // The head stays as the tombstone: no values, the newest version applied, when deleted.
-    const tombstone = await getRecordEntry(t.kv, t.formId, id);
-    assert.equal(tombstone.value?.appliedVersion, 1);
-    assert.equal(tombstone.value?.values, undefined);
-    assert.equal(tombstone.value?.parts, 0);
-    assert.ok(tombstone.value?.deletedAt);
 
     // The original delivered again (a crash before its ack): recognised, not saved again.
     assert.equal(await t.vault.ingest.ingestItem(t.db, v1), "duplicate");
     await assertGone();
-    assert.equal(
-      (await getRecordEntry(t.kv, t.formId, id)).versionstamp,
-      tombstone.versionstamp,
-      "the tombstone is untouched",
-    );
     assert.deepEqual(await t.quarantine(), []);
 
     // An amendment (a newer version) of the deleted record waits in quarantine.
@@ -520,8 +484,7 @@ Deno.test("ingest: an unknown form version is quarantined, then becomes a record
     assert.equal(row.code, "unknown_form_version");
     assert.equal(row.formVersion, 2);
     assert.match(row.reason, /no schema version 2/);
-    assert.ok(row.parts >= 1);
-    assert.equal(await countUnder(t.kv, vaultKeys.quarantineDataOf(row.id)), row.parts);
+    assert.ok((await t.vault.store.quarantine.ciphertext(row.id))!.length > 48, "its box is kept");
 
     // Before the fix a retry leaves it where it is.
     const early = await t.vault.retryQuarantine(t.user.id, row.id);
@@ -537,18 +500,18 @@ Deno.test("ingest: an unknown form version is quarantined, then becomes a record
     assert.deepEqual(await t.vault.retryQuarantine(t.user.id), [{ id: row.id, outcome: "record" }]);
     const heads = await t.heads();
     assert.equal(heads.length, 1);
-    const record = await getRecord(t.kv, t.formId, receipt.submissionId);
+    const record = await t.vault.record(t.formId, receipt.submissionId);
     assert.equal(record._schemaVersion, 2);
     assert.deepEqual(record.values, stored({ name: "Grace", rating: 4, city: null }));
     assert.deepEqual(await t.quarantine(), []);
-    assert.equal(await countUnder(t.kv, vaultKeys.quarantineDataOf(row.id)), 0);
+    assert.equal(await t.vault.store.quarantine.ciphertext(row.id), null, "its box went with it");
     assert.deepEqual(t.logs, []);
   } finally {
     await t.close();
   }
 });
 
-Deno.test("ingest: values up to 16 KiB live in the head row, larger ones in parts, read back the same", async () => {
+Deno.test("ingest: values of every size, around the 16 KiB inline limit and above, read back the same", async () => {
   const t = await setup(3);
   try {
     const overhead = JSON.stringify(stored({ name: "b", message: "" })).length;
@@ -563,32 +526,11 @@ Deno.test("ingest: values up to 16 KiB live in the head row, larger ones in part
     const receipts: Record<string, IntakeReceipt> = {};
     for (const [name, v] of Object.entries(values)) receipts[name] = await t.submit(v);
     assert.deepEqual(await t.vault.ingest.drain(), { records: 4, quarantined: 0, duplicates: 0 });
-
-    const head = async (name: string) =>
-      (await getRecordEntry(t.kv, t.formId, receipts[name].submissionId)).value!;
-    const valueParts = (name: string) =>
-      countUnder(t.kv, vaultKeys.recordValues(t.formId, receipts[name].submissionId));
-    const assertInline = async (name: string, expected: Record<string, unknown>) => {
-      const row = await head(name);
-      assert.equal(row.parts, 0, `${name}: no parts`);
-      assert.deepEqual(row.values, expected, `${name}: values in the head`);
-      assert.equal(await valueParts(name), 0, `${name}: nothing under recordValues`);
-    };
-    const assertParts = async (name: string) => {
-      const row = await head(name);
-      assert.ok(row.parts >= 1, `${name}: parts`);
-      assert.equal(row.values, undefined, `${name}: no values in the head`);
-      assert.equal(await valueParts(name), row.parts, `${name}: its parts are stored`);
-    };
-    await assertInline("small", stored(values.small));
-    await assertInline("atLimit", stored(values.atLimit));
-    await assertParts("overLimit");
-    await assertParts("large");
     assert.ok(JSON.stringify(values.large).length > 40_000);
 
     // Read back through the records API: identical, inline or not.
     const byId = async () => {
-      const page = await listRecords(t.kv, t.formId, undefined, 100);
+      const page = await t.vault.store.records.list(t.formId, undefined, 100);
       assert.equal(page.nextCursor, null);
       return new Map(page.items.map((r: VaultRecord) => [r._recordId, r]));
     };
@@ -596,23 +538,21 @@ Deno.test("ingest: values up to 16 KiB live in the head row, larger ones in part
     assert.equal(listed.size, 4);
     for (const [name, v] of Object.entries(values)) {
       const id = receipts[name].submissionId;
-      assert.deepEqual((await getRecord(t.kv, t.formId, id)).values, stored(v), `get ${name}`);
+      assert.deepEqual((await t.vault.record(t.formId, id)).values, stored(v), `get ${name}`);
       assert.deepEqual(listed.get(id)?.values, stored(v), `list ${name}`);
     }
 
-    // Amendments move values between the two layouts without leaving parts behind.
+    // Amendments move values across the inline limit, both ways.
     const shrunk = { name: "large, now small", message: "short" };
     const grown = { name: "small, now large", message: "z".repeat(40_000) };
     await t.amend(receipts.large, shrunk);
     await t.amend(receipts.small, grown);
     assert.deepEqual(await t.vault.ingest.drain(), { records: 2, quarantined: 0, duplicates: 0 });
-    await assertInline("large", stored(shrunk));
-    await assertParts("small");
     listed = await byId();
     assert.deepEqual(listed.get(receipts.large.submissionId)?.values, stored(shrunk));
     assert.deepEqual(listed.get(receipts.small.submissionId)?.values, stored(grown));
     assert.deepEqual(
-      (await getRecord(t.kv, t.formId, receipts.small.submissionId)).values,
+      (await t.vault.record(t.formId, receipts.small.submissionId)).values,
       stored(grown),
     );
     assert.deepEqual(t.logs, []);
@@ -643,7 +583,7 @@ Deno.test("ingest: each saved record announces its event in-process, with its ou
     assert.deepEqual(of(b.submissionId)[0].values, stored({ name: "Grace", rating: 2 }));
 
     for (const receipt of [a, b, c]) {
-      const record = await getRecord(t.kv, t.formId, receipt.submissionId);
+      const record = await t.vault.record(t.formId, receipt.submissionId);
       const last = of(receipt.submissionId).at(-1)!;
       assert.deepEqual(last.values, record.values);
       assert.equal(last.formId, t.formId);
@@ -651,10 +591,9 @@ Deno.test("ingest: each saved record announces its event in-process, with its ou
       assert.equal(last.savedAt, record._savedAt);
     }
     // Each announced event was committed to the outbox, as announced.
-    for (const s of events) {
-      assert.deepEqual(await readJsonParts(t.kv, keys.recordEvent(s.event.eventId)), s.event);
-      assert.equal(await countUnder(t.kv, keys.recordEvent(s.event.eventId)), s.parts);
-    }
+    const byId = (list: StoredRecordEvent[]) =>
+      [...list].sort((a, b) => a.event.eventId < b.event.eventId ? -1 : 1);
+    assert.deepEqual(byId(await outbox(t.kv)), byId(events));
     assert.equal(new Set(events.map((s) => s.event.eventId)).size, 4);
 
     // A duplicate announces nothing.
@@ -691,7 +630,7 @@ Deno.test("ingest: a page of 32 or more envelopes is opened on a worker thread, 
     assert.deepEqual(await t.vault.ingest.drain(), { records: 40, quarantined: 2, duplicates: 0 });
     assert.deepEqual(t.link.pulls, [0, queue[41].seq], "one page of 42, then an empty read");
     for (const [i, receipt] of receipts.entries()) {
-      const record = await getRecord(t.kv, t.formId, receipt.submissionId);
+      const record = await t.vault.record(t.formId, receipt.submissionId);
       assert.deepEqual(
         record.values,
         stored({ name: `sender ${i}`, message: "m".repeat(500), rating: i }),
@@ -749,13 +688,16 @@ Deno.test("ingest: a value check that throws quarantines the envelope instead of
   try {
     // An archived version whose pattern no longer compiles (written straight to the store, as
     // an older release might have left it): checking a value against it throws.
-    await t.kv.set(vaultKeys.formVersion(t.formId, 2), {
-      formId: t.formId,
-      schemaVersion: 2,
-      title: "Contact",
-      fields: [{ id: "name", label: "Name", kind: "text", pattern: "(" }],
-      createdAt: new Date().toISOString(),
-    });
+    await t.vault.store.forms.update(t.formId, (row) => ({
+      row: { ...row, schemaVersion: 2 },
+      version: {
+        formId: t.formId,
+        schemaVersion: 2,
+        title: "Contact",
+        fields: [{ id: "name", label: "Name", kind: "text", pattern: "(" }],
+        createdAt: new Date().toISOString(),
+      },
+    }));
     await t.submit({ name: "a" }, 2);
     await t.submit({ name: "b" });
     assert.deepEqual(await t.vault.ingest.drain(), { records: 1, quarantined: 1, duplicates: 0 });

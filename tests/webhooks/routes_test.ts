@@ -39,7 +39,7 @@ async function emit(inst: TestInstance, values: Record<string, unknown>, reason 
     savedAt: formatSavedAt(new Date()),
     values,
   };
-  const kv = inst.server.vault!.kv;
+  const kv = inst.server.kv;
   const op = new KvWrite();
   const stored = emitRecordEvent(op, event);
   assert.ok(await op.commit(kv));

@@ -1,0 +1,86 @@
+/**
+ * The forms port on Deno KV: the row under `vaultKeys.form`, each archived version under
+ * `vaultKeys.formVersion`; versions are cached in memory (they never change).
+ *
+ * @module
+ */
+import { vaultKeys } from "../keys.ts";
+import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
+import { KvWrite } from "../write.ts";
+
+/** Versions kept in memory at most. */
+const CACHED_VERSIONS = 10_000;
+
+/**
+ * The Deno KV forms store.
+ *
+ * @example
+ * ```ts
+ * const forms = new KvForms(kv);
+ * await forms.create(row, version);
+ * ```
+ */
+export class KvForms implements FormsPort {
+  #versions = new Map<string, VaultFormVersionRow>();
+
+  constructor(private kv: Deno.Kv) {}
+
+  async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
+    return await new KvWrite()
+      .check({ key: vaultKeys.form(row.formId), versionstamp: null })
+      .set(vaultKeys.form(row.formId), row)
+      .set(vaultKeys.formVersion(row.formId, version.schemaVersion), version)
+      .commit(this.kv);
+  }
+
+  async get(formId: string): Promise<VaultFormRow | null> {
+    return (await this.kv.get<VaultFormRow>(vaultKeys.form(formId))).value;
+  }
+
+  async list(): Promise<VaultFormRow[]> {
+    return await Array.fromAsync(
+      this.kv.list<VaultFormRow>({ prefix: vaultKeys.forms() }),
+      (entry) => entry.value,
+    );
+  }
+
+  async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
+    const id = `${formId}\u0000${schemaVersion}`;
+    const cached = this.#versions.get(id);
+    if (cached) return cached;
+    const key = vaultKeys.formVersion(formId, schemaVersion);
+    const row = (await this.kv.get<VaultFormVersionRow>(key)).value;
+    if (row) {
+      if (this.#versions.size >= CACHED_VERSIONS) {
+        this.#versions.delete(this.#versions.keys().next().value!);
+      }
+      this.#versions.set(id, row);
+    }
+    return row;
+  }
+
+  async versions(formId: string): Promise<VaultFormVersionRow[]> {
+    return await Array.fromAsync(
+      this.kv.list<VaultFormVersionRow>({ prefix: vaultKeys.formVersions(formId) }),
+      (entry) => entry.value,
+    );
+  }
+
+  async update(
+    formId: string,
+    change: (row: VaultFormRow) => FormChange | Promise<FormChange>,
+  ): Promise<FormChange | null | "conflict"> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
+      if (!entry.value) return null;
+      const next = await change(entry.value);
+      const w = new KvWrite().check(entry).set(entry.key, next.row);
+      if (next.version) {
+        const key = vaultKeys.formVersion(formId, next.version.schemaVersion);
+        w.check({ key, versionstamp: null }).set(key, next.version);
+      }
+      if (await w.commit(this.kv)) return next;
+    }
+    return "conflict";
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The console sessions port's contract: every implementation runs these tests.
+ */
+import assert from "node:assert/strict";
+import type { ConsoleSessionRow, SessionsPort } from "../../../src/store/ports/sessions.ts";
+
+/** A port under test and how to dispose of it. */
+export interface SessionsFixture {
+  port: SessionsPort;
+  close(): Promise<void>;
+}
+
+function session(userId: string, seenAt = 1000): ConsoleSessionRow {
+  return { userId, tokenId: "t1", csrf: "c", createdAt: 1000, seenAt };
+}
+
+const HOUR = 3600_000;
+
+/**
+ * Registers the sessions contract for the implementation `make` builds.
+ *
+ * @example
+ * ```ts
+ * sessionsContract("kv", makeKvFixture);
+ * ```
+ */
+export function sessionsContract(name: string, make: () => Promise<SessionsFixture>): void {
+  const test = (title: string, fn: (port: SessionsPort) => Promise<void>) =>
+    Deno.test(`sessions port (${name}): ${title}`, async () => {
+      const fixture = await make();
+      try {
+        await fn(fixture.port);
+      } finally {
+        await fixture.close();
+      }
+    });
+
+  test("create, get and delete one session", async (port) => {
+    assert.equal(await port.get("h1"), null);
+    await port.create("h1", session("u1"), HOUR);
+    await port.create("h2", session("u1"), HOUR);
+    assert.deepEqual(await port.get("h1"), session("u1"));
+    await port.delete("u1", "h1");
+    await port.delete("u1", "h1");
+    assert.equal(await port.get("h1"), null);
+    assert.deepEqual(await port.get("h2"), session("u1"), "the other session stays");
+  });
+
+  test("touch moves seenAt forward only, and never brings a deleted session back", async (port) => {
+    await port.create("h1", session("u1"), HOUR);
+    assert.equal(await port.touch("h1", 5000, HOUR), true);
+    assert.equal((await port.get("h1"))!.seenAt, 5000);
+    assert.equal(await port.touch("h1", 4000, HOUR), false, "an older time is ignored");
+    assert.equal((await port.get("h1"))!.seenAt, 5000);
+    await port.delete("u1", "h1");
+    assert.equal(await port.touch("h1", 9000, HOUR), false);
+    assert.equal(await port.get("h1"), null);
+  });
+
+  test("deleteAll ends every session of one user and counts them", async (port) => {
+    for (const id of ["a", "b", "c"]) await port.create(id, session("u1"), HOUR);
+    await port.create("d", session("u2"), HOUR);
+    assert.equal(await port.deleteAll("u1"), 3);
+    for (const id of ["a", "b", "c"]) assert.equal(await port.get(id), null);
+    assert.deepEqual(await port.get("d"), session("u2"));
+    assert.equal(await port.deleteAll("u1"), 0);
+  });
+}
