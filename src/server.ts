@@ -16,9 +16,8 @@ import { Intake } from "./relay/submissions.ts";
 import { ServiceMetrics } from "./metrics/index.ts";
 import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
 import { openStore } from "./store/kv.ts";
-import { relayKvPorts } from "./store/kv/relay_ports.ts";
+import { openKvStore } from "./store/kv/store.ts";
 import { migrateStore } from "./store/schema.ts";
-import { webhookKvPorts } from "./store/kv/webhook_ports.ts";
 import { QueueDispatcher } from "./store/queue.ts";
 import {
   firstFormSource,
@@ -94,8 +93,12 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     kv.close();
     throw err;
   });
-  // The relay's stores (src/store/ports): envelope queues, identity, manifests, blob metadata.
-  const relay = await relayKvPorts(kv, config.data_dir);
+  // The webhook engine's scheduled attempts and any other queue work: one listener per process.
+  const queue = new QueueDispatcher(kv);
+  // Every store port (src/store/ports) on this backend, opened once: the relay's envelope
+  // queues, identity, manifests and blob metadata; the vault's; the webhooks'.
+  const store = await openKvStore(kv, config.data_dir, queue);
+  const relay = store.relay;
   const sweepEnvelopes = () =>
     relay.envelopes.sweep().catch((err) =>
       console.error(`Envelope storage sweep: ${(err as Error).message}`)
@@ -130,7 +133,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // Vault (src/vault): the owner side, for roles all and vault; ingest starts once listening.
   const vault = role === "relay" ? null : await openVault({
     config,
-    kv,
+    ports: store.vault,
     env: Deno.env.toObject(),
     log: (message) => console.error(message),
     observe: metrics ? (outcome, item) => metrics.ingested(outcome, item.receivedAt) : undefined,
@@ -139,14 +142,13 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       ? { ports: relay, forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
       : undefined,
   });
-  // Webhooks: the process's one KV queue listener, and the delivery engine on it.
-  const queue = new QueueDispatcher(kv);
+  // Webhooks: the delivery engine, on the process's queue listener.
   // Forms: the vault's (every archived version), else those published on this relay.
   const webhookForms = vault
     ? firstFormSource(vaultFormSource(vault.forms), relayFormSource(forms))
     : relayFormSource(forms);
   const webhooks = new WebhookEngine({
-    ...webhookKvPorts(kv, queue),
+    ...store.webhooks,
     forms: webhookForms,
     settings: config.webhooks,
     onAttempt: metrics ? (outcome) => metrics.webhookAttempt(outcome) : undefined,
@@ -184,7 +186,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
-    await relay.close();
+    await store.close();
     metrics?.close();
     kv.close();
     await queueStopped;
@@ -221,7 +223,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await webhooks.stop();
       clearInterval(sweepTimer);
       await sweeping;
-      await relay.close();
+      await store.close();
       log.flush();
       metrics?.close();
       kv.close();

@@ -6,7 +6,7 @@
  */
 import { type Config, publicBaseUrl } from "../config/index.ts";
 import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
-import { vaultKvPorts } from "../store/kv/vault_ports.ts";
+import type { VaultPorts } from "../store/kv/vault_ports.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
 import {
@@ -20,7 +20,8 @@ import { Vault, type VaultOptions } from "./service.ts";
 /** What the process gives the vault. */
 export interface VaultSetup {
   config: Config;
-  kv: Deno.Kv;
+  /** The vault's store ports (src/store/kv/store.ts). */
+  ports: VaultPorts;
   /** Role `all`: the relay's stores, form directory, intake events and uploaded files. */
   local?: {
     ports: LocalRelayPorts;
@@ -64,7 +65,7 @@ async function relayToken(dataDir: string, env: Record<string, string>): Promise
  * `vault.relay_url`). Ingest is not started.
  */
 export async function openVault(setup: VaultSetup): Promise<Vault> {
-  const { config, kv, env } = setup;
+  const { config, env } = setup;
   const keys = new VaultKeys(config.data_dir, env.SEALPOST_PASSPHRASE || null);
   let link;
   if (setup.local) {
@@ -76,7 +77,7 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
     }
     link = new HttpRelayLink(config.vault.relay_url, await relayToken(config.data_dir, env));
   }
-  return new Vault(vaultKvPorts(kv), keys, link, {
+  return new Vault(setup.ports, keys, link, {
     batchSize: config.vault.ingest_batch_size,
     pollIntervalMs: config.vault.poll_interval_seconds * 1000,
     log: setup.log,

@@ -1,0 +1,47 @@
+/**
+ * Every port of the Deno KV backend in one bundle: what `serve` opens once and hands to the
+ * relay, the vault and the webhook engine. Another backend (PostgreSQL) provides the same
+ * bundle; nothing else chooses the backend.
+ *
+ * @module
+ */
+import type { WebhookPorts } from "../ports/webhooks.ts";
+import type { QueueDispatcher } from "../queue.ts";
+import { relayKvPorts, type RelayPorts } from "./relay_ports.ts";
+import { vaultKvPorts, type VaultPorts } from "./vault_ports.ts";
+import { webhookKvPorts } from "./webhook_ports.ts";
+
+/** The ports of one store, by the part of the program that uses them. */
+export interface StorePorts {
+  relay: RelayPorts;
+  vault: VaultPorts;
+  webhooks: WebhookPorts;
+  /** Waits for commits in flight and closes what the ports opened (not the store itself). */
+  close(): Promise<void>;
+}
+
+/**
+ * The ports over `kv`, the store of data dir `dataDir`; scheduled webhook attempts come due on
+ * `queue`, the process's one queue listener.
+ *
+ * @example
+ * ```ts
+ * const queue = new QueueDispatcher(kv);
+ * const store = await openKvStore(kv, "./data", queue);
+ * await store.relay.identity.getUser(userId);
+ * await store.close();
+ * ```
+ */
+export async function openKvStore(
+  kv: Deno.Kv,
+  dataDir: string,
+  queue: QueueDispatcher,
+): Promise<StorePorts> {
+  const relay = await relayKvPorts(kv, dataDir);
+  return {
+    relay,
+    vault: vaultKvPorts(kv),
+    webhooks: webhookKvPorts(kv, queue),
+    close: () => relay.close(),
+  };
+}
