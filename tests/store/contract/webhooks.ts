@@ -19,6 +19,7 @@ import type {
   WebhookFlagRow,
 } from "../../../src/store/rows.ts";
 import { WriteTooLargeError } from "../../../src/store/write.ts";
+import { deliveryRow, ISO } from "../../webhooks/_delivery_row.ts";
 
 /** A fresh store with the webhook ports, and the vault's way to put a record event on it. */
 export interface WebhooksFixture {
@@ -27,8 +28,6 @@ export interface WebhooksFixture {
   emit(event: RecordEvent): Promise<StoredRecordEvent>;
   close(): Promise<void>;
 }
-
-const ISO = "2026-11-23T12:00:00.000Z";
 
 /** A configuration of form `formId`. */
 export function configRow(id: string, formId = "f1", overrides = {}): WebhookConfigRow {
@@ -56,31 +55,15 @@ export function configRow(id: string, formId = "f1", overrides = {}): WebhookCon
 
 /** A pending delivery `id` of configuration `webhookId`, nothing attempted. */
 export function pendingRow(id: string, webhookId = "w1", overrides = {}): WebhookDeliveryRow {
-  return {
+  return deliveryRow({
     id,
     webhookId,
-    formId: "f1",
     eventId: `e_${id}`,
     recordId: `r_${id}`,
-    reason: "insert",
-    savedAt: "2026-11-23T11:59:59.0000000+00:00",
-    status: "pending",
     contentType: "application/json; charset=utf-8",
-    bodyParts: 0,
     bodyBytes: 2,
-    attempts: 0,
-    round: 0,
-    token: "",
-    nextAttemptAt: null,
-    lastAttemptAt: null,
-    lastStatus: null,
-    lastError: null,
-    lastSnippet: null,
-    createdAt: ISO,
-    updatedAt: ISO,
-    completedAt: null,
     ...overrides,
-  };
+  });
 }
 
 /** Attempt `n`, answered `status`. */
