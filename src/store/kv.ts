@@ -5,7 +5,6 @@
  * @module
  */
 import { join } from "node:path";
-import { commitOp, WriteTooLargeError } from "./write.ts";
 
 /** File name of the KV store inside the data dir. */
 export const KV_FILE = "sealpost.kv";
@@ -32,26 +31,4 @@ export async function openStore(dataDir: string): Promise<Deno.Kv> {
     });
   }
   return kv;
-}
-
-/**
- * Commits `op`; over one of Deno KV's limits it throws `tooLarge()`, the error the client gets
- * (a 413), instead of an exception that would answer 500. For rows whose size the client
- * decides (a form's fields, a webhook's template and headers).
- *
- * @example
- * ```ts
- * await commitSized(op, () => new TooLarge("form_too_large", "The form is too large"));
- * ```
- */
-export async function commitSized(
-  op: Deno.AtomicOperation,
-  tooLarge: () => Error,
-): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-  try {
-    return await commitOp(op);
-  } catch (err) {
-    if (err instanceof WriteTooLargeError) throw tooLarge();
-    throw err;
-  }
 }

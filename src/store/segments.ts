@@ -247,15 +247,6 @@ export class SegmentLog {
     await reader?.then((h) => h.close()).catch(() => {});
   }
 
-  /** Bytes of every segment file (for metrics and benchmarks). */
-  async diskBytes(): Promise<number> {
-    let total = 0;
-    for (const id of await segmentIds(this.#dir)) {
-      total += (await Deno.stat(join(this.#dir, fileName(id)))).size;
-    }
-    return total;
-  }
-
   /** Flushes what is pending and closes every file. */
   async close(): Promise<void> {
     await this.flush();
