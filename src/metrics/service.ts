@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { vaultKeys, webhookKeys } from "../store/keys.ts";
 import { KV_FILE } from "../store/kv.ts";
-import type { RelayPorts } from "../store/kv/relay_ports.ts";
+import type { RelayPorts } from "../store/ports/bundle.ts";
 import { VERSION } from "../version.ts";
 import { KeyCounter } from "../store/kv/key_count.ts";
 import { Registry } from "./registry.ts";

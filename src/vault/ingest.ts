@@ -14,7 +14,7 @@
 import { open } from "../crypto/sealed_box.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { CryptoError } from "../crypto/errors.ts";
-import type { VaultPorts } from "../store/kv/vault_ports.ts";
+import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
 import type { WritePart } from "../store/write_part.ts";

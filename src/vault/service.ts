@@ -10,7 +10,7 @@ import { buildValuesSchema } from "../forms/fields.ts";
 import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
-import type { VaultPorts } from "../store/kv/vault_ports.ts";
+import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
 import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";

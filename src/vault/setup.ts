@@ -6,7 +6,7 @@
  */
 import { type Config, publicBaseUrl } from "../config/index.ts";
 import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
-import type { VaultPorts } from "../store/kv/vault_ports.ts";
+import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
 import {

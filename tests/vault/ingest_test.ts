@@ -18,7 +18,8 @@ import {
 import { NotFound } from "../../src/errors/index.ts";
 import { keys, type QueueRow } from "../../src/store/keys.ts";
 import { openStore } from "../../src/store/kv.ts";
-import { relayKvPorts, type RelayPorts } from "../../src/store/kv/relay_ports.ts";
+import { relayKvPorts } from "../../src/store/kv/relay_ports.ts";
+import type { RelayPorts } from "../../src/store/ports/bundle.ts";
 import { vaultKvPorts } from "../../src/store/kv/vault_ports.ts";
 import { KvRecordEventOutbox } from "../../src/store/kv/record_events.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";

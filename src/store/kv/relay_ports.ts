@@ -6,23 +6,12 @@
  */
 import { join } from "node:path";
 import { KV_FILE } from "../kv.ts";
-import type { BlobMetaPort } from "../ports/blob_meta.ts";
-import type { EnvelopePort } from "../ports/envelopes.ts";
-import type { IdentityPort } from "../ports/identity.ts";
-import type { ManifestPort } from "../ports/manifests.ts";
+import type { RelayPorts } from "../ports/bundle.ts";
 import { SegmentLog, SEGMENTS_DIR } from "../segments.ts";
 import { KvBlobMeta } from "./blob_meta.ts";
 import { KvEnvelopes } from "./envelopes.ts";
 import { KvIdentity } from "./identity.ts";
 import { KvManifests } from "./manifests.ts";
-
-/** The relay's aggregates. */
-export interface RelayPorts {
-  envelopes: EnvelopePort;
-  identity: IdentityPort;
-  manifests: ManifestPort;
-  blobMeta: BlobMetaPort;
-}
 
 /**
  * The relay's ports over `kv`, the store of data dir `dataDir` (its queued ciphertexts lie in

@@ -5,20 +5,11 @@
  *
  * @module
  */
-import type { WebhookPorts } from "../ports/webhooks.ts";
+import type { StorePorts } from "../ports/bundle.ts";
 import type { QueueDispatcher } from "../queue.ts";
-import { relayKvPorts, type RelayPorts } from "./relay_ports.ts";
-import { vaultKvPorts, type VaultPorts } from "./vault_ports.ts";
+import { relayKvPorts } from "./relay_ports.ts";
+import { vaultKvPorts } from "./vault_ports.ts";
 import { webhookKvPorts } from "./webhook_ports.ts";
-
-/** The ports of one store, by the part of the program that uses them. */
-export interface StorePorts {
-  relay: RelayPorts;
-  vault: VaultPorts;
-  webhooks: WebhookPorts;
-  /** Waits for commits in flight and closes what the ports opened (not the store itself). */
-  close(): Promise<void>;
-}
 
 /**
  * The ports over `kv`, the store of data dir `dataDir`; scheduled webhook attempts come due on
