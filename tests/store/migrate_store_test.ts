@@ -1,0 +1,129 @@
+/**
+ * `moveStore` (src/store/migrate_store.ts): a stopped KV/fs instance into PostgreSQL and a
+ * radosgw bucket; refused while the instance serves; run again, it copies nothing new; after
+ * an interruption, it finishes the copy.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { blobPathParts } from "../../src/blobs/index.ts";
+import { readS3Credentials, S3BlobStore } from "../../src/blobs/s3_store.ts";
+import { DataDirError } from "../../src/store/data_lock.ts";
+import { moveStore, MoveStoreError } from "../../src/store/migrate_store.ts";
+import { dropBucket, prepareBucket } from "../_support/services/radosgw.ts";
+import { startInstance, type TestInstance } from "../_support/server.ts";
+import { radosgw } from "../blobs/_backends.ts";
+import { random, sha256 } from "../blobs/_helpers.ts";
+import { upload } from "../blobs/_http.ts";
+import { freshPg } from "./contract/_pg.ts";
+
+/** A bucket of its own on the test radosgw, and the store over it. */
+async function freshBucket() {
+  const s3 = { ...await radosgw(), bucket: `t-${randomBytes(8).toString("hex")}` };
+  await prepareBucket(s3);
+  Deno.env.set("AWS_ACCESS_KEY_ID", s3.accessKeyId);
+  Deno.env.set("AWS_SECRET_ACCESS_KEY", s3.secretAccessKey);
+  const settings = {
+    endpoint: s3.endpoint,
+    region: s3.region,
+    bucket: s3.bucket,
+    access_key_id_file: "",
+    access_key_id_env: "AWS_ACCESS_KEY_ID",
+    secret_access_key_file: "",
+    secret_access_key_env: "AWS_SECRET_ACCESS_KEY",
+  };
+  return {
+    store: new S3BlobStore(settings, await readS3Credentials(settings)),
+    close: () => dropBucket(s3),
+  };
+}
+
+/** The bytes and type the bucket serves for `key`. */
+async function fetchObject(store: S3BlobStore, key: { userId: string; hash: string }) {
+  const now = Math.floor(Date.now() / 1000);
+  const url = await store.presignGet(key, {
+    contentType: "application/octet-stream",
+    contentDisposition: "attachment",
+  }, { now, expires: now + 60 });
+  const res = await fetch(url);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+Deno.test("migrate-store: blobs into the bucket, refused while serving, idempotent and resumable", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-move-" });
+  const pg = await freshPg();
+  const bucket = await freshBucket();
+  let inst: TestInstance | null = await startInstance({}, dir);
+  try {
+    const files = [
+      { bytes: random(3000), mime: "image/png" },
+      { bytes: random(70_000), mime: "application/pdf" },
+      { bytes: random(10), mime: undefined },
+      { bytes: random(500), mime: "text/plain" },
+    ];
+    for (const file of files) {
+      const { put } = await upload(inst, file.bytes, { mime: file.mime });
+      assert.equal(put.status, 201);
+    }
+    const userId = inst.credentials.userId;
+    const keyOf = (bytes: Uint8Array) => ({ userId, hash: sha256(bytes) });
+    // One blob's bytes are gone from the disk: reported, not copied.
+    const gone = keyOf(files[3].bytes);
+    await Deno.remove(join(dir, "blobs", ...blobPathParts(gone)));
+    const target = {
+      dataDir: dir,
+      postgresUrl: `${pg.url}?search_path=${pg.schema}`,
+      blobStore: bucket.store,
+    };
+
+    await assert.rejects(moveStore(target), DataDirError, "refused while the instance serves");
+    await inst.server.shutdown();
+    inst = null;
+
+    const lines: string[] = [];
+    const first = await moveStore({ ...target, log: (line) => lines.push(line) });
+    assert.deepEqual(first.blobs, {
+      copied: 3,
+      present: 0,
+      bytes: 73_010,
+      missing: [`${gone.userId}/${gone.hash}`],
+    });
+    assert.ok(lines.some((l) => l.startsWith("blobs: 3 copied (73010 bytes)")), lines.join("\n"));
+    for (const file of files.slice(0, 3)) {
+      const key = keyOf(file.bytes);
+      assert.deepEqual(await fetchObject(bucket.store, key), file.bytes);
+      const stored = await bucket.store.stat(key);
+      assert.equal(stored?.contentType, file.mime ?? "binary/octet-stream");
+    }
+
+    // Again: nothing new to copy.
+    const again = await moveStore(target);
+    assert.equal(again.blobs?.copied, 0);
+    assert.equal(again.blobs?.present, 3);
+
+    // Interrupted half way (an object lost): the next run copies just that one.
+    await bucket.store.remove(keyOf(files[1].bytes));
+    const resumed = await moveStore(target);
+    assert.equal(resumed.blobs?.copied, 1);
+    assert.equal(resumed.blobs?.present, 2);
+    assert.equal(resumed.blobs?.bytes, 70_000);
+  } finally {
+    await inst?.server.shutdown();
+    await bucket.close();
+    await pg.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("migrate-store: a folder without a store is refused before anything is opened", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-move-empty-" });
+  try {
+    await assert.rejects(
+      moveStore({ dataDir: dir, postgresUrl: "postgres://x@127.0.0.1:1/x", blobStore: null }),
+      MoveStoreError,
+      "sealpost.kv is missing",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
