@@ -11,6 +11,7 @@
  */
 import { join } from "node:path";
 import type { S3BlobStore } from "../blobs/s3_store.ts";
+import { dataPaths, readCredentials, readIfExists } from "../init/data_dir.ts";
 import { claimDataDir } from "./data_lock.ts";
 import { KV_FILE, openStore } from "./kv.ts";
 import { type BlobCopyReport, copyBlobsToS3 } from "./migrate_blobs.ts";
@@ -58,10 +59,43 @@ export interface MoveStoreReport {
   seconds: number;
 }
 
+/** Names of the `sealpost_settings` rows a PostgreSQL store keeps (src/store/pg/settings.ts). */
+const SETTINGS = { relaySecret: "relay_secret", firstUser: "first_user_id" };
+
+/**
+ * Carries the data dir's relay secret (so edit tokens and upload URLs made before the move
+ * still verify) and its first user (so `serve` finds the database initialised and makes no
+ * second admin token or first user) into `sealpost_settings`. Refuses a database another
+ * instance initialised: the move is into an empty database, or one an earlier run filled.
+ */
+async function copySettings(dataDir: string, sql: Sql): Promise<Record<string, number>> {
+  const secret = (await readIfExists(dataPaths(dataDir).relaySecret))?.trim();
+  const credentials = await readCredentials(dataDir);
+  if (!secret || !credentials) {
+    throw new MoveStoreError(`"${dataDir}" is not initialised (no relay secret or credentials)`);
+  }
+  const wanted = { [SETTINGS.relaySecret]: secret, [SETTINGS.firstUser]: credentials.userId };
+  const found = await sql<{ name: string; value: string }[]>`
+    select name, value from sealpost_settings where name in ${sql(Object.keys(wanted))}`;
+  for (const row of found) {
+    if (row.value !== wanted[row.name]) {
+      throw new MoveStoreError(
+        `The database was initialised by another instance (its ${row.name} differs from ` +
+          `${dataDir}'s); move into an empty database`,
+      );
+    }
+  }
+  for (const [name, value] of Object.entries(wanted)) {
+    await sql`insert into sealpost_settings (name, value) values (${name}, ${value})
+      on conflict (name) do nothing`;
+  }
+  return { settings: Object.keys(wanted).length };
+}
+
 /**
  * Copies the instance in `options.dataDir` into PostgreSQL (and its blobs into the bucket).
- * Throws {@link MoveStoreError} when the data dir has no store, `DataDirError` while an
- * instance serves it.
+ * Throws {@link MoveStoreError} when the data dir has no store or the database belongs to
+ * another instance, `DataDirError` while an instance serves the data dir.
  *
  * @example
  * ```ts
@@ -88,7 +122,11 @@ export async function moveStore(options: MoveStoreOptions): Promise<MoveStoreRep
       const rows: Record<string, number> = {};
       try {
         await migratePg(sql);
-        for (const step of options.steps ?? KV_COPY_STEPS) {
+        const settings = {
+          name: "instance",
+          copy: (_: Deno.Kv, dir: string) => copySettings(dir, sql),
+        };
+        for (const step of [settings, ...options.steps ?? KV_COPY_STEPS]) {
           const t0 = performance.now();
           const counts = await step.copy(kv, dataDir, sql);
           for (const [name, n] of Object.entries(counts)) rows[`${step.name}.${name}`] = n;

@@ -15,6 +15,9 @@ import {
   type SubmissionEnvelope,
 } from "../../src/sdk/mod.ts";
 import { fingerprint } from "../../src/crypto/keys.ts";
+import { openPg } from "../../src/store/pg/db.ts";
+import { postgresUp } from "./services/postgres.ts";
+import { dropBucket, prepareBucket, radosgwUp } from "./services/radosgw.ts";
 import { freePort, waitFor } from "./process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -483,8 +486,13 @@ export async function startDeployment(
       close,
     };
   } catch (err) {
+    const logs = await Promise.all(
+      [...relays, ...vaults].map(async (p) =>
+        `--- ${p.name}:\n${(await Deno.readTextFile(p.logFile).catch(() => "")).slice(-2000)}`
+      ),
+    );
     await close();
-    throw err;
+    throw new Error(`${(err as Error).message}\n${logs.join("\n")}`, { cause: err });
   }
 }
 
@@ -509,4 +517,47 @@ export async function queued(
     token,
   );
   return page.items.length;
+}
+
+/**
+ * Every process on one PostgreSQL schema and one radosgw bucket of the test services (started
+ * on first use; a fresh schema and bucket each time, dropped by `close`). The blob store's
+ * keys go to the processes in files, the database URL (with the schema as its `search_path`)
+ * in `SEALPOST_POSTGRES_URL`.
+ *
+ * @example
+ * ```ts
+ * const backing = await pgBacking();
+ * const d = await startDeployment({ relays: 3, vaults: 2, backing });
+ * ```
+ */
+export async function pgBacking(): Promise<Backing> {
+  const pg = await postgresUp();
+  const s3 = { ...await radosgwUp(), bucket: `t-${crypto.randomUUID().slice(0, 18)}` };
+  const schema = `t_${crypto.randomUUID().replaceAll("-", "")}`;
+  const admin = openPg(pg.url, { max: 1 });
+  await admin.unsafe(`create schema ${schema}`);
+  await prepareBucket(s3);
+  const secrets = await Deno.makeTempDir({ prefix: "sealpost-s3-keys-" });
+  await Deno.writeTextFile(join(secrets, "id"), s3.accessKeyId);
+  await Deno.writeTextFile(join(secrets, "secret"), s3.secretAccessKey);
+  return {
+    backend: "postgres",
+    env: {
+      SEALPOST_STORE_BACKEND: "postgres",
+      SEALPOST_POSTGRES_URL: `${pg.url}?search_path=${schema}`,
+      SEALPOST_BLOBS_BACKEND: "s3",
+      SEALPOST_BLOBS_S3_ENDPOINT: s3.endpoint,
+      SEALPOST_BLOBS_S3_REGION: s3.region,
+      SEALPOST_BLOBS_S3_BUCKET: s3.bucket,
+      SEALPOST_BLOBS_S3_ACCESS_KEY_ID_FILE: join(secrets, "id"),
+      SEALPOST_BLOBS_S3_SECRET_ACCESS_KEY_FILE: join(secrets, "secret"),
+    },
+    close: async () => {
+      await admin.unsafe(`drop schema ${schema} cascade`);
+      await admin.end({ timeout: 5 });
+      await dropBucket(s3);
+      await Deno.remove(secrets, { recursive: true });
+    },
+  };
 }

@@ -89,6 +89,14 @@ Deno.test("migrate-store: blobs into the bucket, refused while serving, idempote
       missing: [`${gone.userId}/${gone.hash}`],
     });
     assert.ok(lines.some((l) => l.startsWith("blobs: 3 copied (73010 bytes)")), lines.join("\n"));
+    // The relay secret and the first user: serve on the database joins, never re-initialises.
+    assert.equal(first.rows["instance.settings"], 2);
+    const settings = await pg.sql<{ name: string; value: string }[]>`
+      select name, value from sealpost_settings order by name`;
+    assert.deepEqual(settings.map((r) => [r.name, r.value]), [
+      ["first_user_id", userId],
+      ["relay_secret", (await Deno.readTextFile(join(dir, "relay.secret"))).trim()],
+    ]);
     for (const file of files.slice(0, 3)) {
       const key = keyOf(file.bytes);
       assert.deepEqual(await fetchObject(bucket.store, key), file.bytes);
@@ -110,6 +118,30 @@ Deno.test("migrate-store: blobs into the bucket, refused while serving, idempote
   } finally {
     await inst?.server.shutdown();
     await bucket.close();
+    await pg.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("migrate-store: a database another instance initialised is refused, nothing copied", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-move-other-" });
+  const pg = await freshPg();
+  try {
+    await (await startInstance({}, dir)).server.shutdown();
+    await pg.sql`insert into sealpost_settings (name, value) values ('first_user_id', 'someone')`;
+    const copied: string[] = [];
+    await assert.rejects(
+      moveStore({
+        dataDir: dir,
+        postgresUrl: `${pg.url}?search_path=${pg.schema}`,
+        blobStore: null,
+        steps: [{ name: "probe", copy: () => (copied.push("probe"), Promise.resolve({})) }],
+      }),
+      MoveStoreError,
+      "initialised by another instance",
+    );
+    assert.deepEqual(copied, []);
+  } finally {
     await pg.close();
     await Deno.remove(dir, { recursive: true });
   }
