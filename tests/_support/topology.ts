@@ -17,7 +17,7 @@ import {
 import { fingerprint } from "../../src/crypto/keys.ts";
 import { openPg } from "../../src/store/pg/db.ts";
 import { postgresUp } from "./services/postgres.ts";
-import { dropBucket, prepareBucket, radosgwUp } from "./services/radosgw.ts";
+import { dropBucket, prepareBucket, radosgwUp, s3ServerEnv } from "./services/radosgw.ts";
 import { freePort, waitFor } from "./process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -539,19 +539,12 @@ export async function pgBacking(): Promise<Backing> {
   await admin.unsafe(`create schema ${schema}`);
   await prepareBucket(s3);
   const secrets = await Deno.makeTempDir({ prefix: "sealpost-s3-keys-" });
-  await Deno.writeTextFile(join(secrets, "id"), s3.accessKeyId);
-  await Deno.writeTextFile(join(secrets, "secret"), s3.secretAccessKey);
   return {
     backend: "postgres",
     env: {
       SEALPOST_STORE_BACKEND: "postgres",
       SEALPOST_POSTGRES_URL: `${pg.url}?search_path=${schema}`,
-      SEALPOST_BLOBS_BACKEND: "s3",
-      SEALPOST_BLOBS_S3_ENDPOINT: s3.endpoint,
-      SEALPOST_BLOBS_S3_REGION: s3.region,
-      SEALPOST_BLOBS_S3_BUCKET: s3.bucket,
-      SEALPOST_BLOBS_S3_ACCESS_KEY_ID_FILE: join(secrets, "id"),
-      SEALPOST_BLOBS_S3_SECRET_ACCESS_KEY_FILE: join(secrets, "secret"),
+      ...await s3ServerEnv(s3, secrets),
     },
     close: async () => {
       await admin.unsafe(`drop schema ${schema} cascade`);
