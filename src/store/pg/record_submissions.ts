@@ -85,11 +85,6 @@ export class SubmissionWriter {
     return settled.outcome;
   }
 
-  /** Resolves when no batch is queued or in flight. */
-  idle(): Promise<void> {
-    return this.#batcher.idle();
-  }
-
   async #flush(items: Item[]): Promise<Settled[]> {
     const settled: (Settled | null)[] = items.map(() => null);
     let pending = items.map((_, index) => index);

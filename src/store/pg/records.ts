@@ -256,11 +256,6 @@ export class PgRecords implements RecordsPort {
     });
   }
 
-  /** Resolves when no ingest write is queued or in flight. */
-  idle(): Promise<void> {
-    return this.#submissions.idle();
-  }
-
   /** The stored head (live or a tombstone), or null. */
   async #head(formId: string, recordId: string): Promise<HeadRow | null> {
     const rows = await this.sql<HeadRow[]>`
