@@ -16,6 +16,7 @@ import { claimDataDir } from "./data_lock.ts";
 import { KV_FILE, openStore } from "./kv.ts";
 import { type BlobCopyReport, copyBlobsToS3 } from "./migrate_blobs.ts";
 import { openPg, type Sql } from "./pg/db.ts";
+import { copyRelayMetaFromKv } from "./pg/from_kv/relay_meta.ts";
 import { migratePg } from "./pg/migrate.ts";
 import { migrateStore as migrateKvSchema } from "./schema.ts";
 
@@ -29,7 +30,9 @@ export interface KvCopyStep {
 }
 
 /** The copies of every area, in the order they run. */
-export const KV_COPY_STEPS: KvCopyStep[] = [];
+export const KV_COPY_STEPS: KvCopyStep[] = [
+  { name: "relayMeta", copy: copyRelayMetaFromKv },
+];
 
 /** The move cannot start or was refused; the message says why. */
 export class MoveStoreError extends Error {

@@ -10,6 +10,8 @@ import { blobPathParts } from "../../src/blobs/index.ts";
 import { readS3Credentials, S3BlobStore } from "../../src/blobs/s3_store.ts";
 import { DataDirError } from "../../src/store/data_lock.ts";
 import { moveStore, MoveStoreError } from "../../src/store/migrate_store.ts";
+import { PgBlobMeta } from "../../src/store/pg/blob_meta.ts";
+import { PgIdentity } from "../../src/store/pg/identity.ts";
 import { dropBucket, prepareBucket } from "../_support/services/radosgw.ts";
 import { startInstance, type TestInstance } from "../_support/server.ts";
 import { radosgw } from "../blobs/_backends.ts";
@@ -104,8 +106,16 @@ Deno.test("migrate-store: blobs into the bucket, refused while serving, idempote
       assert.equal(stored?.contentType, file.mime ?? "binary/octet-stream");
     }
 
+    // The relay's metadata reads back through the PostgreSQL ports.
+    assert.ok(first.rows["relayMeta.users"] >= 1, JSON.stringify(first.rows));
+    assert.equal((await new PgIdentity(pg.sql).getUser(userId))?.id, userId);
+    const meta = await new PgBlobMeta(pg.sql).get(keyOf(files[1].bytes));
+    assert.equal(meta?.mime, "application/pdf");
+    assert.equal(meta?.sizeBytes, 70_000);
+
     // Again: nothing new to copy.
     const again = await moveStore(target);
+    assert.equal(again.rows["relayMeta.users"], 0);
     assert.equal(again.blobs?.copied, 0);
     assert.equal(again.blobs?.present, 3);
 
