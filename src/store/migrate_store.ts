@@ -20,7 +20,7 @@ import { copyRelayMetaFromKv } from "./pg/from_kv/relay_meta.ts";
 import { migratePg } from "./pg/migrate.ts";
 import { migrateStore as migrateKvSchema } from "./schema.ts";
 
-/** One area's copy from KV into PostgreSQL: rows copied (or found there) per aggregate. */
+/** One area's copy from KV into PostgreSQL: the rows it newly copied, per aggregate. */
 export type KvCopy = (kv: Deno.Kv, dataDir: string, sql: Sql) => Promise<Record<string, number>>;
 
 /** A named {@link KvCopy}, run in turn by {@link moveStore}. */
@@ -55,7 +55,7 @@ export interface MoveStoreOptions {
 
 /** What a move copied. */
 export interface MoveStoreReport {
-  /** Rows per aggregate, `{step}.{aggregate}`. */
+  /** Rows newly copied per aggregate, `{step}.{aggregate}` (zeros when run again). */
   rows: Record<string, number>;
   /** The blob copy, or null when blobs stay on the filesystem. */
   blobs: BlobCopyReport | null;
@@ -88,11 +88,12 @@ async function copySettings(dataDir: string, sql: Sql): Promise<Record<string, n
       );
     }
   }
+  let copied = 0;
   for (const [name, value] of Object.entries(wanted)) {
-    await sql`insert into sealpost_settings (name, value) values (${name}, ${value})
-      on conflict (name) do nothing`;
+    copied += (await sql`insert into sealpost_settings (name, value) values (${name}, ${value})
+      on conflict (name) do nothing returning name`).length;
   }
-  return { settings: Object.keys(wanted).length };
+  return { settings: copied };
 }
 
 /**

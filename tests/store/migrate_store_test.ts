@@ -116,6 +116,7 @@ Deno.test("migrate-store: blobs into the bucket, refused while serving, idempote
     // Again: nothing new to copy.
     const again = await moveStore(target);
     assert.equal(again.rows["relayMeta.users"], 0);
+    assert.equal(again.rows["instance.settings"], 0);
     assert.equal(again.blobs?.copied, 0);
     assert.equal(again.blobs?.present, 3);
 
