@@ -16,6 +16,7 @@ import {
   startDeployment,
   submitSpread,
 } from "../_support/topology.ts";
+import { submitForm } from "../../src/sdk/mod.ts";
 import { startReceiver } from "../webhooks/_harness.ts";
 
 /** A process killed with SIGKILL once `at` submissions are acknowledged. */
@@ -36,6 +37,9 @@ interface Figures {
   duplicateDeliveries: number;
 }
 
+/** Submissions with an uploaded photo (slot, PUT to the blob store, claim by a vault worker). */
+const FILES = 12;
+
 async function runScenario(d: Deployment, count: number, kills: Kill[]): Promise<Figures> {
   const receiver = startReceiver(() => new Response(null, { status: 204 }));
   try {
@@ -46,6 +50,15 @@ async function runScenario(d: Deployment, count: number, kills: Kill[]): Promise
       body: JSON.stringify({ url: receiver.url }),
     });
     assert.equal(hook.status, 201, await hook.text());
+    // Files first, through the balancer: slot, upload and claim each meet whichever relay.
+    const photos = new Map<string, Uint8Array>();
+    await Promise.all(Array.from({ length: FILES }, async (_, i) => {
+      const bytes = crypto.getRandomValues(new Uint8Array(2000 + i));
+      const receipt = await submitForm(d.manifest, { name: `f${i}`, email: `f${i}@example.com` }, {
+        files: { photo: { data: bytes, mime: "image/png", fileName: `p${i}.png` } },
+      });
+      photos.set(receipt.submissionId, bytes);
+    }));
     const envelopes = await sealEnvelopes(d.manifest, count);
     const pending: Promise<void>[] = [];
     const killed = new Set<Kill>();
@@ -79,10 +92,12 @@ async function runScenario(d: Deployment, count: number, kills: Kill[]): Promise
       1000,
     );
     const recordsSeconds = (performance.now() - started) / 1000;
+    const total = count + FILES;
+    const submitted = (id: string) => spread.acknowledged.has(id) || photos.has(id);
     const ids = await recordIds(reader.url, token, d.formId);
-    assert.equal(ids.length, count, "one record per submission");
-    assert.equal(new Set(ids).size, count, "no record twice");
-    for (const id of ids) assert.ok(spread.acknowledged.has(id), `record ${id} was submitted`);
+    assert.equal(ids.length, total, "one record per submission");
+    assert.equal(new Set(ids).size, total, "no record twice");
+    for (const id of ids) assert.ok(submitted(id), `record ${id} was submitted`);
     const quarantine = await fetch(`${reader.url}/vault/quarantine`, {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -92,14 +107,23 @@ async function runScenario(d: Deployment, count: number, kills: Kill[]): Promise
     const delivered = () => receiver.received.map((r) => JSON.parse(r.text)._recordId as string);
     await poll(
       "Every record reached the webhook",
-      () => Promise.resolve(new Set(delivered()).size >= count || null),
+      () => Promise.resolve(new Set(delivered()).size >= total || null),
       240_000,
       1000,
     );
     const deliveries = delivered();
     const unique = new Set(deliveries);
-    assert.equal(unique.size, count);
-    for (const id of unique) assert.ok(spread.acknowledged.has(id));
+    assert.equal(unique.size, total);
+    for (const id of unique) assert.ok(submitted(id));
+    // Each photo's webhook carries a read URL of the stored bytes.
+    for (const entry of receiver.received) {
+      const body = JSON.parse(entry.text);
+      const bytes = photos.get(body._recordId);
+      if (!bytes) continue;
+      const got = await fetch(body.photo);
+      assert.equal(got.status, 200);
+      assert.deepEqual(await got.bytes(), bytes);
+    }
     return {
       submitSeconds: spread.seconds,
       retries: spread.retries,
