@@ -15,6 +15,7 @@ const known = [
   "console",
   "files",
   "upload_s3",
+  "vault_store",
 ];
 const present = known.filter((name) => {
   try {
