@@ -8,6 +8,7 @@
 import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
 import { KV_LIMITS, valueSize, WriteTooLargeError } from "../write.ts";
 import type { Sql } from "./db.ts";
+import { transaction } from "./transaction.ts";
 
 /** Tries of an optimistic update before "conflict". */
 const TRIES = 5;
@@ -38,7 +39,7 @@ export class PgForms implements FormsPort {
   async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
     checkSize("A form", row);
     checkSize("A form version", version);
-    return await this.sql.begin(async (tx) => {
+    return await transaction(this.sql, async (tx) => {
       const added = await tx`insert into vault_forms (form_id, data)
         values (${row.formId}, ${
         JSON.stringify(row)
@@ -88,7 +89,7 @@ export class PgForms implements FormsPort {
       checkSize("A form", next.row);
       if (next.version) checkSize("A form version", next.version);
       try {
-        await this.sql.begin(async (tx) => {
+        await transaction(this.sql, async (tx) => {
           const updated = await tx`update vault_forms set data = ${
             JSON.stringify(next.row)
           }::text::jsonb, rev = rev + 1
