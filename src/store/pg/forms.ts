@@ -1,10 +1,12 @@
 /**
  * The forms port on PostgreSQL: a row per form in `vault_forms` (with a revision for
- * optimistic updates) and its archived versions in `vault_form_versions`. Rows and versions
- * keep Deno KV's value limit (64 KiB), so a form fits either backend.
+ * optimistic updates) and its archived versions in `vault_form_versions` (cached in memory:
+ * they never change). Rows and versions keep Deno KV's value limit (64 KiB), so a form fits
+ * either backend.
  *
  * @module
  */
+import { FormVersionCache } from "../form_version_cache.ts";
 import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
 import { KV_LIMITS, valueSize, WriteTooLargeError } from "../write.ts";
 import type { Sql } from "./db.ts";
@@ -34,6 +36,8 @@ class Stale extends Error {}
  * ```
  */
 export class PgForms implements FormsPort {
+  #versions = new FormVersionCache();
+
   constructor(private sql: Sql) {}
 
   async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
@@ -65,10 +69,12 @@ export class PgForms implements FormsPort {
   }
 
   async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
+    const cached = this.#versions.get(formId, schemaVersion);
+    if (cached) return cached;
     const rows = await this.sql<{ data: VaultFormVersionRow }[]>`
       select data from vault_form_versions
       where form_id = ${formId} and schema_version = ${schemaVersion}`;
-    return rows[0]?.data ?? null;
+    return this.#versions.keep(rows[0]?.data ?? null);
   }
 
   async versions(formId: string): Promise<VaultFormVersionRow[]> {
