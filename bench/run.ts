@@ -15,6 +15,7 @@ const known = [
   "console",
   "files",
   "upload_s3",
+  "relay_meta",
 ];
 const present = known.filter((name) => {
   try {
