@@ -16,6 +16,7 @@ const known = [
   "files",
   "upload_s3",
   "vault_store",
+  "relay_meta",
 ];
 const present = known.filter((name) => {
   try {
