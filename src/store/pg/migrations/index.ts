@@ -6,6 +6,10 @@
  */
 import type { PgMigration } from "../migrate.ts";
 import { settings } from "./0001_settings.ts";
+import { envelopes } from "./0002_envelopes.ts";
 
 /** The PostgreSQL schema, step by step. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [settings];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  settings,
+  envelopes,
+];
