@@ -29,6 +29,8 @@ export interface ListOptions {
   lease?: { holder: string; seconds: number };
   /** When nothing is there, wait up to this many seconds for envelopes to arrive. */
   waitSeconds?: number;
+  /** Ends the wait early (the page found so far is answered). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function listQueue(
     { holder: options.lease.holder, ms: options.lease.seconds * 1000 };
   const list = () => envelopes.listQueue(fp, after, limit, lease);
   const page = options.waitSeconds
-    ? await waitForItems(envelopes, fp, options.waitSeconds, list)
+    ? await waitForItems(envelopes, fp, options.waitSeconds, list, options.signal)
     : await list();
   return {
     items: page.items.map((item) => ({ ...item, ciphertext: item.ciphertext.toBase64() })),

@@ -15,9 +15,9 @@ import type { EnvelopePort } from "../store/ports/envelopes.ts";
 const RECHECK_MS = 5000;
 
 /**
- * Answers `list()` as soon as it finds items, or its last (empty) answer after `seconds`.
- * Lists once at once, then again after each announcement for `fingerprint` (and every few
- * seconds).
+ * Answers `list()` as soon as it finds items, or its last (empty) answer after `seconds`
+ * (or once `signal` aborts). Lists once at once, then again after each announcement for
+ * `fingerprint` (and every few seconds).
  *
  * @example
  * ```ts
@@ -29,6 +29,7 @@ export async function waitForItems<P extends { items: readonly unknown[] }>(
   fingerprint: string,
   seconds: number,
   list: () => Promise<P>,
+  signal?: AbortSignal,
 ): Promise<P> {
   const deadline = Date.now() + seconds * 1000;
   let news = false;
@@ -39,12 +40,14 @@ export async function waitForItems<P extends { items: readonly unknown[] }>(
     news = true;
     wake();
   });
+  const abort = () => wake();
+  signal?.addEventListener("abort", abort);
   try {
     for (;;) {
       news = false;
       const page = await list();
       const left = deadline - Date.now();
-      if (page.items.length > 0 || left <= 0) return page;
+      if (page.items.length > 0 || left <= 0 || signal?.aborted) return page;
       if (news) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, RECHECK_MS));
@@ -56,6 +59,7 @@ export async function waitForItems<P extends { items: readonly unknown[] }>(
       wake = () => {};
     }
   } finally {
+    signal?.removeEventListener("abort", abort);
     stop();
   }
 }

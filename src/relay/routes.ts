@@ -178,6 +178,7 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
       // Each leasing request is its own holder: what it got is hidden from every other read.
       lease: lease ? { holder: crypto.randomUUID(), seconds: lease } : undefined,
       waitSeconds: wait,
+      signal: c.req.raw.signal, // the server's shutdown ends a wait
     });
     return c.json({ items: page.items, nextCursor: page.nextCursor }, 200);
   });

@@ -97,3 +97,18 @@ Deno.test("GET /owner/queues: a bad lease or wait is a 400 in the JSON error sha
     await inst.close();
   }
 });
+
+Deno.test("GET /owner/queues?wait: a shutdown answers a waiting read at once", async () => {
+  const { inst, db } = await setup();
+  const waiting = call(`${inst.url}/owner/queues/${db.fingerprint}?wait=30`, {
+    token: inst.credentials.ownerToken,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const started = Date.now();
+  await inst.close();
+  const res = await waiting;
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.items, []);
+  assert.equal(res.headers.get("connection"), "close");
+  assert.ok(Date.now() - started < 10_000, "the shutdown did not wait out the 30 s");
+});

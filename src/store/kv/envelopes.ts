@@ -138,11 +138,11 @@ export class KvEnvelopes implements EnvelopePort {
 
   async ack(fingerprint: string, seqs: number[]): Promise<number> {
     const unique = [...new Set(seqs)];
-    this.#leases.release(fingerprint, unique);
     let removed = 0;
     for (let start = 0; start < unique.length; start += ACKS_PER_OP) {
       removed += await this.#ackBatch(fingerprint, unique.slice(start, start + ACKS_PER_OP));
     }
+    this.#leases.release(fingerprint, unique); // only now: the rows are gone
     return removed;
   }
 
