@@ -97,7 +97,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const queue = new QueueDispatcher(kv);
   // Every store port (src/store/ports) on this backend, opened once: the relay's envelope
   // queues, identity, manifests and blob metadata; the vault's; the webhooks'.
-  const store = await openKvStore(kv, config.data_dir, queue);
+  const store = await openKvStore(kv, config.data_dir, queue, {
+    maxTrackedAddresses: config.rate_limits.max_tracked_addresses,
+  });
   const relay = store.relay;
   const sweepEnvelopes = () =>
     relay.envelopes.sweep().catch((err) =>
@@ -166,6 +168,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     kv,
     identity: relay.identity,
     envelopes: relay.envelopes,
+    rateLimits: store.rateLimits,
     config,
     intake,
     forms,
