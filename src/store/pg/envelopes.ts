@@ -101,15 +101,19 @@ export class PgEnvelopes implements EnvelopePort {
           select seq, octet_length(ciphertext) as bytes from relay_queue
           where fingerprint = ${fingerprint} and seq > ${after}
             and (lease_holder is null or lease_holder = ${lease.holder} or leased_until <= now())
-          order by seq limit ${limit + 1}
+          order by seq limit ${limit}
           for update skip locked`;
+        // Only the rows taken are locked (an extra one would be skipped by the others).
         const page = cut(sizes, limit);
-        if (page.seqs.length > 0) {
-          await tx`update relay_queue set lease_holder = ${lease.holder},
-              leased_until = now() + ${lease.ms} * interval '1 millisecond'
-            where fingerprint = ${fingerprint} and seq = any(${page.seqs}::int8[])`;
-        }
-        return page;
+        if (page.seqs.length === 0) return page;
+        await tx`update relay_queue set lease_holder = ${lease.holder},
+            leased_until = now() + ${lease.ms} * interval '1 millisecond'
+          where fingerprint = ${fingerprint} and seq = any(${page.seqs}::int8[])`;
+        if (page.more || page.seqs.length < limit) return page;
+        const [{ more }] = await tx<{ more: boolean }[]>`select exists (
+          select 1 from relay_queue where fingerprint = ${fingerprint}
+            and seq > ${page.seqs.at(-1)!}) as more`;
+        return { seqs: page.seqs, more };
       })
       : cut(
         await this.sql<Size[]>`

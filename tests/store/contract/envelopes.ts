@@ -218,6 +218,17 @@ export function envelopesContract(name: string, make: MakeEnvelopes): void {
     );
   });
 
+  test("an envelope being acked is never handed to another holder", async (p) => {
+    for (let i = 0; i < 20; i++) await p.writeVersion(head(`s${i}`), null, envelope());
+    const mine = await p.listQueue(FP, 0, 20, { holder: "a", ms: 60_000 });
+    const [acked, theirs] = await Promise.all([
+      p.ack(FP, mine.items.map((i) => i.seq)),
+      p.listQueue(FP, 0, 20, { holder: "b", ms: 60_000 }),
+    ]);
+    assert.equal(acked, 20);
+    assert.deepEqual(theirs.items, [], "leased until gone");
+  });
+
   test("leasing listings at once split the queue without overlap", async (p) => {
     await Promise.all(
       Array.from({ length: 30 }, (_, i) => p.writeVersion(head(`s${i}`), null, envelope())),
