@@ -15,6 +15,7 @@ const known = [
   "console",
   "files",
   "upload_s3",
+  "pg_envelopes",
 ];
 const present = known.filter((name) => {
   try {
