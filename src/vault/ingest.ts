@@ -192,7 +192,9 @@ export class Ingestor {
 
   /**
    * Drains one database's queue to its end; stops at the first envelope it cannot settle.
-   * A backlog is opened on a worker thread, overlapping the store work of this one.
+   * A backlog is opened on a worker thread, overlapping the store work of this one. Pages are
+   * leased ({@link LEASE_SECONDS}); with `first`, the first pull waits up to `waitSeconds` for
+   * envelopes to arrive (a long poll `signal` ends early).
    */
   async drainDatabase(
     db: VaultDatabaseRow,
