@@ -17,6 +17,7 @@ const known = [
   "upload_s3",
   "vault_store",
   "relay_meta",
+  "pg_envelopes",
 ];
 const present = known.filter((name) => {
   try {
