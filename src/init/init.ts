@@ -12,6 +12,7 @@ import { migrateStore, type MigrationResult } from "../store/schema.ts";
 import {
   type Credentials,
   dataPaths,
+  newRelaySecretText,
   readCredentials,
   readIfExists,
   writeSecretFile,
@@ -36,10 +37,7 @@ export async function initDataDir(config: Config): Promise<InitResult> {
   const paths = dataPaths(config.data_dir);
   await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 });
   if (await readIfExists(paths.relaySecret) === null) {
-    await writeSecretFile(
-      paths.relaySecret,
-      crypto.getRandomValues(new Uint8Array(32)).toBase64() + "\n",
-    );
+    await writeSecretFile(paths.relaySecret, newRelaySecretText() + "\n");
   }
   const kv = await openStore(paths.dir);
   try {

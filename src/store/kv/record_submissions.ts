@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { announceRecordEvents, type StoredRecordEvent } from "../../events/record_event.ts";
+import type { StoredRecordEvent } from "../../events/record_event.ts";
+import { announceRecordEvents } from "./record_event_rows.ts";
 import { checkRecordSize } from "../../vault/records.ts";
 import type { GroupCommitter } from "../group_commit.ts";
 import { vaultKeys, type VaultRecordRow } from "../keys.ts";

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { emitRecordEvent, newEventId, type StoredRecordEvent } from "../../events/record_event.ts";
+import { newEventId, type StoredRecordEvent } from "../../events/record_event.ts";
+import { emitRecordEvent } from "./record_event_rows.ts";
 import { nextSavedAt, ownedHashes, savedAtOf } from "../../vault/records.ts";
 import {
   type VaultFileReleaseRow,

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { announceRecordEvents, type StoredRecordEvent } from "../../events/record_event.ts";
+import type { StoredRecordEvent } from "../../events/record_event.ts";
+import { announceRecordEvents } from "./record_event_rows.ts";
 import { checkRecordSize } from "../../vault/records.ts";
 import { GroupCommitter } from "../group_commit.ts";
 import { vaultKeys, type VaultRecordRow, type VaultRecordVersionRow } from "../keys.ts";
