@@ -27,8 +27,12 @@
 import { parseArgs } from "node:util";
 import { ConfigSchema } from "../src/config/index.ts";
 import { utf8Encode } from "../src/crypto/encoding.ts";
-import type { RecordEvent, StoredRecordEvent } from "../src/events/record_event.ts";
-import { announceRecordEvents, emitRecordEvent } from "../src/store/kv/record_event_rows.ts";
+import {
+  announceRecordEvents,
+  emitRecordEvent,
+  type RecordEvent,
+  type StoredRecordEvent,
+} from "../src/events/record_event.ts";
 import { keys } from "../src/store/keys.ts";
 import { deleteParts } from "../src/store/parts.ts";
 import { GroupCommitter } from "../src/store/group_commit.ts";

@@ -2,14 +2,18 @@
  * Record events: the vault emits one per insert, update or delete of a record, in the same
  * atomic operation as the change; webhook delivery consumes them.
  *
- * An event is a row of the store's outbox, written with the change and deleted by the consumer
- * in the operation that records what it did with it, so an event committed is never lost. After
- * the commit the writer announces it (in-process on Deno KV, src/store/kv/record_event_rows.ts);
- * the consumer works from the announcement and scans the outbox on start and for anything an
- * announcement missed (src/store/ports/record_events.ts).
+ * An event is a row of the outbox (`keys.recordEvent`), written with the change and deleted
+ * by the consumer in the operation that records what it did with it, so an event committed
+ * is never lost. After the commit the writer announces it in-process
+ * ({@link announceRecordEvents}); the consumer works from the announcement, with no store
+ * round trip, and scans the outbox on start and for anything an announcement missed.
  *
  * @module
  */
+import { keys } from "../store/keys.ts";
+import { writeJsonParts } from "../store/parts.ts";
+import type { KvWrite } from "../store/write.ts";
+
 /** Why a record event happened (the webhook body's `_reason`). */
 export type RecordReason = "insert" | "update" | "delete";
 
@@ -31,7 +35,7 @@ export interface RecordEvent {
 /** An event as stored in the outbox: the event and the part count of its row. */
 export interface StoredRecordEvent {
   event: RecordEvent;
-  /** Parts of its outbox row (Deno KV: `keys.recordEvent(eventId)`), needed to delete it. */
+  /** Parts of its outbox row (`keys.recordEvent(eventId)`), needed to delete it. */
   parts: number;
 }
 
@@ -59,4 +63,29 @@ export function newEventId(now = Date.now()): string {
   return `${lastIdMs.toString(36).padStart(9, "0")}${count}${
     crypto.getRandomValues(new Uint8Array(8)).toHex()
   }`;
+}
+
+/**
+ * Adds `event` to `op` as an outbox row. The caller commits `op` with the record change
+ * itself, then announces the result with {@link announceRecordEvents}.
+ */
+export function emitRecordEvent(w: KvWrite, event: RecordEvent): StoredRecordEvent {
+  return { event, parts: writeJsonParts(w, keys.recordEvent(event.eventId), event) };
+}
+
+/** Listeners by store: the writers and the consumer of one process share the KV handle. */
+const listeners = new WeakMap<Deno.Kv, Set<RecordEventListener>>();
+
+/** Tells this process's consumers of `kv`'s events that `events` are committed. */
+export function announceRecordEvents(kv: Deno.Kv, events: StoredRecordEvent[]): void {
+  if (events.length === 0) return;
+  for (const listener of listeners.get(kv) ?? []) listener(events);
+}
+
+/** Subscribes to announcements of `kv`'s committed events; returns the unsubscribe. */
+export function onRecordEvents(kv: Deno.Kv, listener: RecordEventListener): () => void {
+  let set = listeners.get(kv);
+  if (!set) listeners.set(kv, set = new Set());
+  set.add(listener);
+  return () => set.delete(listener);
 }

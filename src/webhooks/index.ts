@@ -16,7 +16,7 @@
  *   behind ports: `src/store/ports/webhooks.ts` and `src/store/ports/record_events.ts`.
  * - `routes.ts`: the owner API.
  *
- * The vault emits record events with `emitRecordEvent` (on Deno KV: src/store/kv/record_event_rows.ts) in the
+ * The vault emits record events with `emitRecordEvent` (src/events/record_event.ts) in the
  * same atomic operation as the record change and announces them once committed
  * (`announceRecordEvents`); the engine consumes them.
  *

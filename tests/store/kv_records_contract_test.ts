@@ -1,5 +1,5 @@
 /** The records port's contract on Deno KV (a fresh store in a temp dir per test). */
-import { onRecordEvents } from "../../src/store/kv/record_event_rows.ts";
+import { onRecordEvents } from "../../src/events/record_event.ts";
 import { vaultKvPorts } from "../../src/store/kv/vault_ports.ts";
 import { tempKv } from "./_kv.ts";
 import { recordsContract } from "./contract/records.ts";

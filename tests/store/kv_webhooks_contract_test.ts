@@ -1,4 +1,4 @@
-import { announceRecordEvents, emitRecordEvent } from "../../src/store/kv/record_event_rows.ts";
+import { announceRecordEvents, emitRecordEvent } from "../../src/events/record_event.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
 import { QueueDispatcher } from "../../src/store/queue.ts";
 import { KvWrite } from "../../src/store/write.ts";

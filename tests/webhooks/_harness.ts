@@ -2,8 +2,11 @@
  * Test fixtures for webhook delivery: an engine on a fresh KV file with a fast schedule, and a
  * scripted receiver on loopback.
  */
-import type { RecordEvent } from "../../src/events/record_event.ts";
-import { announceRecordEvents, emitRecordEvent } from "../../src/store/kv/record_event_rows.ts";
+import {
+  announceRecordEvents,
+  emitRecordEvent,
+  type RecordEvent,
+} from "../../src/events/record_event.ts";
 import type { WebhookConfigRow, WebhookDeliveryRow } from "../../src/store/rows.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
 import type { WebhookPorts } from "../../src/store/ports/webhooks.ts";

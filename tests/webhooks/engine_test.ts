@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { emitRecordEvent } from "../../src/store/kv/record_event_rows.ts";
+import { emitRecordEvent } from "../../src/events/record_event.ts";
 import { KvWrite } from "../../src/store/write.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { patchConfig } from "../../src/webhooks/config.ts";

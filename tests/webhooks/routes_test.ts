@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { announceRecordEvents, emitRecordEvent } from "../../src/store/kv/record_event_rows.ts";
+import { announceRecordEvents, emitRecordEvent } from "../../src/events/record_event.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { formatSavedAt } from "../../src/webhooks/index.ts";
 import { publishForm, registerDatabase } from "../_support/owner.ts";

@@ -5,8 +5,11 @@
  *
  * @module
  */
-import type { RecordEvent, StoredRecordEvent } from "../../events/record_event.ts";
-import { onRecordEvents } from "./record_event_rows.ts";
+import {
+  onRecordEvents,
+  type RecordEvent,
+  type StoredRecordEvent,
+} from "../../events/record_event.ts";
 import { GroupCommitter } from "../group_commit.ts";
 import { keys } from "../keys.ts";
 import { deleteParts, parseJsonParts } from "../parts.ts";

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { newEventId, type StoredRecordEvent } from "../../events/record_event.ts";
-import { emitRecordEvent } from "./record_event_rows.ts";
+import { emitRecordEvent, newEventId, type StoredRecordEvent } from "../../events/record_event.ts";
 import { nextSavedAt, ownedHashes, savedAtOf } from "../../vault/records.ts";
 import {
   type VaultFileReleaseRow,

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import type { StoredRecordEvent } from "../../events/record_event.ts";
-import { announceRecordEvents } from "./record_event_rows.ts";
+import { announceRecordEvents, type StoredRecordEvent } from "../../events/record_event.ts";
 import { checkRecordSize } from "../../vault/records.ts";
 import { GroupCommitter } from "../group_commit.ts";
 import { vaultKeys, type VaultRecordRow, type VaultRecordVersionRow } from "../keys.ts";

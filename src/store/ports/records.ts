@@ -77,7 +77,7 @@ export type SubmissionOutcome = "record" | "duplicate" | "missing" | "deleted";
 
 /**
  * Storage of records. Every insert, update and delete commits with exactly one record event
- * (announced once committed, see src/store/ports/record_events.ts), the index entry and
+ * (announced in-process once committed, see src/events/record_event.ts), the index entry and
  * counts, and the release of files it no longer refers to, in one atomic write. A deleted
  * record a submission made stays as a tombstone, so its envelope cannot bring it back; reads
  * never show tombstones. Page cursors are opaque strings of `A-Z a-z 0-9 - _`; one that is not
