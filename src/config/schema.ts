@@ -192,8 +192,8 @@ export const ConfigSchema = z.strictObject({
      * logged. Query parameters are connection settings (e.g. `?search_path=sealpost`).
      */
     postgres_url: z.union([z.literal(""), z.url({ protocol: /^postgres(ql)?$/ })]).default(""),
-    /** Connections this process keeps open to PostgreSQL. */
-    postgres_pool_size: z.number().int().min(1).max(1000).default(10),
+    /** Connections this process keeps open to PostgreSQL (two at least: one may hold a lock). */
+    postgres_pool_size: z.number().int().min(2).max(1000).default(10),
     /**
      * File holding the relay secret (base64 of 32 bytes) every process of one database shares;
      * empty: the secret is made once and kept in the database.

@@ -4,10 +4,17 @@
  *
  * @module
  */
+import {
+  dataPaths,
+  newRelaySecretText,
+  readIfExists,
+  writeSecretFile,
+} from "../../init/data_dir.ts";
 import { openStore } from "../kv.ts";
-import type { OpenStoreBase } from "../open.ts";
+import type { OpenStoreBase, StoreSetup } from "../open.ts";
 import { QueueDispatcher } from "../queue.ts";
 import { migrateStore } from "../schema.ts";
+import { KvIdentity } from "./identity.ts";
 import { openKvStore } from "./store.ts";
 import { KvVaultCounts } from "./vault_counts.ts";
 
@@ -49,12 +56,50 @@ export async function openKvBackend(
       relaySecret,
       vaultCounts,
       start: () => void (listening ??= queue.start()),
+      // One process owns a KV store (the data dir's lock): no other process can hold it.
+      exclusive: (_name, fn) => fn(),
       close: async () => {
         await ports.close();
         vaultCounts.close();
         kv.close();
         await listening;
       },
+    };
+  } catch (err) {
+    kv.close();
+    throw err;
+  }
+}
+
+/**
+ * Prepares the store of `dataDir` for `init`: its relay secret file made when missing, the
+ * store migrated (an older layout upgraded, a newer one refused).
+ *
+ * @example
+ * ```ts
+ * const setup = await setUpKvStore("./data");
+ * await setup.close();
+ * ```
+ */
+export async function setUpKvStore(dataDir: string): Promise<StoreSetup> {
+  const secretPath = dataPaths(dataDir).relaySecret;
+  if (await readIfExists(secretPath) === null) {
+    await writeSecretFile(secretPath, newRelaySecretText() + "\n");
+  }
+  const kv = await openStore(dataDir);
+  try {
+    const migrated = await migrateStore(kv, dataDir);
+    return {
+      migration: {
+        where: dataDir,
+        from: migrated.from,
+        to: migrated.to,
+        applied: migrated.applied.map((m) => `${m.to}: ${m.description}`),
+      },
+      identity: new KvIdentity(kv),
+      // The data dir's credentials file marks a KV store initialised (src/init/init.ts).
+      initialiseOnce: async (create) => ({ userId: await create(), created: true }),
+      close: () => Promise.resolve(kv.close()),
     };
   } catch (err) {
     kv.close();

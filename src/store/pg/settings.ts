@@ -1,0 +1,82 @@
+/**
+ * Instance-wide settings of a PostgreSQL store (`sealpost_settings`), shared by every process
+ * on the database: the relay secret, made once by whichever process comes first, and the first
+ * run's marker, so a process joining an initialised database does not initialise it again.
+ *
+ * @module
+ */
+import { newRelaySecretText, parseRelaySecret } from "../../init/data_dir.ts";
+import type { Sql } from "./db.ts";
+
+const RELAY_SECRET = "relay_secret";
+const FIRST_USER = "first_user_id";
+
+/**
+ * The relay secret kept in the database: the first caller's random one; every later caller,
+ * in any process, reads that same one (a unique name, `on conflict do nothing`).
+ *
+ * @example
+ * ```ts
+ * const secret = await sharedRelaySecret(sql); // 32 bytes, the same in every process
+ * ```
+ */
+export async function sharedRelaySecret(sql: Sql): Promise<Uint8Array> {
+  await sql`insert into sealpost_settings (name, value)
+    values (${RELAY_SECRET}, ${newRelaySecretText()}) on conflict (name) do nothing`;
+  const [row] = await sql<{ value: string }[]>`
+    select value from sealpost_settings where name = ${RELAY_SECRET}`;
+  return parseRelaySecret(row.value, "the database's sealpost_settings");
+}
+
+/**
+ * Runs `fn` holding the lock `name` of the store's schema, for every process on the database (a
+ * session advisory lock on a connection of its own, so `fn` may use the rest of the pool;
+ * released when `fn` settles or the process dies). The pool needs two connections at least.
+ *
+ * @example
+ * ```ts
+ * await withPgLock(sql, "vault_bootstrap", () => vault.bootstrap(userId));
+ * ```
+ */
+export async function withPgLock<T>(sql: Sql, name: string, fn: () => Promise<T>): Promise<T> {
+  const conn = await sql.reserve();
+  try {
+    await conn`select pg_advisory_lock(hashtext(current_schema() || ':' || ${name}))`;
+    try {
+      return await fn();
+    } finally {
+      await conn`select pg_advisory_unlock(hashtext(current_schema() || ':' || ${name}))`;
+    }
+  } finally {
+    conn.release();
+  }
+}
+
+/** What {@link initialiseOnce} came to. */
+export interface FirstRun {
+  /** The first user's id (the owner of the vault's demo form). */
+  userId: string;
+  /** True when this call initialised the database, false when it was already. */
+  created: boolean;
+}
+
+/**
+ * Runs `create` (which makes the admin token and the first user, and answers the user's id)
+ * unless the database was initialised already, by this process or another: under a lock, so
+ * of several processes starting at once exactly one creates.
+ *
+ * @example
+ * ```ts
+ * const { created, userId } = await initialiseOnce(sql, async () => (await newUser()).id);
+ * ```
+ */
+export function initialiseOnce(sql: Sql, create: () => Promise<string>): Promise<FirstRun> {
+  return withPgLock(sql, "init", async () => {
+    const [done] = await sql<{ value: string }[]>`
+      select value from sealpost_settings where name = ${FIRST_USER}`;
+    if (done) return { userId: done.value, created: false };
+    const userId = await create();
+    await sql`insert into sealpost_settings (name, value) values (${FIRST_USER}, ${userId})`;
+    return { userId, created: true };
+  });
+}
