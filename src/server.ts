@@ -154,6 +154,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const app = buildApp({
     identity: relay.identity,
     envelopes: relay.envelopes,
+    rateLimits: store.rateLimits,
     config,
     intake,
     forms,

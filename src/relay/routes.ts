@@ -18,7 +18,7 @@ import {
   requireOwner,
 } from "../auth/index.ts";
 import { NotFound, Unauthenticated } from "../errors/index.ts";
-import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
+import { type Limiter, rateLimit } from "../http/rate_limit.ts";
 import type { EnvelopePort } from "../store/ports/envelopes.ts";
 import type { DatabaseRow, IdentityPort } from "../store/ports/identity.ts";
 import { completeRegistration, createUser, startRegistration } from "./identity.ts";
@@ -47,8 +47,8 @@ export interface RelayDeps {
   intake: Intake;
   forms: FormDirectory;
   limiters: {
-    submissions: TokenBuckets | null;
-    owner: TokenBuckets | null;
+    submissions: Limiter | null;
+    owner: Limiter | null;
   };
 }
 

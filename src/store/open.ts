@@ -59,7 +59,9 @@ export async function openConfiguredStore(config: Config): Promise<OpenStore> {
   }
   const file = config.store.relay_secret_file;
   const secret = file ? await readRelaySecretFile(file) : await readRelaySecret(config.data_dir);
-  return await openKvBackend(config.data_dir, secret);
+  return await openKvBackend(config.data_dir, secret, {
+    maxTrackedAddresses: config.rate_limits.max_tracked_addresses,
+  });
 }
 
 /** What the store's schema migration did (`sealpost init` reports it). */

@@ -27,7 +27,8 @@ export interface KvOpenStore extends OpenStoreBase {
 
 /**
  * Opens the store of `dataDir` (an older layout is migrated, a newer one refused) and its
- * ports; `relaySecret` is handed through.
+ * ports; `relaySecret` is handed through. The rate limits are this process's own buckets,
+ * each family tracking at most `options.maxTrackedAddresses` addresses.
  *
  * @example
  * ```ts
@@ -39,6 +40,7 @@ export interface KvOpenStore extends OpenStoreBase {
 export async function openKvBackend(
   dataDir: string,
   relaySecret: Uint8Array,
+  options: { maxTrackedAddresses?: number } = {},
 ): Promise<KvOpenStore> {
   const kv = await openStore(dataDir);
   try {
@@ -46,7 +48,7 @@ export async function openKvBackend(
     await migrateStore(kv, dataDir);
     // The webhook engine's scheduled attempts and any other queue work: one listener per process.
     const queue = new QueueDispatcher(kv);
-    const ports = await openKvStore(kv, dataDir, queue);
+    const ports = await openKvStore(kv, dataDir, queue, options);
     const vaultCounts = new KvVaultCounts(dataDir);
     let listening: Promise<void> | null = null;
     return {

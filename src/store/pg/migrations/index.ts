@@ -6,6 +6,8 @@
  */
 import type { PgMigration } from "../migrate.ts";
 import { settings } from "./0001_settings.ts";
+import { relayMeta } from "./0003_relay_meta.ts";
+import { vault } from "./0004_vault.ts";
 
 /** The PostgreSQL schema, step by step. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [settings];
+export const PG_MIGRATIONS: readonly PgMigration[] = [settings, relayMeta, vault];
