@@ -10,6 +10,7 @@ import { readRelaySecret, readRelaySecretFile } from "../init/data_dir.ts";
 import type { IdentityPort } from "./ports/identity.ts";
 import type { StorePorts } from "./ports/bundle.ts";
 import { type KvOpenStore, openKvBackend, setUpKvStore } from "./kv/open.ts";
+import { setUpPgStore } from "./pg/open.ts";
 
 /** What the metrics read at scrape time from the vault's side of the store, capped. */
 export interface VaultCounts {
@@ -70,7 +71,7 @@ export interface StoreMigration {
   where: string;
   from: number;
   to: number;
-  /** The migrations that ran, in order, as `version: what`. */
+  /** The migrations that ran, in order, each described for the operator. */
   applied: string[];
 }
 
@@ -108,10 +109,9 @@ export interface StoreSetup {
  * ```
  */
 export async function setUpConfiguredStore(config: Config): Promise<StoreSetup> {
-  if (config.store.backend !== "kv") {
-    throw new ConfigError(`store.backend = "${config.store.backend}" is not wired in this build`);
-  }
   const file = config.store.relay_secret_file;
   if (file) await readRelaySecretFile(file);
-  return await setUpKvStore(config.data_dir);
+  return config.store.backend === "postgres"
+    ? await setUpPgStore(config)
+    : await setUpKvStore(config.data_dir);
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { newRelaySecretText, parseRelaySecret } from "../../init/data_dir.ts";
+import type { FirstRun } from "../open.ts";
 import type { Sql } from "./db.ts";
 
 const RELAY_SECRET = "relay_secret";
@@ -50,14 +51,6 @@ export async function withPgLock<T>(sql: Sql, name: string, fn: () => Promise<T>
   } finally {
     conn.release();
   }
-}
-
-/** What {@link initialiseOnce} came to. */
-export interface FirstRun {
-  /** The first user's id (the owner of the vault's demo form). */
-  userId: string;
-  /** True when this call initialised the database, false when it was already. */
-  created: boolean;
 }
 
 /**
