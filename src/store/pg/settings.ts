@@ -9,8 +9,13 @@ import { newRelaySecretText, parseRelaySecret } from "../../init/data_dir.ts";
 import type { FirstRun } from "../open.ts";
 import type { Sql } from "./db.ts";
 
-const RELAY_SECRET = "relay_secret";
-const FIRST_USER = "first_user_id";
+/**
+ * Names of the `sealpost_settings` rows: the relay secret (base64 of 32 bytes) and the first
+ * user's id, whose presence marks the database initialised.
+ */
+export const PG_SETTINGS = { relaySecret: "relay_secret", firstUser: "first_user_id" } as const;
+const RELAY_SECRET = PG_SETTINGS.relaySecret;
+const FIRST_USER = PG_SETTINGS.firstUser;
 
 /**
  * The relay secret kept in the database: the first caller's random one; every later caller,
