@@ -14,8 +14,6 @@ import type { Sql } from "./db.ts";
  * user's id, whose presence marks the database initialised.
  */
 export const PG_SETTINGS = { relaySecret: "relay_secret", firstUser: "first_user_id" } as const;
-const RELAY_SECRET = PG_SETTINGS.relaySecret;
-const FIRST_USER = PG_SETTINGS.firstUser;
 
 /**
  * The relay secret kept in the database: the first caller's random one; every later caller,
@@ -28,9 +26,9 @@ const FIRST_USER = PG_SETTINGS.firstUser;
  */
 export async function sharedRelaySecret(sql: Sql): Promise<Uint8Array> {
   await sql`insert into sealpost_settings (name, value)
-    values (${RELAY_SECRET}, ${newRelaySecretText()}) on conflict (name) do nothing`;
+    values (${PG_SETTINGS.relaySecret}, ${newRelaySecretText()}) on conflict (name) do nothing`;
   const [row] = await sql<{ value: string }[]>`
-    select value from sealpost_settings where name = ${RELAY_SECRET}`;
+    select value from sealpost_settings where name = ${PG_SETTINGS.relaySecret}`;
   return parseRelaySecret(row.value, "the database's sealpost_settings");
 }
 
@@ -71,10 +69,10 @@ export async function withPgLock<T>(sql: Sql, name: string, fn: () => Promise<T>
 export function initialiseOnce(sql: Sql, create: () => Promise<string>): Promise<FirstRun> {
   return withPgLock(sql, "init", async () => {
     const [done] = await sql<{ value: string }[]>`
-      select value from sealpost_settings where name = ${FIRST_USER}`;
+      select value from sealpost_settings where name = ${PG_SETTINGS.firstUser}`;
     if (done) return { userId: done.value, created: false };
     const userId = await create();
-    await sql`insert into sealpost_settings (name, value) values (${FIRST_USER}, ${userId})`;
+    await sql`insert into sealpost_settings (name, value) values (${PG_SETTINGS.firstUser}, ${userId})`;
     return { userId, created: true };
   });
 }
