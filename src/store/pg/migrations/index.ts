@@ -6,6 +6,7 @@
  */
 import type { PgMigration } from "../migrate.ts";
 import { settings } from "./0001_settings.ts";
+import { webhooks } from "./0005_webhooks.ts";
 
 /** The PostgreSQL schema, step by step. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [settings];
+export const PG_MIGRATIONS: readonly PgMigration[] = [settings, webhooks];
