@@ -9,7 +9,10 @@
  * process only the events it claimed, those claimed by another live worker are left to it,
  * and a claim whose lease ran out (its worker died) is taken over. Two engines on one
  * database thus do not both fan one event out; should a lease run out mid-way, the delivery's
- * id (from the event and the configuration) still writes each delivery once.
+ * id (from the event and the configuration) still writes each delivery once. A removal leaves
+ * the claim: another worker's claim statement, begun before the removal committed, could
+ * otherwise take the event it still sees; scans drop claims that outlived their lease and
+ * their event.
  *
  * @module
  */
@@ -48,10 +51,7 @@ export class PgRecordEventOutbox implements RecordEventOutbox {
 
   constructor(private sql: Sql, private leaseMs: number) {
     this.#removals = new Batcher(async (ids) => {
-      await this.sql.begin(async (tx) => {
-        await tx`delete from vault_record_events where event_id in ${tx(ids)}`;
-        await tx`delete from webhook_event_claims where event_id in ${tx(ids)}`;
-      });
+      await this.sql`delete from vault_record_events where event_id in ${this.sql(ids)}`;
       return ids.map(() => undefined);
     }, { maxItems: 256 });
   }
@@ -100,7 +100,6 @@ export class PgRecordEventOutbox implements RecordEventOutbox {
     const id = stored.event.eventId;
     return pgPart(async (tx) => {
       await tx`delete from vault_record_events where event_id = ${id}`;
-      await tx`delete from webhook_event_claims where event_id = ${id}`;
     });
   }
 
