@@ -148,9 +148,12 @@ export function webhooksContract(name: string, make: () => Promise<WebhooksFixtu
     const later = configRow("w2", "f1", { createdAt: "2026-11-23T12:00:01.000Z" });
     assert.equal(await webhooks.createConfig(later), true);
     assert.equal(await webhooks.createConfig(configRow("w1")), true);
-    assert.equal(await webhooks.createConfig(configRow("w3", "f2")), true);
+    const mapped = configRow("w3", "f2", { mappings: { zeta: "Z", alpha: "A", mid: "M" } });
+    assert.equal(await webhooks.createConfig(mapped), true);
     assert.deepEqual((await webhooks.configsOf("f1")).map((c) => c.id), ["w1", "w2"]);
-    assert.deepEqual(await webhooks.config("w3"), configRow("w3", "f2"));
+    assert.deepEqual(await webhooks.config("w3"), mapped);
+    const keys = Object.keys((await webhooks.config("w3"))!.mappings);
+    assert.deepEqual(keys, ["zeta", "alpha", "mid"], "mappings stay in the order configured");
     assert.equal(await webhooks.config("nope"), null);
     assert.deepEqual(await webhooks.configsOf("f9"), []);
     // The id is taken: nothing is written.

@@ -3,7 +3,8 @@ import type { PgMigration } from "../migrate.ts";
 /**
  * Webhook configurations and flags, deliveries with their bodies and attempts, the schedule
  * rows any vault worker claims, and the claims of record events (the outbox itself,
- * `vault_record_events`, is the vault's, migration 4).
+ * `vault_record_events`, is the vault's, migration 4). Rows are `json`, not `jsonb`: kept as
+ * written, key order included (a configuration's mappings are in the order configured).
  */
 export const webhooks: PgMigration = {
   version: 5,
@@ -13,13 +14,13 @@ export const webhooks: PgMigration = {
       id text primary key,
       form_id text not null,
       created_at text not null,
-      config jsonb not null
+      config json not null
     );
     create index webhook_configs_form on webhook_configs (form_id, created_at);
 
     create table webhook_flags (
       webhook_id text primary key,
-      flag jsonb not null
+      flag json not null
     );
 
     create table webhook_purges (
@@ -35,7 +36,7 @@ export const webhooks: PgMigration = {
       revision bigint not null default 1,
       failed boolean not null default false,
       due_at bigint,
-      delivery jsonb not null,
+      delivery json not null,
       body bytea,
       unique (event_id, webhook_id)
     );
@@ -47,7 +48,7 @@ export const webhooks: PgMigration = {
     create table webhook_attempts (
       delivery_id text not null references webhook_deliveries (id) on delete cascade,
       n integer not null,
-      attempt jsonb not null,
+      attempt json not null,
       primary key (delivery_id, n)
     );
 
