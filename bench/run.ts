@@ -5,6 +5,7 @@
 const here = new URL(".", import.meta.url);
 const known = [
   "intake",
+  "disk",
   "upload",
   "crypto",
   "ingest",
