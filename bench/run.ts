@@ -9,6 +9,7 @@ const known = [
   "upload",
   "crypto",
   "ingest",
+  "ingest_flat",
   "webhooks",
   "ops",
   "formpage",
