@@ -25,15 +25,21 @@ export interface StoredQueueRow extends Omit<QueueRow, "recipientPubkey"> {
 }
 
 class Writer {
-  readonly out: number[] = [FORMAT];
+  #out = new Uint8Array(128);
+  #at = 1;
+
+  constructor() {
+    this.#out[0] = FORMAT;
+  }
 
   varint(n: number): this {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`Not a stored count: ${n}`);
+    this.#room(8);
     while (n >= 0x80) {
-      this.out.push((n % 0x80) | 0x80);
+      this.#out[this.#at++] = (n % 0x80) | 0x80;
       n = Math.floor(n / 0x80);
     }
-    this.out.push(n);
+    this.#out[this.#at++] = n;
     return this;
   }
 
@@ -42,12 +48,15 @@ class Writer {
     const hex = HEX.test(s);
     const bytes = hex ? Uint8Array.fromHex(s) : utf8.encode(s);
     this.varint(bytes.length * 2 + (hex ? 1 : 0));
-    for (const b of bytes) this.out.push(b);
+    this.#room(bytes.length);
+    this.#out.set(bytes, this.#at);
+    this.#at += bytes.length;
     return this;
   }
 
   optText(s: string | null): this {
-    this.out.push(s === null ? 0 : 1);
+    this.#room(1);
+    this.#out[this.#at++] = s === null ? 0 : 1;
     return s === null ? this : this.text(s);
   }
 
@@ -59,7 +68,14 @@ class Writer {
   }
 
   bytes(): Uint8Array {
-    return Uint8Array.from(this.out);
+    return this.#out.slice(0, this.#at);
+  }
+
+  #room(n: number): void {
+    if (this.#at + n <= this.#out.length) return;
+    const grown = new Uint8Array(Math.max(this.#out.length * 2, this.#at + n));
+    grown.set(this.#out.subarray(0, this.#at));
+    this.#out = grown;
   }
 }
 

@@ -58,7 +58,7 @@ Deno.test("envelope rows: every string comes back exactly, hex or not, and every
     ...queued,
     submissionId: "not-hex",
     recipientPubkey: "AAAA/+==",
-    submitterId: "sender ✓",
+    submitterId: "sender ✓ ".repeat(100), // longer than the writer's first buffer
     receivedAt: "1969-12-31T23:59:59.999Z", // before the epoch: kept as text
     ref: { s: 2 ** 33, o: 0, n: 0 },
   };
