@@ -16,11 +16,15 @@ import { claimDataDir } from "./data_lock.ts";
 import { KV_FILE, openStore } from "./kv.ts";
 import { type BlobCopyReport, copyBlobsToS3 } from "./migrate_blobs.ts";
 import { openPg, type Sql } from "./pg/db.ts";
+import { copyEnvelopesFromKv } from "./pg/from_kv/envelopes.ts";
 import { copyRelayMetaFromKv } from "./pg/from_kv/relay_meta.ts";
+import { copyVaultFromKv } from "./pg/from_kv/vault.ts";
+import { copyWebhooksFromKv } from "./pg/from_kv/webhooks.ts";
+import { PG_SETTINGS } from "./pg/settings.ts";
 import { migratePg } from "./pg/migrate.ts";
 import { migrateStore as migrateKvSchema } from "./schema.ts";
 
-/** One area's copy from KV into PostgreSQL: the rows it newly copied, per aggregate. */
+/** One area's copy from KV into PostgreSQL: its row counts per aggregate, as it reports them. */
 export type KvCopy = (kv: Deno.Kv, dataDir: string, sql: Sql) => Promise<Record<string, number>>;
 
 /** A named {@link KvCopy}, run in turn by {@link moveStore}. */
@@ -32,6 +36,9 @@ export interface KvCopyStep {
 /** The copies of every area, in the order they run. */
 export const KV_COPY_STEPS: KvCopyStep[] = [
   { name: "relayMeta", copy: copyRelayMetaFromKv },
+  { name: "envelopes", copy: copyEnvelopesFromKv },
+  { name: "vault", copy: copyVaultFromKv },
+  { name: "webhooks", copy: copyWebhooksFromKv },
 ];
 
 /** The move cannot start or was refused; the message says why. */
@@ -55,15 +62,15 @@ export interface MoveStoreOptions {
 
 /** What a move copied. */
 export interface MoveStoreReport {
-  /** Rows newly copied per aggregate, `{step}.{aggregate}` (zeros when run again). */
+  /**
+   * Each area's counts, `{step}.{aggregate}`: rows newly copied (zeros when run again), except
+   * the envelopes' and the webhooks' copies, which count the rows they went through.
+   */
   rows: Record<string, number>;
   /** The blob copy, or null when blobs stay on the filesystem. */
   blobs: BlobCopyReport | null;
   seconds: number;
 }
-
-/** Names of the `sealpost_settings` rows a PostgreSQL store keeps (src/store/pg/settings.ts). */
-const SETTINGS = { relaySecret: "relay_secret", firstUser: "first_user_id" };
 
 /**
  * Carries the data dir's relay secret (so edit tokens and upload URLs made before the move
@@ -77,7 +84,10 @@ async function copySettings(dataDir: string, sql: Sql): Promise<Record<string, n
   if (!secret || !credentials) {
     throw new MoveStoreError(`"${dataDir}" is not initialised (no relay secret or credentials)`);
   }
-  const wanted = { [SETTINGS.relaySecret]: secret, [SETTINGS.firstUser]: credentials.userId };
+  const wanted: Record<string, string> = {
+    [PG_SETTINGS.relaySecret]: secret,
+    [PG_SETTINGS.firstUser]: credentials.userId,
+  };
   const found = await sql<{ name: string; value: string }[]>`
     select name, value from sealpost_settings where name in ${sql(Object.keys(wanted))}`;
   for (const row of found) {

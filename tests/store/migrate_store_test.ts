@@ -13,7 +13,10 @@ import { moveStore, MoveStoreError } from "../../src/store/migrate_store.ts";
 import { PgBlobMeta } from "../../src/store/pg/blob_meta.ts";
 import { PgIdentity } from "../../src/store/pg/identity.ts";
 import { dropBucket, prepareBucket } from "../_support/services/radosgw.ts";
-import { startInstance, type TestInstance } from "../_support/server.ts";
+import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
+import { call, startInstance, type TestInstance } from "../_support/server.ts";
+import { vaultForm } from "../_support/vault.ts";
+import { startReceiver } from "../webhooks/_harness.ts";
 import { radosgw } from "../blobs/_backends.ts";
 import { random, sha256 } from "../blobs/_helpers.ts";
 import { upload } from "../blobs/_http.ts";
@@ -67,6 +70,21 @@ Deno.test("migrate-store: blobs into the bucket, refused while serving, idempote
       const { put } = await upload(inst, file.bytes, { mime: file.mime });
       assert.equal(put.status, 201);
     }
+    // A form with records, their submissions and a webhook that delivered them.
+    const receiver = startReceiver(() => new Response(null, { status: 204 }));
+    const { form, pin } = await vaultForm(inst, "Move", [
+      { id: "name", label: "Name", kind: "text", required: true },
+    ]);
+    const hook = await call(`${inst.url}/owner/forms/${form.formId}/webhooks`, {
+      method: "POST",
+      token: inst.credentials.ownerToken,
+      json: { url: receiver.url },
+    });
+    assert.equal(hook.status, 201);
+    const manifest = await fetchManifest(form.formId, { relayUrl: inst.url, pin });
+    for (const name of ["Ada", "Grace", "Edsger"]) await submitForm(manifest, { name });
+    await receiver.waitFor(3);
+    await receiver.close();
     const userId = inst.credentials.userId;
     const keyOf = (bytes: Uint8Array) => ({ userId, hash: sha256(bytes) });
     // One blob's bytes are gone from the disk: reported, not copied.
@@ -106,6 +124,16 @@ Deno.test("migrate-store: blobs into the bucket, refused while serving, idempote
       assert.equal(stored?.contentType, file.mime ?? "binary/octet-stream");
     }
 
+    // Every area copied its rows.
+    for (
+      const [name, n] of Object.entries({
+        "envelopes.submissions": 3,
+        "vault.forms": 1,
+        "vault.records": 3,
+        "webhooks.configs": 1,
+        "webhooks.deliveries": 3,
+      })
+    ) assert.equal(first.rows[name], n, `${name}: ${JSON.stringify(first.rows)}`);
     // The relay's metadata reads back through the PostgreSQL ports.
     assert.ok(first.rows["relayMeta.users"] >= 1, JSON.stringify(first.rows));
     assert.equal((await new PgIdentity(pg.sql).getUser(userId))?.id, userId);
@@ -117,6 +145,7 @@ Deno.test("migrate-store: blobs into the bucket, refused while serving, idempote
     const again = await moveStore(target);
     assert.equal(again.rows["relayMeta.users"], 0);
     assert.equal(again.rows["instance.settings"], 0);
+    assert.equal(again.rows["vault.records"], 0);
     assert.equal(again.blobs?.copied, 0);
     assert.equal(again.blobs?.present, 3);
 
