@@ -458,7 +458,11 @@ export async function startDeployment(
       dataDir: await dir("vault-1"),
     });
     vaults.push(first);
-    const ownerToken = (await credentialsOf(first.dataDir)).ownerToken;
+    // On a shared database the first relay initialised it: its owner is the vault's owner too
+    // (a joining process writes no credentials). On KV the vault has a store and owner of its own.
+    const ownerToken = options.backing.backend === "postgres"
+      ? relayToken
+      : (await credentialsOf(first.dataDir)).ownerToken;
     const { formId, manifest } = await demoForm(first.url, ownerToken, balancer.url);
     const addVault = async () => {
       const dataDir = await dir(`vault-${vaults.length + 1}`);
