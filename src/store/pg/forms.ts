@@ -1,13 +1,16 @@
 /**
  * The forms port on PostgreSQL: a row per form in `vault_forms` (with a revision for
- * optimistic updates) and its archived versions in `vault_form_versions`. Rows and versions
- * keep Deno KV's value limit (64 KiB), so a form fits either backend.
+ * optimistic updates) and its archived versions in `vault_form_versions` (cached in memory:
+ * they never change). Rows and versions keep Deno KV's value limit (64 KiB), so a form fits
+ * either backend.
  *
  * @module
  */
+import { FormVersionCache } from "../form_version_cache.ts";
 import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
 import { KV_LIMITS, valueSize, WriteTooLargeError } from "../write.ts";
 import type { Sql } from "./db.ts";
+import { transaction } from "./transaction.ts";
 
 /** Tries of an optimistic update before "conflict". */
 const TRIES = 5;
@@ -33,12 +36,14 @@ class Stale extends Error {}
  * ```
  */
 export class PgForms implements FormsPort {
+  #versions = new FormVersionCache();
+
   constructor(private sql: Sql) {}
 
   async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
     checkSize("A form", row);
     checkSize("A form version", version);
-    return await this.sql.begin(async (tx) => {
+    return await transaction(this.sql, async (tx) => {
       const added = await tx`insert into vault_forms (form_id, data)
         values (${row.formId}, ${
         JSON.stringify(row)
@@ -64,10 +69,12 @@ export class PgForms implements FormsPort {
   }
 
   async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
+    const cached = this.#versions.get(formId, schemaVersion);
+    if (cached) return cached;
     const rows = await this.sql<{ data: VaultFormVersionRow }[]>`
       select data from vault_form_versions
       where form_id = ${formId} and schema_version = ${schemaVersion}`;
-    return rows[0]?.data ?? null;
+    return this.#versions.keep(rows[0]?.data ?? null);
   }
 
   async versions(formId: string): Promise<VaultFormVersionRow[]> {
@@ -88,7 +95,7 @@ export class PgForms implements FormsPort {
       checkSize("A form", next.row);
       if (next.version) checkSize("A form version", next.version);
       try {
-        await this.sql.begin(async (tx) => {
+        await transaction(this.sql, async (tx) => {
           const updated = await tx`update vault_forms set data = ${
             JSON.stringify(next.row)
           }::text::jsonb, rev = rev + 1

@@ -9,6 +9,7 @@ import type { QuarantineEntry, QuarantinePort, VaultQuarantineRow } from "../por
 import type { WritePart } from "../write_part.ts";
 import { PgCheckFailedError } from "./check_failed.ts";
 import type { Sql } from "./db.ts";
+import { transaction } from "./transaction.ts";
 import { pgPart, runPgParts } from "./write_part.ts";
 
 interface Stored {
@@ -39,7 +40,7 @@ export class PgQuarantine implements QuarantinePort {
   constructor(private sql: Sql) {}
 
   async save(entry: QuarantineEntry, ciphertext: Uint8Array, ack: WritePart | null) {
-    await this.sql.begin(async (tx) => {
+    await transaction(this.sql, async (tx) => {
       await tx`
         insert into vault_quarantine (id, data, quarantined_at, box_bytes, box)
         values (${entry.id}, ${JSON.stringify(entry)}::text::jsonb, ${new Date().toISOString()},
@@ -81,12 +82,13 @@ export class PgQuarantine implements QuarantinePort {
 
   async discard(id: string, part: WritePart | null): Promise<boolean> {
     try {
-      return await this.sql.begin(async (tx) => {
-        const removed = await tx`delete from vault_quarantine where id = ${id} returning id`;
-        if (removed.length === 0) return false;
+      await transaction(this.sql, async (tx) => {
+        // The part first: it locks what it checks before the row, as ingest's writes do.
         if (part) await runPgParts(tx, [part]);
-        return true;
+        const removed = await tx`delete from vault_quarantine where id = ${id} returning id`;
+        if (removed.length === 0) throw new PgCheckFailedError(`No quarantined envelope ${id}`);
       });
+      return true;
     } catch (err) {
       if (err instanceof PgCheckFailedError) return false;
       throw err;

@@ -178,6 +178,19 @@ export async function writePlans(tx: Tx, plans: readonly RecordPlan[]): Promise<
     files: plan.files,
     expect_rev: plan.expectRev,
   });
+  const expected = plans.filter((p) => p.expectRev !== null).map(row);
+  if (expected.length > 0) {
+    // Lock the heads first (as a batch does), so a write never holds a version's key while
+    // waiting for a head another writer holds.
+    const locked = await tx`
+      select r.record_id from vault_records r
+      join json_to_recordset(${recordset(expected)}::text::json)
+        as x(form_id text, record_id text, expect_rev bigint)
+        on r.form_id = x.form_id and r.record_id = x.record_id and r.rev = x.expect_rev
+      order by r.form_id, r.record_id
+      for update of r`;
+    if (locked.length !== expected.length) throw new PgCheckFailedError("A record changed");
+  }
   const inserts = plans.filter((p) => !p.previous).map(row);
   const updates = plans.filter((p) => p.previous).map(row);
   const replacedLive = plans.filter((p) => p.previous && !p.previous.deleted_at).map(row);

@@ -23,6 +23,7 @@ import {
   type RecordPlan,
   writePlans,
 } from "./record_rows.ts";
+import { isTransient } from "./transaction.ts";
 import { runPgParts } from "./write_part.ts";
 
 /** Writes per transaction at most (each up to `MAX_RECORD_BYTES` of values). */
@@ -30,9 +31,6 @@ const BATCH_ITEMS = 128;
 
 /** Tries of a batch that met another writer (a record appeared, a deadlock) before failing. */
 const TRIES = 10;
-
-/** PostgreSQL's codes of a transaction worth running again: serialization failure, deadlock. */
-const TRANSIENT = new Set(["40001", "40P01"]);
 
 interface Item {
   write: RecordWrite;
@@ -101,17 +99,13 @@ export class SubmissionWriter {
           const failed = pending[err.index];
           settled[failed] = { error: err.cause };
           pending = pending.filter((index) => index !== failed);
-        } else if (attempt >= TRIES || !(err instanceof PgCheckFailedError || transient(err))) {
+        } else if (attempt >= TRIES || !(err instanceof PgCheckFailedError || isTransient(err))) {
           throw err;
         }
       }
     }
     return settled as Settled[];
   }
-}
-
-function transient(err: unknown): boolean {
-  return TRANSIENT.has((err as { code?: string })?.code ?? "");
 }
 
 /**
@@ -163,7 +157,7 @@ async function flushIn(
   );
   if (failed >= 0) {
     const reason = (results[failed] as PromiseRejectedResult).reason;
-    if (transient(reason)) throw reason;
+    if (isTransient(reason)) throw reason;
     throw new ItemFailed(withParts[failed], reason);
   }
   const events = rounds.flatMap((round) => [...round.values()].map((plan) => plan.event));

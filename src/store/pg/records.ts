@@ -36,6 +36,7 @@ import {
   writePlans,
 } from "./record_rows.ts";
 import { SubmissionWriter } from "./record_submissions.ts";
+import { transaction } from "./transaction.ts";
 import { pgPart } from "./write_part.ts";
 
 /** Tries of an optimistic write before "conflict". */
@@ -198,7 +199,7 @@ export class PgRecords implements RecordsPort {
       const write = await change(live && headOf(live));
       const plan = planWrite(stored, write, checkRecordSize(write.values), stored?.rev ?? null);
       try {
-        await this.sql.begin((tx) => writePlans(tx, [plan]));
+        await transaction(this.sql, (tx) => writePlans(tx, [plan]));
       } catch (err) {
         if (err instanceof PgCheckFailedError) continue;
         throw err;
@@ -210,7 +211,7 @@ export class PgRecords implements RecordsPort {
   }
 
   async delete(formId: string, recordId: string): Promise<"deleted" | "missing" | "conflict"> {
-    const event = await this.sql.begin(async (tx) => {
+    const event = await transaction(this.sql, async (tx) => {
       const [head] = await tx<FullRow[]>`
         select ${headColumns(tx)}, "values" from vault_records
         where form_id = ${formId} and record_id = ${recordId} for update`;

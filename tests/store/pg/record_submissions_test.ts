@@ -104,3 +104,32 @@ Deno.test("pg applySubmission: an envelope and its amendment in one batch land i
     await pg.close();
   }
 });
+
+Deno.test("pg records: owner edits on one pool race amendments on another without a deadlock error", async () => {
+  const pg = await freshPg();
+  try {
+    const owner = new PgRecords(pg.sql);
+    const ingest = new PgRecords(pg.open());
+    await ingest.applySubmission(envelope("s1"), []);
+    const edits = Array.from(
+      { length: 10 },
+      () => owner.write("f1", "s1", (current) => ({ ...envelope("s1", current!.appliedVersion) })),
+    );
+    const amendments = (async () => {
+      const outcomes = [];
+      // One submission's versions come in order (the caller serialises them).
+      for (let v = 2; v <= 6; v++) {
+        outcomes.push(await ingest.applySubmission(envelope("s1", v), []));
+      }
+      return outcomes;
+    })();
+    // No deadlock error: an edit that lost ten times in a row answers "conflict", as documented.
+    const saved = (await Promise.all(edits)).filter((outcome) => outcome === "saved").length;
+    assert.ok(saved >= 1, `${saved} edits saved`);
+    assert.deepEqual(await amendments, Array(5).fill("record"));
+    assert.equal((await owner.versions("f1", "s1", 100)).length, 1 + saved + 5, "every write kept");
+    assert.equal((await owner.get("f1", "s1"))!._submissionId, "s1");
+  } finally {
+    await pg.close();
+  }
+});
