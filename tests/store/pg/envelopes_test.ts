@@ -146,9 +146,11 @@ Deno.test("pg envelopes: a batch of large envelopes goes in several statements, 
       bytes[0] = i;
       return bytes;
     });
-    const results = await Promise.all(big.map((ciphertext, i) =>
-      a.writeVersion(head(`big${i}`), null, { ...envelope(), ciphertext })
-    ));
+    const results = await Promise.all(
+      big.map((ciphertext, i) =>
+        a.writeVersion(head(`big${i}`), null, { ...envelope(), ciphertext })
+      ),
+    );
     assert.deepEqual(results, [true, true, true, true]);
     let after = 0;
     const read = new Map<string, Uint8Array>();
