@@ -9,7 +9,8 @@
 import { FormVersionCache } from "../form_version_cache.ts";
 import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
 import { KV_LIMITS, valueSize, WriteTooLargeError } from "../write.ts";
-import type { Sql } from "./db.ts";
+import { PgCheckFailedError } from "./check_failed.ts";
+import type { Sql, Tx } from "./db.ts";
 import { transaction } from "./transaction.ts";
 
 /** Tries of an optimistic update before "conflict". */
@@ -22,9 +23,6 @@ function checkSize(what: string, value: unknown) {
     throw new WriteTooLargeError(`${what} of ${bytes} bytes exceeds ${KV_LIMITS.valueBytes}`);
   }
 }
-
-/** Rolls an update's transaction back: its row or version changed meanwhile. */
-class Stale extends Error {}
 
 /**
  * The PostgreSQL forms store.
@@ -43,15 +41,13 @@ export class PgForms implements FormsPort {
   async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
     checkSize("A form", row);
     checkSize("A form version", version);
+    const data = JSON.stringify(row);
     return await transaction(this.sql, async (tx) => {
-      const added = await tx`insert into vault_forms (form_id, data)
-        values (${row.formId}, ${
-        JSON.stringify(row)
-      }::text::jsonb) on conflict do nothing returning form_id`;
+      const added = await tx`
+        insert into vault_forms (form_id, data) values (${row.formId}, ${data}::text::jsonb)
+        on conflict do nothing returning form_id`;
       if (added.length === 0) return false;
-      await tx`insert into vault_form_versions (form_id, schema_version, data)
-        values (${row.formId}, ${version.schemaVersion}, ${JSON.stringify(version)}::text::jsonb)
-        on conflict do nothing`;
+      await this.#addVersion(tx, version);
       return true;
     });
   }
@@ -96,24 +92,29 @@ export class PgForms implements FormsPort {
       if (next.version) checkSize("A form version", next.version);
       try {
         await transaction(this.sql, async (tx) => {
-          const updated = await tx`update vault_forms set data = ${
-            JSON.stringify(next.row)
-          }::text::jsonb, rev = rev + 1
+          const data = JSON.stringify(next.row);
+          const updated = await tx`
+            update vault_forms set data = ${data}::text::jsonb, rev = rev + 1
             where form_id = ${formId} and rev = ${current.rev} returning rev`;
-          if (updated.length === 0) throw new Stale();
-          if (!next.version) return;
-          const added = await tx`insert into vault_form_versions (form_id, schema_version, data)
-            values (${formId}, ${next.version.schemaVersion}, ${
-            JSON.stringify(next.version)
-          }::text::jsonb)
-            on conflict do nothing returning schema_version`;
-          if (added.length === 0) throw new Stale();
+          if (updated.length === 0) throw new PgCheckFailedError(`Form ${formId} changed`);
+          if (next.version && !await this.#addVersion(tx, next.version)) {
+            throw new PgCheckFailedError(`Version ${next.version.schemaVersion} exists`);
+          }
         });
         return next;
       } catch (err) {
-        if (!(err instanceof Stale)) throw err;
+        if (!(err instanceof PgCheckFailedError)) throw err;
       }
     }
     return "conflict";
+  }
+
+  /** Adds an archived version; false (nothing written) when its number is taken. */
+  async #addVersion(tx: Tx, version: VaultFormVersionRow): Promise<boolean> {
+    const added = await tx`
+      insert into vault_form_versions (form_id, schema_version, data)
+      values (${version.formId}, ${version.schemaVersion}, ${JSON.stringify(version)}::text::jsonb)
+      on conflict do nothing returning schema_version`;
+    return added.length === 1;
   }
 }

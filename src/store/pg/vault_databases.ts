@@ -19,9 +19,9 @@ export class PgVaultDatabases implements VaultDatabasesPort {
   constructor(private sql: Sql) {}
 
   async put(row: VaultDatabaseRow): Promise<void> {
-    await this.sql`insert into vault_databases (id, data) values (${row.id}, ${
-      JSON.stringify(row)
-    }::text::jsonb)
+    const data = JSON.stringify(row);
+    await this.sql`
+      insert into vault_databases (id, data) values (${row.id}, ${data}::text::jsonb)
       on conflict (id) do update set data = excluded.data`;
   }
 
@@ -43,9 +43,9 @@ export class PgVaultDatabases implements VaultDatabasesPort {
   }
 
   async setFact(name: string, value: unknown): Promise<void> {
-    await this.sql`insert into vault_facts (name, value) values (${name}, ${
-      JSON.stringify(value)
-    }::text::jsonb)
+    const data = JSON.stringify(value);
+    await this.sql`
+      insert into vault_facts (name, value) values (${name}, ${data}::text::jsonb)
       on conflict (name) do update set value = excluded.value`;
   }
 }
