@@ -5,9 +5,11 @@
 const here = new URL(".", import.meta.url);
 const known = [
   "intake",
+  "disk",
   "upload",
   "crypto",
   "ingest",
+  "ingest_flat",
   "webhooks",
   "ops",
   "formpage",
@@ -16,6 +18,8 @@ const known = [
   "files",
   "upload_s3",
   "vault_store",
+  "relay_meta",
+  "pg_envelopes",
 ];
 const present = known.filter((name) => {
   try {

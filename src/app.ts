@@ -29,7 +29,6 @@ import { type WebhookEngine, webhookRoutes } from "./webhooks/index.ts";
 
 /** Everything the application needs from the process. */
 export interface AppDeps {
-  kv: Deno.Kv;
   /** The relay's users, tokens and databases (src/store/ports/identity.ts). */
   identity: IdentityPort;
   /** The relay's envelope queues (src/store/ports/envelopes.ts). */

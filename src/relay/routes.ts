@@ -173,8 +173,13 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   app.openapi({ ...getQueue, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
     await assertQueueOwner(identity, fingerprint, c.var.owner.userId);
-    const { after, limit } = c.req.valid("query");
-    const page = await listQueue(envelopes, fingerprint, after ? Number(after) : 0, limit);
+    const { after, limit, lease, wait } = c.req.valid("query");
+    const page = await listQueue(envelopes, fingerprint, after ? Number(after) : 0, limit, {
+      // Each leasing request is its own holder: what it got is hidden from every other read.
+      lease: lease ? { holder: crypto.randomUUID(), seconds: lease } : undefined,
+      waitSeconds: wait,
+      signal: c.req.raw.signal, // the server's shutdown ends a wait
+    });
     return c.json({ items: page.items, nextCursor: page.nextCursor }, 200);
   });
 

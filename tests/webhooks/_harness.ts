@@ -44,6 +44,24 @@ export const FIELDS: WebhookField[] = [
 /** The user who owns every form here. */
 export const OWNER = "user_1";
 
+/** A new record event of form `contact` with `values`, saved now. */
+export function contactEvent(
+  values: Record<string, unknown>,
+  overrides: Partial<RecordEvent> = {},
+): RecordEvent {
+  const id = crypto.randomUUID().replaceAll("-", "");
+  return {
+    eventId: id,
+    reason: "insert",
+    recordId: `rec_${id.slice(0, 12)}`,
+    formId: "contact",
+    schemaVersion: 1,
+    savedAt: formatSavedAt(new Date()),
+    values,
+    ...overrides,
+  };
+}
+
 /** Polls `check` every 10 ms until it returns a value other than undefined/false. */
 export async function until<T>(
   check: () => T | Promise<T>,
@@ -130,17 +148,7 @@ export async function startHarness(
       return row;
     },
     emit: async (values, overrides = {}) => {
-      const id = crypto.randomUUID().replaceAll("-", "");
-      const event: RecordEvent = {
-        eventId: id,
-        reason: "insert",
-        recordId: `rec_${id.slice(0, 12)}`,
-        formId: "contact",
-        schemaVersion: 1,
-        savedAt: formatSavedAt(new Date()),
-        values,
-        ...overrides,
-      };
+      const event = contactEvent(values, overrides);
       const op = new KvWrite();
       const stored = emitRecordEvent(op, event);
       if (!await op.commit(kv)) throw new Error("emit failed");

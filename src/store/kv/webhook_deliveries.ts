@@ -245,6 +245,15 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
     }
   }
 
+  async countByState(cap: number): Promise<{ pending: number; failed: number }> {
+    const count = async (prefix: Deno.KvKey) => {
+      let n = 0;
+      for await (const _ of this.kv.list({ prefix }, { limit: cap })) n++;
+      return n;
+    };
+    return { pending: await count(k.pendingAll()), failed: await count(k.failedAll()) };
+  }
+
   onDue(handler: (attempt: ScheduledAttempt) => Promise<void>): void {
     this.queue.on(WEBHOOK_ATTEMPT_KIND, (m) => {
       const { webhookId, deliveryId, token } = m as AttemptMessage;

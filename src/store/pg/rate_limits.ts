@@ -40,10 +40,14 @@ export class PgRateLimits implements RateLimitPort {
     const perMs = rule.per_minute / 60_000;
     const burst = rule.burst;
     const clock = this.options.now?.() ?? null;
-    // `excluded.updated_ms` is this take's time; `refill` the bucket's tokens at that time.
+    // `excluded.updated_ms` is this take's time. The take commits without waiting for its WAL
+    // flush (synchronous_commit off for this transaction only): a crash may forget the last
+    // takes of a bucket, which only lets a client a few requests more; nothing else depends on
+    // them.
     const [row] = await this.sql<{ taken: boolean; wait_ms: number }[]>`
       with now as (
-        select coalesce(${clock}::float8, extract(epoch from clock_timestamp()) * 1000) as ms
+        select coalesce(${clock}::float8, extract(epoch from clock_timestamp()) * 1000) as ms,
+          set_config('synchronous_commit', 'off', true) as commit_mode
       ), taken as (
         insert into relay_rate_buckets as b (family, key, tokens, updated_ms, full_at_ms)
         select ${family}, ${key}, ${burst}::float8 - 1, now.ms, now.ms + 1 / ${perMs}::float8

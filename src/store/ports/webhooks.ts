@@ -197,6 +197,11 @@ export interface WebhookDeliveries {
    */
   overdue(dueBefore: number): AsyncIterable<StoredDelivery>;
   /**
+   * How many deliveries are pending with an attempt scheduled, and how many are listed as
+   * failed, each counted up to `cap` (bounded work whatever the backlog; for the metrics).
+   */
+  countByState(cap: number): Promise<{ pending: number; failed: number }>;
+  /**
    * Calls `handler` with each scheduled attempt as it comes due, at least once (also after a
    * restart); one that throws comes again later. One handler per store.
    */

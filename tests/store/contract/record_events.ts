@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { StoredRecordEvent } from "../../../src/events/record_event.ts";
-import { recordEvent, type WebhooksFixture } from "./webhooks.ts";
+import { eventually, fixtureTests, recordEvent, type WebhooksFixture } from "./webhooks.ts";
 
 /**
  * Registers the contract's tests; `make` gives each a fresh store.
@@ -17,20 +17,7 @@ import { recordEvent, type WebhooksFixture } from "./webhooks.ts";
  * ```
  */
 export function recordEventsContract(name: string, make: () => Promise<WebhooksFixture>): void {
-  const test = (title: string, fn: (f: WebhooksFixture) => Promise<void>) =>
-    Deno.test({
-      name: `${name}: record events: ${title}`,
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => {
-        const fixture = await make();
-        try {
-          await fn(fixture);
-        } finally {
-          await fixture.close();
-        }
-      },
-    });
+  const test = fixtureTests(`${name}: record events`, make);
 
   test("a scan reads events whole, in id order, skipping, up to a limit", async ({ port, emit }) => {
     const outbox = port.recordEvents;
@@ -61,8 +48,18 @@ export function recordEventsContract(name: string, make: () => Promise<WebhooksF
     );
     await emit(recordEvent("e1"));
     await emit(recordEvent("e2"));
+    // Announcements may come after the commit (another connection's): wait for them.
+    await eventually(() => heard.length === 2);
     stop();
     await emit(recordEvent("e3"));
+    // A listener still subscribed hears what comes after e3, so e3 has been announced.
+    const later: string[] = [];
+    const stopLater = port.recordEvents.onAnnounced((events) =>
+      later.push(...events.map((s) => s.event.eventId))
+    );
+    await emit(recordEvent("e4"));
+    await eventually(() => later.includes("e4"));
+    stopLater();
     assert.deepEqual(heard, ["e1", "e2"]);
   });
 

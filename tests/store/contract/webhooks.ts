@@ -29,6 +29,30 @@ export interface WebhooksFixture {
   close(): Promise<void>;
 }
 
+/**
+ * The `test(title, body)` of a suite: each registers a `Deno.test` named `{prefix}: {title}`
+ * that runs `body` on a fresh fixture from `make`, closed after it.
+ */
+export function fixtureTests<F extends { close(): Promise<void> }>(
+  prefix: string,
+  make: () => Promise<F>,
+): (title: string, body: (fixture: F) => Promise<void>) => void {
+  return (title, body) =>
+    Deno.test({
+      name: `${prefix}: ${title}`,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      fn: async () => {
+        const fixture = await make();
+        try {
+          await body(fixture);
+        } finally {
+          await fixture.close();
+        }
+      },
+    });
+}
+
 /** A configuration of form `formId`. */
 export function configRow(id: string, formId = "f1", overrides = {}): WebhookConfigRow {
   return {
@@ -100,6 +124,14 @@ export function recordEvent(eventId: string, values: Record<string, unknown> = {
 
 const bytes = (n: number, fill = 7) => new Uint8Array(n).fill(fill);
 
+/** Waits (every 10 ms, at most 10 s) until `check` holds. */
+export async function eventually(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (const end = Date.now() + 10_000; !await check();) {
+    if (Date.now() > end) throw new Error("Timed out waiting for a condition");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /**
  * Registers the contract's tests; `make` gives each a fresh store.
  *
@@ -109,29 +141,19 @@ const bytes = (n: number, fill = 7) => new Uint8Array(n).fill(fill);
  * ```
  */
 export function webhooksContract(name: string, make: () => Promise<WebhooksFixture>): void {
-  const test = (title: string, fn: (f: WebhooksFixture) => Promise<void>) =>
-    Deno.test({
-      name: `${name}: webhooks: ${title}`,
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => {
-        const fixture = await make();
-        try {
-          await fn(fixture);
-        } finally {
-          await fixture.close();
-        }
-      },
-    });
+  const test = fixtureTests(`${name}: webhooks`, make);
 
   test("a configuration is created once, listed oldest first, found by id", async ({ port }) => {
     const { webhooks } = port;
     const later = configRow("w2", "f1", { createdAt: "2026-11-23T12:00:01.000Z" });
     assert.equal(await webhooks.createConfig(later), true);
     assert.equal(await webhooks.createConfig(configRow("w1")), true);
-    assert.equal(await webhooks.createConfig(configRow("w3", "f2")), true);
+    const mapped = configRow("w3", "f2", { mappings: { zeta: "Z", alpha: "A", mid: "M" } });
+    assert.equal(await webhooks.createConfig(mapped), true);
     assert.deepEqual((await webhooks.configsOf("f1")).map((c) => c.id), ["w1", "w2"]);
-    assert.deepEqual(await webhooks.config("w3"), configRow("w3", "f2"));
+    assert.deepEqual(await webhooks.config("w3"), mapped);
+    const keys = Object.keys((await webhooks.config("w3"))!.mappings);
+    assert.deepEqual(keys, ["zeta", "alpha", "mid"], "mappings stay in the order configured");
     assert.equal(await webhooks.config("nope"), null);
     assert.deepEqual(await webhooks.configsOf("f9"), []);
     // The id is taken: nothing is written.
@@ -491,6 +513,40 @@ export function webhooksContract(name: string, make: () => Promise<WebhooksFixtu
     assert.deepEqual((await deliveries.deliveries("w1", { limit: 10 })).items, []);
     // The configuration's flag is the configuration's: it stays until cleared.
     assert.equal((await webhooks.flag("w1"))?.reason, "permanent");
+  });
+
+  test("counts by state: pending with a schedule, listed as failed, each up to a cap", async ({ port }) => {
+    const { deliveries } = port;
+    assert.deepEqual(await deliveries.countByState(100), { pending: 0, failed: 0 });
+    const soon = { dueAt: Date.now() + 3_600_000 };
+    for (let i = 0; i < 6; i++) {
+      await deliveries.createDelivery({ state: pendingRow(`p${i}`), schedule: soon }, bytes(2));
+    }
+    for (let i = 0; i < 3; i++) {
+      await deliveries.createDelivery({
+        state: pendingRow(`f${i}`, "w2", { status: "failed" }),
+        failure: { flag: failureFlag(`f${i}`, "exhausted") },
+      }, bytes(2));
+    }
+    await deliveries.createDelivery(
+      { state: pendingRow("ok", "w1", { status: "delivered" }) },
+      null,
+    );
+    assert.deepEqual(await deliveries.countByState(100), { pending: 6, failed: 3 });
+    assert.deepEqual(await deliveries.countByState(4), { pending: 4, failed: 3 });
+    // Done with (the schedule dropped), retried (unlisted): counted no more.
+    const p0 = (await deliveries.delivery("p0"))!;
+    await deliveries.updateDelivery(p0, {
+      state: { ...p0.row, status: "delivered" },
+      schedule: null,
+    });
+    const f0 = (await deliveries.delivery("f0"))!;
+    await deliveries.updateDelivery(f0, {
+      state: { ...f0.row, status: "pending", token: "t" },
+      schedule: soon,
+      failure: "clear",
+    });
+    assert.deepEqual(await deliveries.countByState(100), { pending: 6, failed: 2 });
   });
 
   test("concurrent deliveries: all written; a replayed one fails alone", async ({ port }) => {

@@ -146,6 +146,9 @@ Deno.test("copyRelayMetaFromKv: what the KV ports stored reads the same through 
     const again = await copyRelayMetaFromKv(kv.kv, kv.dir, pg.sql);
     assert.ok(Object.values(again).every((n) => n === 0), JSON.stringify(again));
     assert.deepEqual(await read(...pgPorts), expected);
+    // A publish over the copied row applies (it compares equal to what it read).
+    const form = (await pgPorts[1].get("contact"))!;
+    assert.equal(await pgPorts[1].put({ ...form, schemaVersion: 3 }, form), true);
     // The copied claims work on: releasing both makes the blob an orphan.
     const [, , blobs] = pgPorts;
     await blobs.release("u1", [H("a")], new Date(AT), "contact/r1");
