@@ -21,10 +21,8 @@ import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
 import type { WritePart } from "../write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql } from "./db.ts";
+import { RECORD_EVENTS_CHANNEL } from "./record_event_rows.ts";
 import { pgPart } from "./write_part.ts";
-
-/** The channel the vault announces committed events on (payload: the event id). */
-export const RECORD_EVENTS_CHANNEL = "sealpost_record_events";
 
 /** Event ids read per statement while scanning. */
 const SCAN_PAGE = 500;
