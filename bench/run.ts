@@ -15,6 +15,9 @@ const known = [
   "console",
   "files",
   "upload_s3",
+  "vault_store",
+  "relay_meta",
+  "pg_envelopes",
 ];
 const present = known.filter((name) => {
   try {

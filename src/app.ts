@@ -13,7 +13,7 @@ import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./
 import { requestLog } from "./http/logger.ts";
 import { metricsHandler, requestMetrics, type ServiceMetrics } from "./metrics/index.ts";
 import { AddressRanges } from "./net/ip.ts";
-import { rateLimit, TokenBuckets } from "./http/rate_limit.ts";
+import { type Limiter, rateLimit } from "./http/rate_limit.ts";
 import { senderCors } from "./relay/cors.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
@@ -21,6 +21,7 @@ import type { Intake } from "./relay/submissions.ts";
 import { storageFailure, StorageHealth } from "./store/storage_health.ts";
 import type { EnvelopePort } from "./store/ports/envelopes.ts";
 import type { IdentityPort } from "./store/ports/identity.ts";
+import type { RateLimitPort } from "./store/ports/rate_limits.ts";
 import { VERSION } from "./version.ts";
 import { webRoutes } from "./web/routes.ts";
 import { type Vault, vaultFileRoutes, vaultRoutes } from "./vault/index.ts";
@@ -28,11 +29,12 @@ import { type WebhookEngine, webhookRoutes } from "./webhooks/index.ts";
 
 /** Everything the application needs from the process. */
 export interface AppDeps {
-  kv: Deno.Kv;
   /** The relay's users, tokens and databases (src/store/ports/identity.ts). */
   identity: IdentityPort;
   /** The relay's envelope queues (src/store/ports/envelopes.ts). */
   envelopes: EnvelopePort;
+  /** Rate-limit buckets (src/store/ports/rate_limits.ts): shared by every relay of a store. */
+  rateLimits: RateLimitPort;
   config: Config;
   intake: Intake;
   forms: FormDirectory;
@@ -51,16 +53,19 @@ export interface AppDeps {
 /** Builds the application. */
 export function buildApp(deps: AppDeps): OpenAPIHono {
   const { config } = deps;
-  const limiter = (rule: Config["rate_limits"]["submissions"]) =>
+  // A family's buckets under the rule `rule` of [rate_limits]; a family is named for its rule
+  // unless two families share one rule.
+  type RuleName = Exclude<keyof Config["rate_limits"], "enabled" | "max_tracked_addresses">;
+  const limiter = (rule: RuleName, family: string = rule): Limiter | null =>
     config.rate_limits.enabled
-      ? new TokenBuckets(rule, Date.now, config.rate_limits.max_tracked_addresses)
+      ? { port: deps.rateLimits, family, rule: config.rate_limits[rule] }
       : null;
   const proxies = new AddressRanges(config.server.trusted_proxies);
   const relayDeps: RelayDeps = {
     ...deps,
     limiters: {
-      submissions: limiter(config.rate_limits.submissions),
-      owner: limiter(config.rate_limits.owner),
+      submissions: limiter("submissions"),
+      owner: limiter("owner"),
     },
   };
   const app = new OpenAPIHono();
@@ -87,16 +92,16 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   // blob reads and the vault's owner API (before its authentication).
   // Public reads share one family: manifests, the form page, its assets, the embed script and
   // the OpenAPI document.
-  const publicReads = rateLimit(limiter(config.rate_limits.manifests), proxies);
+  const publicReads = rateLimit(limiter("manifests"), proxies);
   for (const path of ["/forms/*", "/f/*", "/assets/*", "/embed.js", "/openapi.json"]) {
     app.use(path, publicReads);
   }
-  const blobReads = rateLimit(limiter(config.rate_limits.blob_reads), proxies);
+  const blobReads = rateLimit(limiter("blob_reads"), proxies);
   app.use(
     "/blobs/*",
     (c, next) => c.req.method === "GET" || c.req.method === "HEAD" ? blobReads(c, next) : next(),
   );
-  app.use("/vault/*", rateLimit(limiter(config.rate_limits.vault), proxies));
+  app.use("/vault/*", rateLimit(limiter("vault"), proxies));
   // A vault-role process is no relay: it pulls from one (src/vault).
   if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));
   // The hosted form page, its assets and the embed script (src/web).
@@ -113,8 +118,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         config,
         blobs: deps.blobs,
         limiters: {
-          uploadSlots: limiter(config.rate_limits.upload_slots),
-          uploads: limiter(config.rate_limits.uploads),
+          uploadSlots: limiter("upload_slots"),
+          uploads: limiter("uploads"),
           owner: relayDeps.limiters.owner,
         },
       }),
@@ -123,7 +128,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   if (deps.vault) app.route("/", vaultRoutes(deps.vault, deps.identity));
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
-    app.use("/vault-files/*", rateLimit(limiter(config.rate_limits.blob_reads), proxies));
+    app.use("/vault-files/*", rateLimit(limiter("blob_reads", "vault_files"), proxies));
     app.route("/", vaultFileRoutes(deps.vault, deps.identity));
   }
   // Webhooks' owner API (src/webhooks): outbound configuration lives with the vault only.
@@ -145,7 +150,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
       maxSeconds: config.console.session_max_seconds,
     });
     // Its own buckets with the vault API's rule: sign-in guesses count against an address.
-    app.use("/console/*", rateLimit(limiter(config.rate_limits.vault), proxies));
+    app.use("/console/*", rateLimit(limiter("vault", "console"), proxies));
     app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions }));
   }
   app.doc31("/openapi.json", {

@@ -9,16 +9,12 @@ import { BufferedLines } from "./http/logger.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
 import { connectionLimits } from "./net/config.ts";
 import { type HttpServer, serveHttp } from "./net/listener.ts";
-import { readRelaySecret } from "./init/data_dir.ts";
 import { EditTokens } from "./auth/index.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake } from "./relay/submissions.ts";
 import { ServiceMetrics } from "./metrics/index.ts";
 import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
-import { openStore } from "./store/kv.ts";
-import { openKvStore } from "./store/kv/store.ts";
-import { migrateStore } from "./store/schema.ts";
-import { QueueDispatcher } from "./store/queue.ts";
+import { openConfiguredStore, type OpenStore } from "./store/open.ts";
 import {
   firstFormSource,
   relayFormSource,
@@ -52,12 +48,12 @@ export interface RunningServer {
   vault: Vault | null;
   /** Uploaded files (null for role `vault`). */
   blobs: Blobs | null;
-  /** Webhook delivery (its store holds the process's KV handle). */
+  /** Webhook delivery. */
   webhooks: WebhookEngine;
   /** Metrics (null when `metrics.enabled` is off). */
   metrics: ServiceMetrics | null;
-  /** The process's Deno KV store, for tests that write as another component would. */
-  kv: Deno.Kv;
+  /** The process's store (backend `store.backend`), for tests that write as another part would. */
+  store: OpenStore;
 }
 
 /**
@@ -86,18 +82,12 @@ export async function startServer(
 }
 
 async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
-  const secret = await readRelaySecret(config.data_dir);
-  const kv = await openStore(config.data_dir);
-  // Only the current layout is served: an older store is migrated, a newer one refused.
-  await migrateStore(kv, config.data_dir).catch((err) => {
-    kv.close();
-    throw err;
-  });
-  // The webhook engine's scheduled attempts and any other queue work: one listener per process.
-  const queue = new QueueDispatcher(kv);
-  // Every store port (src/store/ports) on this backend, opened once: the relay's envelope
-  // queues, identity, manifests and blob metadata; the vault's; the webhooks'.
-  const store = await openKvStore(kv, config.data_dir, queue);
+  // Every store port (src/store/ports) on the configured backend (src/store/open.ts), opened
+  // once: the relay's envelope queues, identity, manifests and blob metadata; the vault's; the
+  // webhooks'; and the relay secret every process of the store shares.
+  const opened = await openConfiguredStore(config);
+  const store = opened.ports;
+  const secret = opened.relaySecret;
   const relay = store.relay;
   const sweepEnvelopes = () =>
     relay.envelopes.sweep().catch((err) =>
@@ -113,9 +103,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // Metrics (src/metrics): fed by requests, ingest and webhook attempts; gauges read at scrape.
   const metrics = config.metrics.enabled
     ? new ServiceMetrics({
-      kv,
-      dataDir: config.data_dir,
       relayPorts: relay,
+      vaultCounts: opened.vaultCounts,
       relay: role !== "vault",
       vault: role !== "relay",
     })
@@ -142,7 +131,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       ? { ports: relay, forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
       : undefined,
   });
-  // Webhooks: the delivery engine, on the process's queue listener.
+  // Webhooks: the delivery engine; the store's listeners start once it has registered.
   // Forms: the vault's (every archived version), else those published on this relay.
   const webhookForms = vault
     ? firstFormSource(vaultFormSource(vault.forms), relayFormSource(forms))
@@ -160,12 +149,12 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       : undefined,
   });
   await webhooks.start();
-  const queueStopped = queue.start();
+  opened.start();
   const log = new BufferedLines();
   const app = buildApp({
-    kv,
     identity: relay.identity,
     envelopes: relay.envelopes,
+    rateLimits: store.rateLimits,
     config,
     intake,
     forms,
@@ -186,10 +175,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
-    await store.close();
-    metrics?.close();
-    kv.close();
-    await queueStopped;
+    await opened.close();
     const where = `${config.server.host}:${config.server.port}`;
     if (err instanceof Deno.errors.AddrInUse) {
       throw new ListenError(`Cannot listen on ${where}: the address is in use (try --port)`);
@@ -223,11 +209,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await webhooks.stop();
       clearInterval(sweepTimer);
       await sweeping;
-      await store.close();
+      await opened.close();
       log.flush();
-      metrics?.close();
-      kv.close();
-      await queueStopped;
       lock.release();
     })();
   return {
@@ -242,7 +225,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     blobs,
     webhooks,
     metrics,
-    kv,
+    store: opened,
     finished: server.finished.then(() => closing ?? undefined),
   };
 }

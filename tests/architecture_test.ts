@@ -99,3 +99,18 @@ Deno.test("token checks live in src/auth: no module outside it (or the store) re
   );
   assert.deepEqual(offenders, []);
 });
+
+Deno.test("Deno KV stays behind the store: no module outside src/store (and the KV backup) opens or holds it", () => {
+  /** The code of a module without its comments. */
+  const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+  // `sealpost backup` archives a Deno KV data dir (it answers otherwise for PostgreSQL).
+  const allowed = (file: string) => file.startsWith("src/store/") || file.startsWith("src/backup/");
+  const offenders = files.filter((f) =>
+    !allowed(f.file) &&
+    (/\bDeno\.(openKv\b|Kv[A-Za-z]*\b)/.test(code(f.text)) ||
+      f.imports.some((i) => i === "src/store/kv.ts" || i.startsWith("src/store/kv/")))
+  ).map((f) => f.file);
+  assert.deepEqual(offenders, []);
+  // The scan sees what it is about: the store's own KV modules match.
+  assert.ok(files.some((f) => f.file === "src/store/kv/open.ts" && /Deno\.Kv\b/.test(f.text)));
+});

@@ -12,7 +12,7 @@ import { type Config, publicBaseUrl } from "../config/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { NotFound } from "../errors/index.ts";
-import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
+import { type Limiter, rateLimit } from "../http/rate_limit.ts";
 import { assertOwns, type OwnerEnv, requireOwner, type TokenSource } from "../auth/index.ts";
 import { servedAs } from "./mime.ts";
 import { parseRange } from "./range.ts";
@@ -39,9 +39,9 @@ export interface BlobDeps {
   config: Config;
   blobs: Blobs;
   limiters: {
-    uploadSlots: TokenBuckets | null;
-    uploads: TokenBuckets | null;
-    owner: TokenBuckets | null;
+    uploadSlots: Limiter | null;
+    uploads: Limiter | null;
+    owner: Limiter | null;
   };
 }
 

@@ -7,6 +7,7 @@
 import { BackupError, createBackup } from "../backup/backup.ts";
 import { restoreBackup, RestoreError } from "../backup/restore.ts";
 import { ConfigError, loadConfig } from "../config/index.ts";
+import { describePgUrl } from "../store/pg/db.ts";
 import { parseCommand } from "./args.ts";
 
 const BACKUP_USAGE = `Usage: sealpost backup --out FILE [--data DIR] [--config FILE] [--json]
@@ -14,7 +15,8 @@ const BACKUP_USAGE = `Usage: sealpost backup --out FILE [--data DIR] [--config F
 Writes one archive (tar, mode 0600) of a data dir: a consistent snapshot of the store, the
 blobs it knows, and the secrets (relay secret, credentials, vault keys). Safe while
 "sealpost serve" runs on the same data dir: the snapshot holds every commit made before
-it started. Run it on the machine that holds the data dir.
+it started. Run it on the machine that holds the data dir. With store.backend = "postgres"
+it writes nothing and says what to back up instead (pg_dump, the bucket, the secrets).
   --out FILE    The archive to write (must not exist)
   --data DIR    Data dir (default ./data, or data_dir of --config / SEALPOST_DATA_DIR)
   --json        Print {"out","bytes","files","blobs","blobBytes","missingBlobs"}
@@ -56,6 +58,10 @@ async function backup(args: string[]): Promise<number> {
     env: Deno.env.toObject(),
     flags: { data: flags.data },
   });
+  if (config.store.backend === "postgres") {
+    console.error(postgresBackupAdvice(config.store.postgres_url));
+    return 1;
+  }
   const summary = await createBackup(config.data_dir, flags.out);
   if (flags.json) console.log(JSON.stringify(summary));
   else {
@@ -68,6 +74,26 @@ async function backup(args: string[]): Promise<number> {
     console.error(`warning: blob ${key} was removed while the backup ran and is not in it`);
   }
   return 0;
+}
+
+/**
+ * What `backup` answers with `store.backend = "postgres"`: the data lives in the database (and
+ * the object store), which have their own consistent backup tools; the data dir keeps only this
+ * process's secrets.
+ */
+function postgresBackupAdvice(url: string): string {
+  return `The store is the PostgreSQL database ${describePgUrl(url)} (store.backend = ` +
+    `"postgres"), not this data dir: "sealpost backup" archives Deno KV data dirs only.\n` +
+    "Back up instead:\n" +
+    "  - the database, with PostgreSQL's tools: pg_dump --format=custom (one consistent " +
+    "snapshot, while the service runs), or a base backup with WAL archiving for " +
+    "point-in-time recovery;\n" +
+    "  - the uploaded files: the S3 bucket with the object store's own tools (blobs.backend " +
+    '= "s3"), or each relay\'s data dir blobs/ (blobs.backend = "fs");\n' +
+    "  - each process's secrets as files: the vault's keys (<data_dir>/vault/keys), " +
+    "credentials.json, and store.relay_secret_file when set (otherwise the relay secret " +
+    "is in the database).\n" +
+    "See docs/scale.md.";
 }
 
 async function restore(args: string[]): Promise<number> {

@@ -6,10 +6,11 @@
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, publicBaseUrl, unknownVariables } from "../config/index.ts";
 import { dataPaths } from "../init/data_dir.ts";
-import { initDataDir } from "../init/init.ts";
+import { initDataDir, type InitResult } from "../init/init.ts";
 import { ListenError, type RunningServer, startServer } from "../server.ts";
 import { claimDataDir, DataDirError } from "../store/data_lock.ts";
-import { type MigrationResult, SchemaVersionError } from "../store/schema.ts";
+import { SchemaVersionError } from "../store/schema.ts";
+import type { StoreMigration } from "../store/open.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import { programCommand } from "./program.ts";
@@ -129,7 +130,7 @@ async function serve(flags: Flags): Promise<number> {
   let init: Awaited<ReturnType<typeof initDataDir>>;
   try {
     init = await initDataDir(config);
-    reportMigration(init.migration, config.data_dir);
+    reportMigration(init.migration);
     server = await startServer(config, { lock });
   } catch (err) {
     lock.release();
@@ -154,10 +155,15 @@ async function serve(flags: Flags): Promise<number> {
   } else {
     console.log(`Sealpost ${VERSION} listens on ${server.url} (data: ${config.data_dir})`);
   }
-  // Vault first run (src/vault): a database, the manifest key and a published demo form.
-  if (server.vault) {
+  // Vault first run (src/vault): a database, the manifest key and a published demo form; once
+  // for all the vault workers of a shared store.
+  const vault = server.vault;
+  if (vault) {
     try {
-      const demo = await server.vault.bootstrap(init.userId);
+      const demo = await server.store.exclusive(
+        "vault_bootstrap",
+        () => vault.bootstrap(init.userId),
+      );
       console.log(demoText(demo, server.baseUrl));
     } catch (err) {
       console.error(
@@ -184,32 +190,40 @@ function demoText(demo: DemoInfo, ownUrl: string): string {
     `credentials.json)`;
 }
 
-/** Says on stderr which migrations upgraded the data dir's store, if any ran. */
-function reportMigration(migration: MigrationResult, dataDir: string): void {
+/** Says on stderr which migrations upgraded the store, if any ran. */
+function reportMigration(migration: StoreMigration): void {
   if (migration.applied.length === 0) return;
   console.error(
-    `Upgraded the store of ${dataDir} from schema version ${migration.from} to ${migration.to}:\n` +
-      migration.applied.map((m) => `  ${m.to}: ${m.description}`).join("\n"),
+    `Upgraded the store of ${migration.where} from schema version ${migration.from} to ` +
+      `${migration.to}:\n` + migration.applied.map((m) => `  ${m}`).join("\n"),
   );
+}
+
+/** Where the owner and admin tokens are: this data dir's file, or the initialising process's. */
+function credentialsNote(result: InitResult): string {
+  return result.credentials
+    ? dataPaths(result.dataDir).credentials
+    : "joined a database another process initialised: its data dir holds them";
 }
 
 async function init(flags: Flags): Promise<number> {
   const config = await configFrom(flags);
   const result = await initDataDir(config);
-  reportMigration(result.migration, config.data_dir);
+  reportMigration(result.migration);
   const report = {
     dataDir: result.dataDir,
     baseUrl: publicBaseUrl(config),
     userId: result.userId,
-    ownerToken: result.ownerToken,
-    adminToken: result.adminToken,
+    // Null when this process joined a database another process initialised.
+    ownerToken: result.credentials?.ownerToken ?? null,
+    adminToken: result.credentials?.adminToken ?? null,
   };
   if (flags.json) console.log(JSON.stringify(report));
   else {
     console.log(
       `${result.created ? "Initialised" : "Already initialised:"} ${result.dataDir}\n` +
         `  user id:     ${report.userId}\n` +
-        `  credentials: ${dataPaths(result.dataDir).credentials}`,
+        `  credentials: ${credentialsNote(result)}`,
     );
   }
   return 0;

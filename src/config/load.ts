@@ -216,7 +216,8 @@ function refuseRemovedKeys(tree: Tree, env: Record<string, string>) {
 
 /**
  * `SEALPOST_*` variables read outside the configuration: the file's path, the vault's key
- * passphrase and relay token, and the command-line client's URL and token.
+ * passphrase and relay token, the command-line client's URL and token, and the short name of
+ * `SEALPOST_STORE_POSTGRES_URL`.
  */
 export const OTHER_VARIABLES: readonly string[] = [
   "SEALPOST_CONFIG",
@@ -224,7 +225,13 @@ export const OTHER_VARIABLES: readonly string[] = [
   "SEALPOST_RELAY_TOKEN",
   "SEALPOST_URL",
   "SEALPOST_TOKEN",
+  "SEALPOST_POSTGRES_URL",
 ];
+
+/** Short names of settings' variables; the setting's own variable wins when both are set. */
+const ALIASES: Record<string, string> = {
+  SEALPOST_STORE_POSTGRES_URL: "SEALPOST_POSTGRES_URL",
+};
 
 /**
  * The `SEALPOST_*` variables of `env` that nothing reads (a misspelt setting, say), sorted:
@@ -271,7 +278,8 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<Config> {
   refuseEntryVariables(keys, env);
   refuseRemovedKeys(tree, env);
   for (const key of keys) {
-    const raw = env[key.env];
+    const alias = ALIASES[key.env];
+    const raw = env[key.env] ?? (alias === undefined ? undefined : env[alias]);
     if (raw !== undefined) setPath(tree, key.path, fromEnv(raw, key));
   }
   const flags = sources.flags ?? {};

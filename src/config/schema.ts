@@ -182,6 +182,30 @@ export const ConfigSchema = z.strictObject({
     /** A console session ends this many seconds after sign-in, however active. */
     session_max_seconds: z.number().int().min(60).max(90 * 24 * 3600).default(43200),
   }).prefault({}),
+  // store (src/store/open.ts): Deno KV in the data dir (one process), or PostgreSQL shared by
+  // several relay and vault processes (docs/scale.md).
+  store: z.strictObject({
+    /** `kv` (Deno KV in data_dir) or `postgres` (`postgres_url`). */
+    backend: z.enum(["kv", "postgres"]).default("kv"),
+    /**
+     * `postgres://user:password@host:port/database` (also `SEALPOST_POSTGRES_URL`); never
+     * logged. Query parameters are connection settings (e.g. `?search_path=sealpost`).
+     */
+    postgres_url: z.union([z.literal(""), z.url({ protocol: /^postgres(ql)?$/ })]).default(""),
+    /** Connections this process keeps open to PostgreSQL (two at least: one may hold a lock). */
+    postgres_pool_size: z.number().int().min(2).max(1000).default(10),
+    /**
+     * File holding the relay secret (base64 of 32 bytes) every process of one database shares;
+     * empty: the secret is made once and kept in the database.
+     */
+    relay_secret_file: z.string().default(""),
+  }).prefault({}).refine(
+    (s) => s.backend !== "postgres" || s.postgres_url !== "",
+    {
+      message: 'store.backend = "postgres" needs store.postgres_url (or SEALPOST_POSTGRES_URL)',
+      path: ["postgres_url"],
+    },
+  ),
 });
 
 /** The validated configuration. */

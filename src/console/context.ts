@@ -19,7 +19,6 @@ import { AddressRanges } from "../net/ip.ts";
 
 /** What the console needs from the process: the vault and webhook services, in-process. */
 export interface ConsoleDeps {
-  kv: Deno.Kv;
   /** Where owner tokens are checked at sign-in. */
   identity: Pick<IdentityPort, "getToken">;
   config: Config;

@@ -73,19 +73,22 @@ export function emitRecordEvent(w: KvWrite, event: RecordEvent): StoredRecordEve
   return { event, parts: writeJsonParts(w, keys.recordEvent(event.eventId), event) };
 }
 
-/** Listeners by store: the writers and the consumer of one process share the KV handle. */
-const listeners = new WeakMap<Deno.Kv, Set<RecordEventListener>>();
+/**
+ * Listeners by store handle: the writers and the consumer of one process share it (a
+ * `Deno.Kv`, or a PostgreSQL pool, whose other processes learn of events by NOTIFY).
+ */
+const listeners = new WeakMap<object, Set<RecordEventListener>>();
 
-/** Tells this process's consumers of `kv`'s events that `events` are committed. */
-export function announceRecordEvents(kv: Deno.Kv, events: StoredRecordEvent[]): void {
+/** Tells this process's consumers of `store`'s events that `events` are committed. */
+export function announceRecordEvents(store: object, events: StoredRecordEvent[]): void {
   if (events.length === 0) return;
-  for (const listener of listeners.get(kv) ?? []) listener(events);
+  for (const listener of listeners.get(store) ?? []) listener(events);
 }
 
-/** Subscribes to announcements of `kv`'s committed events; returns the unsubscribe. */
-export function onRecordEvents(kv: Deno.Kv, listener: RecordEventListener): () => void {
-  let set = listeners.get(kv);
-  if (!set) listeners.set(kv, set = new Set());
+/** Subscribes to announcements of `store`'s committed events; returns the unsubscribe. */
+export function onRecordEvents(store: object, listener: RecordEventListener): () => void {
+  let set = listeners.get(store);
+  if (!set) listeners.set(store, set = new Set());
   set.add(listener);
   return () => set.delete(listener);
 }

@@ -48,11 +48,51 @@ export async function readIfExists(path: string): Promise<string | null> {
   }
 }
 
+/** Bytes of a relay secret. */
+export const RELAY_SECRET_BYTES = 32;
+
+/** A new relay secret as written to its file or setting: base64 of 32 random bytes. */
+export function newRelaySecretText(): string {
+  return crypto.getRandomValues(new Uint8Array(RELAY_SECRET_BYTES)).toBase64();
+}
+
+/**
+ * The relay secret in `text` (base64 of 32 bytes, surrounding blanks ignored); `where` names its
+ * source in the error (never the text itself).
+ *
+ * @example
+ * ```ts
+ * parseRelaySecret(newRelaySecretText(), "relay.secret").length; // 32
+ * ```
+ */
+export function parseRelaySecret(text: string, where: string): Uint8Array {
+  let bytes: Uint8Array;
+  try {
+    bytes = Uint8Array.fromBase64(text.trim());
+  } catch {
+    throw new Error(`The relay secret in ${where} is not base64`);
+  }
+  if (bytes.length !== RELAY_SECRET_BYTES) {
+    throw new Error(
+      `The relay secret in ${where} has ${bytes.length} bytes, expected ${RELAY_SECRET_BYTES}`,
+    );
+  }
+  return bytes;
+}
+
 /** The relay secret (HMAC key of edit tokens and pre-signed URLs). */
 export async function readRelaySecret(dataDir: string): Promise<Uint8Array> {
-  const text = await readIfExists(dataPaths(dataDir).relaySecret);
+  const path = dataPaths(dataDir).relaySecret;
+  const text = await readIfExists(path);
   if (text === null) throw new Error(`No relay secret in ${dataDir}; run "sealpost init"`);
-  return Uint8Array.fromBase64(text.trim());
+  return parseRelaySecret(text, path);
+}
+
+/** The relay secret of `store.relay_secret_file` (the file must exist). */
+export async function readRelaySecretFile(path: string): Promise<Uint8Array> {
+  const text = await readIfExists(path);
+  if (text === null) throw new Error(`store.relay_secret_file ${path} does not exist`);
+  return parseRelaySecret(text, path);
 }
 
 /** The credentials file of a data dir, or null. */

@@ -1,63 +1,75 @@
 /**
- * `sealpost init`: prepares a data dir, idempotently.
+ * `sealpost init`: prepares a data dir and its store, idempotently.
  *
  * @module
  */
 import type { Config } from "../config/index.ts";
 import { publicBaseUrl } from "../config/index.ts";
 import { createAdminToken, createUser } from "../relay/identity.ts";
-import { openStore } from "../store/kv.ts";
-import { KvIdentity } from "../store/kv/identity.ts";
-import { migrateStore, type MigrationResult } from "../store/schema.ts";
-import {
-  type Credentials,
-  dataPaths,
-  readCredentials,
-  readIfExists,
-  writeSecretFile,
-} from "./data_dir.ts";
+import { setUpConfiguredStore, type StoreMigration } from "../store/open.ts";
+import { type Credentials, dataPaths, readCredentials, writeSecretFile } from "./data_dir.ts";
 
 /** What init reports. */
-export interface InitResult extends Credentials {
+export interface InitResult {
   dataDir: string;
-  /** False when the data dir was already initialised. */
+  /** False when the store was already initialised (by this data dir or another process). */
   created: boolean;
+  /** The first user (owner of the vault's demo form). */
+  userId: string;
+  /**
+   * The tokens `init` created, from this data dir's credentials file; null when this process
+   * joined a database another process initialised (the tokens are in that one's data dir).
+   */
+  credentials: Credentials | null;
   /** The store's schema version before and after, and the migrations that ran. */
-  migration: MigrationResult;
+  migration: StoreMigration;
 }
 
 /**
- * Creates the data dir, the relay secret, an admin token, a first user with an owner
- * token, and the credentials file. Running it again changes nothing, except that a store
- * written by an older Sealpost is migrated to the current schema version (one written by a
- * newer Sealpost is refused with a `SchemaVersionError`).
+ * Creates the data dir, the relay secret (in the data dir, or once in a shared database), an
+ * admin token, a first user with an owner token, and the credentials file. Running it again
+ * changes nothing, except that a store written by an older Sealpost is migrated to the current
+ * schema version (one written by a newer Sealpost is refused with a `SchemaVersionError`). A
+ * process whose store is a database other processes initialised joins it: no second admin
+ * token or first user.
+ *
+ * @example
+ * ```ts
+ * const { created, credentials } = await initDataDir(config);
+ * ```
  */
 export async function initDataDir(config: Config): Promise<InitResult> {
   const paths = dataPaths(config.data_dir);
   await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 });
-  if (await readIfExists(paths.relaySecret) === null) {
-    await writeSecretFile(
-      paths.relaySecret,
-      crypto.getRandomValues(new Uint8Array(32)).toBase64() + "\n",
-    );
-  }
-  const kv = await openStore(paths.dir);
+  const setup = await setUpConfiguredStore(config);
   try {
-    const migration = await migrateStore(kv, paths.dir);
+    const { migration, identity } = setup;
     const existing = await readCredentials(paths.dir);
-    if (existing) return { ...existing, dataDir: paths.dir, created: false, migration };
-    const identity = new KvIdentity(kv);
-    const adminToken = await createAdminToken(identity);
-    const { user, ownerToken } = await createUser(identity, "owner");
-    const credentials: Credentials = {
-      baseUrl: publicBaseUrl(config),
-      userId: user.id,
-      ownerToken,
-      adminToken,
+    if (existing) {
+      return {
+        dataDir: paths.dir,
+        created: false,
+        userId: existing.userId,
+        credentials: existing,
+        migration,
+      };
+    }
+    let credentials: Credentials | null = null;
+    const first = await setup.initialiseOnce(async () => {
+      const adminToken = await createAdminToken(identity);
+      const { user, ownerToken } = await createUser(identity, "owner");
+      credentials = { baseUrl: publicBaseUrl(config), userId: user.id, ownerToken, adminToken };
+      await writeSecretFile(paths.credentials, JSON.stringify(credentials, null, 2) + "\n");
+      return user.id;
+    });
+    return {
+      dataDir: paths.dir,
+      created: first.created,
+      userId: first.userId,
+      credentials,
+      migration,
     };
-    await writeSecretFile(paths.credentials, JSON.stringify(credentials, null, 2) + "\n");
-    return { ...credentials, dataDir: paths.dir, created: true, migration };
   } finally {
-    kv.close();
+    await setup.close();
   }
 }

@@ -4,12 +4,9 @@
  *
  * @module
  */
-import { join } from "node:path";
-import { vaultKeys, webhookKeys } from "../store/keys.ts";
-import { KV_FILE } from "../store/kv.ts";
+import type { VaultCounts } from "../store/open.ts";
 import type { RelayPorts } from "../store/ports/bundle.ts";
 import { VERSION } from "../version.ts";
-import { KeyCounter } from "../store/kv/key_count.ts";
 import { Registry } from "./registry.ts";
 
 /** Counts stop here (per queue, per family), so a scrape does bounded work. */
@@ -21,12 +18,12 @@ const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
 /** What an intake request (submit or amend) came to. */
 export type IntakeKind = "submit" | "amend";
 
-/** Where the collectors read: the store and its file, and which halves this process runs. */
+/** Where the collectors read (the store's ports), and which halves this process runs. */
 export interface MetricsSources {
-  kv: Deno.Kv;
-  dataDir: string;
   /** The relay's stores: queues (by recipient) and blob usage. */
   relayPorts: Pick<RelayPorts, "envelopes" | "identity" | "blobMeta">;
+  /** The vault's quarantine and webhook deliveries, counted. */
+  vaultCounts: VaultCounts;
   /** The process holds the relay's queues and blobs (roles `all` and `relay`). */
   relay: boolean;
   /** The process holds the vault's quarantine and webhook deliveries (roles `all`, `vault`). */
@@ -38,14 +35,13 @@ export interface MetricsSources {
  *
  * @example
  * ```ts
- * const metrics = new ServiceMetrics({ kv, dataDir: "./data", relay: true, vault: true });
+ * const metrics = new ServiceMetrics({ relayPorts, vaultCounts, relay: true, vault: true });
  * metrics.request("GET", "/healthz", 200, 0.001);
  * const text = await metrics.render();
  * ```
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly #counter: KeyCounter;
   readonly #requests = this.registry.counter(
     "sealpost_http_requests_total",
     "HTTP requests served, by method, route template and status",
@@ -113,7 +109,6 @@ export class ServiceMetrics {
   readonly #info = this.registry.gauge("sealpost_build_info", "The running version (always 1)");
 
   constructor(private readonly sources: MetricsSources) {
-    this.#counter = new KeyCounter(join(sources.dataDir, KV_FILE));
     this.#info.set({ version: VERSION }, 1);
     this.registry.collect(() => this.#collectMemory());
     if (sources.relay) this.registry.collect(() => this.#collectRelay());
@@ -155,11 +150,6 @@ export class ServiceMetrics {
     return this.registry.render();
   }
 
-  /** Closes the collectors' read-only connection to the store file. */
-  close(): void {
-    this.#counter.close();
-  }
-
   #collectMemory(): void {
     const usage = Deno.memoryUsage();
     this.#memory.set({ kind: "rss" }, usage.rss);
@@ -185,9 +175,14 @@ export class ServiceMetrics {
     this.#blobCount.set({}, usage.count);
   }
 
-  #collectVault(): void {
-    this.#quarantine.set({}, this.#counter.count(vaultKeys.quarantineAll(), COUNT_CAP));
-    this.#backlog.set({}, this.#counter.count(webhookKeys.pendingAll(), COUNT_CAP));
-    this.#failed.set({}, this.#counter.count(webhookKeys.failedAll(), COUNT_CAP));
+  async #collectVault(): Promise<void> {
+    const counts = this.sources.vaultCounts;
+    const [quarantined, deliveries] = await Promise.all([
+      counts.quarantined(COUNT_CAP),
+      counts.deliveries(COUNT_CAP),
+    ]);
+    this.#quarantine.set({}, quarantined);
+    this.#backlog.set({}, deliveries.pending);
+    this.#failed.set({}, deliveries.failed);
   }
 }

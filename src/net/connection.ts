@@ -43,6 +43,8 @@ export class HttpConnection {
   #writeDeadline = Infinity;
   #requestDeadline = Infinity;
   #meter: { windowEnd: number; mark: number } | null = null;
+  /** Aborts the request signal of the exchange in progress (on close and on shutdown). */
+  #exchangeAbort: AbortController | null = null;
   readonly address: string;
 
   constructor(
@@ -63,6 +65,7 @@ export class HttpConnection {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#exchangeAbort?.abort();
     try {
       this.conn.close();
     } catch { /* already closed */ }
@@ -71,6 +74,7 @@ export class HttpConnection {
   /** Finishes the exchange in progress (answering with `Connection: close`), then closes. */
   drain(): void {
     this.#draining = true;
+    this.#exchangeAbort?.abort(); // a long poll answers now
     if (this.#idle) this.close();
   }
 
@@ -201,6 +205,7 @@ export class HttpConnection {
       return await this.#read(idleMs, read);
     };
     const { promise: completed, resolve: complete } = Promise.withResolvers<void>();
+    const exchangeAbort = this.#exchangeAbort = new AbortController();
     if (this.limits.isStreamingRoute(head.method, path)) {
       const windowEnd = Date.now() + this.limits.throughputWindowMs;
       this.#meter = { windowEnd, mark: this.#bytes };
@@ -221,6 +226,7 @@ export class HttpConnection {
           method: head.method,
           headers: head.headers,
           body: requestBody,
+          signal: exchangeAbort.signal,
         });
       } catch {
         await this.#reject(400, "bad_request", "Malformed request");
@@ -238,6 +244,7 @@ export class HttpConnection {
       if (!continued) return false;
       return await this.#read(idleMs, body.discard(MAX_DISCARD));
     } finally {
+      this.#exchangeAbort = null;
       this.#requestDeadline = Infinity;
       this.#meter = null;
       complete();

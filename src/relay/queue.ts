@@ -7,6 +7,7 @@
  * @module
  */
 import { Conflict } from "../errors/index.ts";
+import { waitForItems } from "./queue_wait.ts";
 import {
   type AckEntry,
   type EnvelopePort,
@@ -22,6 +23,16 @@ export interface QueueItem extends Omit<QueuedEnvelope, "ciphertext"> {
   ciphertext: string;
 }
 
+/** How a reader lists: leasing what it reads, waiting for something to read. */
+export interface ListOptions {
+  /** Lease the items answered for this many seconds to `holder` (see `QueueLease`). */
+  lease?: { holder: string; seconds: number };
+  /** When nothing is there, wait up to this many seconds for envelopes to arrive. */
+  waitSeconds?: number;
+  /** Ends the wait early (the page found so far is answered). */
+  signal?: AbortSignal;
+}
+
 /**
  * Up to `limit` pending envelopes of the recipient `fp` after position `after`, in arrival
  * order, with the cursor to continue from.
@@ -29,6 +40,10 @@ export interface QueueItem extends Omit<QueuedEnvelope, "ciphertext"> {
  * @example
  * ```ts
  * const { items, nextCursor } = await listQueue(envelopes, fingerprint, 0, 100);
+ * const leased = await listQueue(envelopes, fingerprint, 0, 100, {
+ *   lease: { holder: "worker-1", seconds: 120 },
+ *   waitSeconds: 25,
+ * });
  * ```
  */
 export async function listQueue(
@@ -36,8 +51,14 @@ export async function listQueue(
   fp: string,
   after: number,
   limit: number,
+  options: ListOptions = {},
 ): Promise<{ items: QueueItem[]; nextCursor: string | null }> {
-  const page = await envelopes.listQueue(fp, after, limit);
+  const lease = options.lease &&
+    { holder: options.lease.holder, ms: options.lease.seconds * 1000 };
+  const list = () => envelopes.listQueue(fp, after, limit, lease);
+  const page = options.waitSeconds
+    ? await waitForItems(envelopes, fp, options.waitSeconds, list, options.signal)
+    : await list();
   return {
     items: page.items.map((item) => ({ ...item, ciphertext: item.ciphertext.toBase64() })),
     nextCursor: page.nextCursor === null ? null : String(page.nextCursor),

@@ -211,6 +211,16 @@ export const getQueue = createRoute({
         description: "Cursor: the nextCursor of the previous page",
       }),
       limit: intQuery(1, 500).default(100),
+      lease: intQuery(1, 300).optional().openapi({
+        description: "Seconds to lease the envelopes answered: other leasing reads skip them " +
+          "until they are acknowledged or the lease ends, so several vault workers split one " +
+          "queue. Without it every pending envelope is listed.",
+      }),
+      wait: intQuery(0, 30).optional().openapi({
+        description: "Seconds to wait, when there is nothing to answer, for envelopes to " +
+          "arrive (long poll); the page is answered as soon as there are some, else empty " +
+          "at the end of the wait.",
+      }),
     }),
   },
   responses: {
@@ -218,6 +228,7 @@ export const getQueue = createRoute({
       z.object({ items: z.array(QueueItemSchema), nextCursor: z.string().nullable() }),
       "A page of the queue",
     ),
+    400: error("Malformed cursor, limit, lease or wait"),
     401: error("No owner token"),
     404: error("Unknown key, or another user's (the same answer)"),
   },

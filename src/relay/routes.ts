@@ -18,7 +18,7 @@ import {
   requireOwner,
 } from "../auth/index.ts";
 import { NotFound, Unauthenticated } from "../errors/index.ts";
-import { rateLimit, type TokenBuckets } from "../http/rate_limit.ts";
+import { type Limiter, rateLimit } from "../http/rate_limit.ts";
 import type { EnvelopePort } from "../store/ports/envelopes.ts";
 import type { DatabaseRow, IdentityPort } from "../store/ports/identity.ts";
 import { completeRegistration, createUser, startRegistration } from "./identity.ts";
@@ -47,8 +47,8 @@ export interface RelayDeps {
   intake: Intake;
   forms: FormDirectory;
   limiters: {
-    submissions: TokenBuckets | null;
-    owner: TokenBuckets | null;
+    submissions: Limiter | null;
+    owner: Limiter | null;
   };
 }
 
@@ -173,8 +173,13 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   app.openapi({ ...getQueue, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
     await assertQueueOwner(identity, fingerprint, c.var.owner.userId);
-    const { after, limit } = c.req.valid("query");
-    const page = await listQueue(envelopes, fingerprint, after ? Number(after) : 0, limit);
+    const { after, limit, lease, wait } = c.req.valid("query");
+    const page = await listQueue(envelopes, fingerprint, after ? Number(after) : 0, limit, {
+      // Each leasing request is its own holder: what it got is hidden from every other read.
+      lease: lease ? { holder: crypto.randomUUID(), seconds: lease } : undefined,
+      waitSeconds: wait,
+      signal: c.req.raw.signal, // the server's shutdown ends a wait
+    });
     return c.json({ items: page.items, nextCursor: page.nextCursor }, 200);
   });
 

@@ -36,7 +36,11 @@ interface Prepared {
 
 /** The intake service: validation beyond the schema, idempotency, amendments, durability. */
 export class Intake {
-  /** Dispatches `queued` (a CustomEvent whose detail is the recipient fingerprint) on commit. */
+  /**
+   * Dispatches `queued` (a CustomEvent whose detail is the recipient fingerprint) on each
+   * commit of envelopes: this process's, and on a store shared by several processes
+   * (PostgreSQL) every other relay's too (the envelope port's `onQueued`).
+   */
   readonly events = new EventTarget();
 
   constructor(
@@ -44,7 +48,11 @@ export class Intake {
     private forms: FormDirectory,
     private editTokens: EditTokens,
     private limits: IntakeLimits,
-  ) {}
+  ) {
+    envelopes.onQueued((fp) =>
+      this.events.dispatchEvent(new CustomEvent("queued", { detail: fp }))
+    );
+  }
 
   /**
    * Accepts a new submission. A replay with the same id and bytes answers the same receipt;
@@ -195,14 +203,12 @@ export class Intake {
     expectedVersion: number | null,
   ): Promise<boolean> {
     const { env, ciphertext } = prepared;
-    const written = await this.envelopes.writeVersion(row, expectedVersion, {
+    return await this.envelopes.writeVersion(row, expectedVersion, {
       formId: env.formId,
       recipientPubkey: env.recipientPubkey,
       submitterId: env.submitterId ?? null,
       ciphertext,
     });
-    if (written) this.events.dispatchEvent(new CustomEvent("queued", { detail: row.fingerprint }));
-    return written;
   }
 }
 

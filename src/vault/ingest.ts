@@ -32,13 +32,23 @@ import { SealedBoxOpener } from "./opener.ts";
 import { quarantinedItem, writeQuarantine } from "./quarantine_rows.ts";
 import { RecordApplier } from "./record_apply.ts";
 import { recordClaimant } from "./records.ts";
-import type { QueueItem, RelayLink } from "./relay_link.ts";
+import type { PullOptions, QueueItem, RelayLink } from "./relay_link.ts";
 import { ValuesChecker } from "./values_check.ts";
+import { later, pause } from "./waits.ts";
 
 /** Pages processed at once while draining. */
 const PAGES_IN_FLIGHT = 2;
 /** Pages at least this long are opened on a worker thread (its start costs a few ms). */
 const WORKER_PAGE = 32;
+/**
+ * Seconds the envelopes of a page are leased to this worker: other vault workers on the same
+ * queue skip them meanwhile (so they split a queue) and take them over this long after a
+ * crash. A page normally settles in well under a second; one that takes longer may be
+ * ingested twice, which ingest recognises (a duplicate).
+ */
+export const LEASE_SECONDS = 30;
+/** Seconds one long poll of the relay waits for envelopes when the link announces none. */
+export const WAIT_SECONDS = 25;
 
 /** What became of one envelope version. */
 export type IngestOutcome = "record" | "quarantined" | "duplicate";
@@ -93,7 +103,11 @@ export class Ingestor {
     this.#values = new ValuesChecker(forms);
   }
 
-  /** Starts the background loop: drains on start, on each `queued` event and every poll. */
+  /**
+   * Starts the background loop: drains on start, then on each `queued` event and every poll
+   * when the link announces arrivals (role `all`), else by long polls of every database's
+   * queue (each drained as soon as envelopes arrive in it).
+   */
   start(): void {
     if (this.#running) return;
     this.#running = true;
@@ -126,15 +140,42 @@ export class Ingestor {
       }
       if (!this.#running) break;
       if (this.#pending) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollIntervalMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      const controller = new AbortController();
+      this.#wake = () => controller.abort();
+      if (this.link.events) await pause(this.options.pollIntervalMs, controller.signal);
+      else await this.#longPoll(controller.signal);
       this.#wake = null;
     }
+  }
+
+  /**
+   * One round of long polls: every database's queue read with `wait` at once and drained as
+   * soon as envelopes arrive, again and again for {@link WAIT_SECONDS}; at least the poll
+   * interval long (a relay that does not wait is not asked in a busy loop). `signal` (a
+   * wake, a stop) ends it; envelopes a cut-off poll leased on the relay are read again when
+   * the lease ends.
+   */
+  async #longPoll(signal: AbortSignal) {
+    const started = Date.now();
+    const end = started + WAIT_SECONDS * 1000;
+    try {
+      const dbs = await this.store.vaultDatabases.list();
+      await Promise.all(dbs.map(async (db) => {
+        for (let more = true; more && !signal.aborted && Date.now() < end;) {
+          const waitSeconds = Math.ceil((end - Date.now()) / 1000);
+          try {
+            const got = await this.drainDatabase(db, { waitSeconds, signal });
+            more = got.records + got.quarantined + got.duplicates > 0;
+          } catch (err) {
+            if (!signal.aborted) this.options.log?.(`Ingest: ${(err as Error).message}`);
+            more = false;
+          }
+        }
+      }));
+    } catch (err) {
+      this.options.log?.(`Ingest: ${(err as Error).message}`);
+    }
+    await pause(started + this.options.pollIntervalMs - Date.now(), signal);
   }
 
   /** Drains every database's queue once, to its end. */
@@ -151,12 +192,17 @@ export class Ingestor {
 
   /**
    * Drains one database's queue to its end; stops at the first envelope it cannot settle.
-   * A backlog is opened on a worker thread, overlapping the store work of this one.
+   * A backlog is opened on a worker thread, overlapping the store work of this one. Pages are
+   * leased ({@link LEASE_SECONDS}); with `first`, the first pull waits up to `waitSeconds` for
+   * envelopes to arrive (a long poll `signal` ends early).
    */
-  async drainDatabase(db: VaultDatabaseRow): Promise<DrainResult> {
+  async drainDatabase(
+    db: VaultDatabaseRow,
+    first: { waitSeconds: number; signal: AbortSignal } | null = null,
+  ): Promise<DrainResult> {
     let opener: SealedBoxOpener | null = null;
     try {
-      return await this.#drainDatabase(db, (items) => {
+      return await this.#drainDatabase(db, first, (items) => {
         if (!opener && items >= WORKER_PAGE) opener = new SealedBoxOpener();
         return opener;
       });
@@ -167,18 +213,23 @@ export class Ingestor {
 
   async #drainDatabase(
     db: VaultDatabaseRow,
+    first: PullOptions | null,
     openerFor: (items: number) => SealedBoxOpener | null,
   ): Promise<DrainResult> {
     const result: DrainResult = { records: 0, quarantined: 0, duplicates: 0 };
-    const pull = (after: number) =>
-      later(this.link.pull(db.fingerprint, after, this.options.batchSize));
+    // Leased: other vault workers on this queue take other pages meanwhile.
+    const pull = (after: number, options: PullOptions | null = null) =>
+      later(this.link.pull(db.fingerprint, after, this.options.batchSize, {
+        leaseSeconds: LEASE_SECONDS,
+        ...options,
+      }));
     // Pipelined: while a page is processed, the next one is read and processed too (a
     // submission's versions still in order, see #settle), and acks are written.
     const chains = new Map<string, Promise<unknown>>();
     const pages: Promise<() => boolean>[] = [];
     let acking = later(Promise.resolve());
     let failed = false;
-    let next = pull(0);
+    let next = pull(0, first);
     try {
       while (!failed && (this.#running || this.#loop === null)) {
         const items = (await next)();
@@ -325,16 +376,6 @@ export class Ingestor {
     // Acked when it was quarantined: nothing to ack now.
     return await this.#ingest(db, item, null, null);
   }
-}
-
-/**
- * Settles `promise` without leaving a rejection unhandled while it is not awaited yet; the
- * result is a function that returns its value or throws its error.
- */
-function later<T>(promise: Promise<T>): Promise<() => T> {
-  return promise.then((value) => () => value, (err) => () => {
-    throw err;
-  });
 }
 
 /** The bytes of a queued ciphertext; a `Quarantine` when the relay handed over no base64. */

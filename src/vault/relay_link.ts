@@ -18,6 +18,19 @@ import type { WritePart } from "../store/write_part.ts";
 
 export type { AckEntry, PresignedUrl, QueueItem };
 
+/** How {@link RelayLink.pull} reads a queue. */
+export interface PullOptions {
+  /**
+   * Lease what is answered for this many seconds (1-300): other leasing pulls, of this or any
+   * other vault worker, skip it until it is acked or the lease ends.
+   */
+  leaseSeconds?: number;
+  /** When nothing is there, wait up to this many seconds (0-30) for envelopes to arrive. */
+  waitSeconds?: number;
+  /** Ends a waiting pull early (over HTTP it then throws; in-process it answers what it has). */
+  signal?: AbortSignal;
+}
+
 /** A registration challenge sealed to the key being registered. */
 export interface Challenge {
   challengeId: string;
@@ -39,7 +52,7 @@ export interface RelayLink {
   /** Publishes a signed manifest. */
   publish(userId: string, manifest: Manifest): Promise<void>;
   /** A page of the queue of recipient `fp`. */
-  pull(fp: string, after: number, limit: number): Promise<QueueItem[]>;
+  pull(fp: string, after: number, limit: number, options?: PullOptions): Promise<QueueItem[]>;
   /** Acknowledges processed envelopes by queue position (`seq`). */
   ack(fp: string, seqs: number[]): Promise<void>;
   /**
@@ -104,6 +117,9 @@ export interface LocalBlobs {
  * ```
  */
 export class LocalRelayLink implements RelayLink {
+  /** This process's name as a lease holder (processes sharing a store split its queues). */
+  readonly #holder = crypto.randomUUID();
+
   constructor(
     private relay: LocalRelayPorts,
     private forms: FormDirectory,
@@ -136,8 +152,20 @@ export class LocalRelayLink implements RelayLink {
     await this.forms.publish(userId, manifest.formId, manifest);
   }
 
-  async pull(fp: string, after: number, limit: number): Promise<QueueItem[]> {
-    return (await listQueue(this.relay.envelopes, fp, after, limit)).items;
+  async pull(
+    fp: string,
+    after: number,
+    limit: number,
+    options: PullOptions = {},
+  ): Promise<QueueItem[]> {
+    const { leaseSeconds, waitSeconds, signal } = options;
+    const lease = leaseSeconds ? { holder: this.#holder, seconds: leaseSeconds } : undefined;
+    const page = await listQueue(this.relay.envelopes, fp, after, limit, {
+      lease,
+      waitSeconds,
+      signal,
+    });
+    return page.items;
   }
 
   async ack(fp: string, seqs: number[]): Promise<void> {
@@ -195,7 +223,16 @@ export class HttpRelayLink implements RelayLink {
     this.relayUrl = relayUrl.replace(/\/+$/, "");
   }
 
-  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /**
+   * `waitMs`: how long the relay may hold the request before answering (a long poll), on top
+   * of the time limit; `signal` ends it early.
+   */
+  async #call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { waitMs?: number; signal?: AbortSignal } = {},
+  ): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
@@ -204,7 +241,10 @@ export class HttpRelayLink implements RelayLink {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.timeoutMs + (options.waitMs ?? 0)),
+          ...(options.signal ? [options.signal] : []),
+        ]),
       });
     } catch (err) {
       throw new UpstreamFailed(
@@ -257,10 +297,22 @@ export class HttpRelayLink implements RelayLink {
     await this.#call("PUT", `/owner/forms/${encodeURIComponent(manifest.formId)}`, manifest);
   }
 
-  async pull(fp: string, after: number, limit: number): Promise<QueueItem[]> {
+  /** Leases and long polls with the queue route's `lease` and `wait` parameters. */
+  async pull(
+    fp: string,
+    after: number,
+    limit: number,
+    options: PullOptions = {},
+  ): Promise<QueueItem[]> {
+    const { leaseSeconds, waitSeconds, signal } = options;
+    let query = `after=${after}&limit=${limit}`;
+    if (leaseSeconds) query += `&lease=${leaseSeconds}`;
+    if (waitSeconds) query += `&wait=${waitSeconds}`;
     const page = await this.#call<{ items: QueueItem[] }>(
       "GET",
-      `/owner/queues/${fp}?after=${after}&limit=${limit}`,
+      `/owner/queues/${fp}?${query}`,
+      undefined,
+      { waitMs: (waitSeconds ?? 0) * 1000, signal },
     );
     return page.items;
   }

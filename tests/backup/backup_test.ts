@@ -186,3 +186,23 @@ Deno.test("restore refuses a non-empty data dir and a damaged archive, leaving t
     await Deno.remove(work, { recursive: true });
   }
 });
+
+Deno.test("backup with store.backend = postgres: writes nothing and names what to back up instead", async () => {
+  const work = await Deno.makeTempDir({ prefix: "sealpost-backup-pg-" });
+  try {
+    const archive = join(work, "backup.tar");
+    const answer = await sealpost(["backup", "--data", join(work, "data"), "--out", archive], {
+      SEALPOST_STORE_BACKEND: "postgres",
+      SEALPOST_POSTGRES_URL: "postgres://sealpost:hunter2secret@db.internal:5433/sealpost",
+    });
+    assert.equal(answer.code, 1);
+    assert.match(answer.stderr, /PostgreSQL database db\.internal:5433\/sealpost/);
+    assert.match(answer.stderr, /pg_dump --format=custom/);
+    assert.match(answer.stderr, /vault\/keys/);
+    assert.doesNotMatch(answer.stderr, /hunter2secret/, "the password is never shown");
+    assert.doesNotMatch(answer.stderr, /\bat /, "no stack trace");
+    await assert.rejects(Deno.stat(archive), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});

@@ -321,3 +321,40 @@ async function tomlFile(text: string): Promise<string> {
   await Deno.writeTextFile(file, text);
   return file;
 }
+
+Deno.test("config [store]: kv by default; postgres needs a postgres URL, never shown in errors", async () => {
+  const defaults = await loadConfig({ env: {} });
+  assert.deepEqual(defaults.store, {
+    backend: "kv",
+    postgres_url: "",
+    postgres_pool_size: 10,
+    relay_secret_file: "",
+  });
+  const url = "postgres://sealpost:s3cret-pw@db.internal:5432/sealpost";
+  const short = await loadConfig({
+    env: { SEALPOST_STORE_BACKEND: "postgres", SEALPOST_POSTGRES_URL: url },
+  });
+  assert.equal(short.store.backend, "postgres");
+  assert.equal(short.store.postgres_url, url, "SEALPOST_POSTGRES_URL is the short name");
+  const both = await loadConfig({
+    env: {
+      SEALPOST_POSTGRES_URL: url,
+      SEALPOST_STORE_POSTGRES_URL: "postgresql://other@127.0.0.1/x",
+    },
+  });
+  assert.equal(both.store.postgres_url, "postgresql://other@127.0.0.1/x", "the long name wins");
+  const refusals: [Record<string, string>, RegExp][] = [
+    [{ SEALPOST_STORE_BACKEND: "postgres" }, /store\.postgres_url: .*needs store\.postgres_url/],
+    [{ SEALPOST_POSTGRES_URL: url.replace("postgres:", "mysql:") }, /store\.postgres_url/],
+    [{ SEALPOST_STORE_BACKEND: "mongodb" }, /store\.backend/],
+    [{ SEALPOST_STORE_POSTGRES_POOL_SIZE: "1" }, /store\.postgres_pool_size/],
+  ];
+  for (const [env, message] of refusals) {
+    await assert.rejects(() => loadConfig({ env }), (err: Error) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, message);
+      assert.doesNotMatch(err.message, /s3cret-pw/);
+      return true;
+    });
+  }
+});

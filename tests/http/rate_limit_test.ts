@@ -1,41 +1,67 @@
+/**
+ * The rate-limit middleware over real HTTP: 429 with `Retry-After` and the JSON error shape,
+ * on in-memory buckets and on PostgreSQL buckets two relays share.
+ */
 import assert from "node:assert/strict";
-import { TokenBuckets } from "../../src/http/rate_limit.ts";
+import { Hono } from "hono";
+import { errorResponse } from "../../src/http/errors.ts";
+import { type Limiter, rateLimit } from "../../src/http/rate_limit.ts";
+import { AddressRanges } from "../../src/net/ip.ts";
+import { MemoryRateLimits } from "../../src/store/kv/rate_limits.ts";
+import { PgRateLimits } from "../../src/store/pg/rate_limits.ts";
+import type { RateLimitPort } from "../../src/store/ports/rate_limits.ts";
+import { freshPg } from "../store/contract/_pg.ts";
 
-Deno.test("token bucket: burst, then the sustained rate, per address", () => {
-  let now = 0;
-  const buckets = new TokenBuckets({ per_minute: 60, burst: 3 }, () => now);
-  assert.equal(buckets.take("a"), 0);
-  assert.equal(buckets.take("a"), 0);
-  assert.equal(buckets.take("a"), 0);
-  assert.equal(buckets.take("a"), 1, "empty: one token a second");
-  assert.equal(buckets.take("b"), 0, "another address has its own bucket");
-  now += 1000;
-  assert.equal(buckets.take("a"), 0);
-  assert.equal(buckets.take("a"), 1);
-  now += 60_000;
-  for (let i = 0; i < 3; i++) assert.equal(buckets.take("a"), 0, "refills up to the burst");
-  assert.ok(buckets.take("a") > 0);
+/** A relay's stand-in: one rate-limited route on a random loopback port. */
+function serveLimited(port: RateLimitPort, family = "submissions") {
+  const limiter: Limiter = { port, family, rule: { per_minute: 1, burst: 3 } };
+  const app = new Hono();
+  app.use(rateLimit(limiter, new AddressRanges([])));
+  app.get("/", (c) => c.json({ ok: true }));
+  app.onError(errorResponse);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  return { url: `http://127.0.0.1:${server.addr.port}/`, close: () => server.shutdown() };
+}
+
+async function get(url: string) {
+  const res = await fetch(url);
+  return { status: res.status, retryAfter: res.headers.get("retry-after"), body: await res.json() };
+}
+
+async function assertLimited(url: string) {
+  const res = await get(url);
+  assert.equal(res.status, 429);
+  assert.equal(res.body.error.code, "rate_limited");
+  assert.match(res.body.error.message, /retry in \d+ s/);
+  const wait = Number(res.retryAfter);
+  assert.ok(wait >= 59 && wait <= 60, `Retry-After: ${res.retryAfter}`);
+}
+
+Deno.test("rate limit over HTTP: the burst passes, then 429 with Retry-After (in memory)", async () => {
+  const relay = serveLimited(new MemoryRateLimits());
+  try {
+    for (let i = 0; i < 3; i++) assert.equal((await get(relay.url)).status, 200);
+    await assertLimited(relay.url);
+  } finally {
+    await relay.close();
+  }
 });
 
-Deno.test("token bucket: Retry-After rounds up to whole seconds", () => {
-  let now = 0;
-  const buckets = new TokenBuckets({ per_minute: 6, burst: 1 }, () => now);
-  assert.equal(buckets.take("a"), 0);
-  assert.equal(buckets.take("a"), 10);
-  now += 5000;
-  assert.equal(buckets.take("a"), 5);
-});
-
-Deno.test("token bucket: state is bounded; the least recently seen address is forgotten", () => {
-  const now = 0;
-  const buckets = new TokenBuckets({ per_minute: 1, burst: 1 }, () => now, 3);
-  for (const key of ["a", "b", "c"]) assert.equal(buckets.take(key), 0);
-  assert.ok(buckets.take("a") > 0, "a is limited (and now the most recently seen)");
-  assert.equal(buckets.take("d"), 0);
-  assert.equal(buckets.size, 3, "never more than the bound");
-  assert.ok(buckets.take("a") > 0, "a, seen recently, is still tracked");
-  assert.equal(buckets.take("b"), 0, "b, the least recently seen, was forgotten");
-  // A flood of fresh addresses keeps the size at the bound.
-  for (let i = 0; i < 10_000; i++) buckets.take(`10.0.${i >> 8}.${i & 255}`);
-  assert.equal(buckets.size, 3);
+Deno.test("rate limit over HTTP: two relays on one PostgreSQL share a client's bucket", async () => {
+  const pg = await freshPg();
+  const a = serveLimited(new PgRateLimits(pg.sql));
+  const b = serveLimited(new PgRateLimits(pg.open()));
+  const other = serveLimited(new PgRateLimits(pg.open()), "owner");
+  try {
+    assert.equal((await get(a.url)).status, 200);
+    assert.equal((await get(b.url)).status, 200);
+    assert.equal((await get(a.url)).status, 200);
+    // The burst of three is spent across both relays: each refuses now.
+    await assertLimited(b.url);
+    await assertLimited(a.url);
+    assert.equal((await get(other.url)).status, 200, "another family counts apart");
+  } finally {
+    await Promise.all([a.close(), b.close(), other.close()]);
+    await pg.close();
+  }
 });

@@ -5,5 +5,5 @@ import { tempKv } from "./_kv.ts";
 
 formsContract("Deno KV", async () => {
   const { kv, close } = await tempKv();
-  return { port: new KvForms(kv), close };
+  return { port: new KvForms(kv), other: new KvForms(kv), close };
 });

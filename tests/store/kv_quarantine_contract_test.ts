@@ -5,5 +5,5 @@ import { quarantineContract } from "./contract/quarantine.ts";
 
 quarantineContract("Deno KV", async () => {
   const { kv, close } = await tempKv();
-  return { port: new KvQuarantine(kv), close };
+  return { port: new KvQuarantine(kv), other: new KvQuarantine(kv), close };
 });

@@ -9,6 +9,7 @@ recordsContract("Deno KV", async () => {
   const ports = vaultKvPorts(kv);
   return {
     port: ports.records,
+    other: vaultKvPorts(kv).records,
     quarantine: ports.quarantine,
     fileReleases: ports.fileReleases,
     onEvents: (listener) => onRecordEvents(kv, (stored) => listener(stored.map((s) => s.event))),

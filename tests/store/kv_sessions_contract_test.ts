@@ -5,5 +5,5 @@ import { sessionsContract } from "./contract/sessions.ts";
 
 sessionsContract("Deno KV", async () => {
   const { kv, close } = await tempKv();
-  return { port: new KvSessions(kv), close };
+  return { port: new KvSessions(kv), other: new KvSessions(kv), close };
 });

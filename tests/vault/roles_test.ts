@@ -263,7 +263,8 @@ Deno.test("kill -9 mid-ingest of 1,000 envelopes: each is exactly one record or 
     assert.ok(before > 0 && before < 900, `killed mid-ingest (saw ${before} records)`);
 
     vault = await spawn(vaultArgs, env);
-    for (let i = 0; i < 600; i++) {
+    // The pages the killed vault had leased come back when their lease ends (30 s).
+    for (let i = 0; i < 1200; i++) {
       const queue = await call(`${relay.url}/owner/queues/${fp}?limit=1`, {
         token: env.SEALPOST_RELAY_TOKEN,
       });

@@ -39,7 +39,9 @@ async function emit(inst: TestInstance, values: Record<string, unknown>, reason 
     savedAt: formatSavedAt(new Date()),
     values,
   };
-  const kv = inst.server.kv;
+  const store = inst.server.store;
+  assert.ok(store.backend === "kv", "the event is written as the KV vault writes it");
+  const kv = store.kv;
   const op = new KvWrite();
   const stored = emitRecordEvent(op, event);
   assert.ok(await op.commit(kv));

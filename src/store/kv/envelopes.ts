@@ -17,6 +17,7 @@ import {
   type NewEnvelope,
   QueueContendedError,
   type QueuedEnvelope,
+  type QueueLease,
   type QueuePage,
   type QueueStats,
   type SubmissionRow,
@@ -25,6 +26,8 @@ import type { SegmentLog } from "../segments.ts";
 import { KV_LIMITS, KvWrite } from "../write.ts";
 import { kvPart, type WritePart } from "../write_part.ts";
 import { KeyCounter } from "./key_count.ts";
+import { QueuedListeners } from "../queued_listeners.ts";
+import { QueueLeases } from "./queue_leases.ts";
 import { sweepQueueSegments } from "./queue_segments.ts";
 
 /** Stop adding items to one page past this many ciphertext bytes (always at least one). */
@@ -46,6 +49,8 @@ const ACKS_PER_OP = KV_LIMITS.checks;
 export class KvEnvelopes implements EnvelopePort {
   readonly #committer: GroupCommitter;
   readonly #counter: KeyCounter | null;
+  readonly #leases = new QueueLeases();
+  readonly #listeners = new QueuedListeners();
 
   /** `storePath`: the store's file, for counting queue rows without reading them. */
   constructor(
@@ -92,27 +97,38 @@ export class KvEnvelopes implements EnvelopePort {
             .set(keys.queue(head.fingerprint, seq), queued);
         },
       });
+      if (result.ok) this.#listeners.emit(head.fingerprint);
       return result.ok;
     } finally {
       this.segments.settle(ref);
     }
   }
 
-  async listQueue(fingerprint: string, after: number, limit: number): Promise<QueuePage> {
+  async listQueue(
+    fingerprint: string,
+    after: number,
+    limit: number,
+    lease?: QueueLease,
+  ): Promise<QueuePage> {
     const items: QueuedEnvelope[] = [];
     let bytes = 0;
     let more = false;
     const iter = this.kv.list<QueueRow>({
       start: keys.queue(fingerprint, after + 1),
       end: keys.queue(fingerprint, Number.MAX_SAFE_INTEGER),
-    }, { limit: limit + 1 });
+    }, lease ? {} : { limit: limit + 1 }); // leased ones may be skipped: as far as needed
     for await (const entry of iter) {
       if (items.length >= limit || (items.length > 0 && bytes >= PAGE_BYTES)) {
         more = true;
         break;
       }
+      const seq = entry.key[2] as number;
+      if (lease && !this.#leases.take(fingerprint, seq, lease)) continue;
       const item = await this.#queued(entry);
-      if (!item) continue;
+      if (!item) {
+        this.#leases.release(fingerprint, [seq]);
+        continue;
+      }
       bytes += item.ciphertext.length;
       items.push(item);
     }
@@ -126,6 +142,7 @@ export class KvEnvelopes implements EnvelopePort {
     for (let start = 0; start < unique.length; start += ACKS_PER_OP) {
       removed += await this.#ackBatch(fingerprint, unique.slice(start, start + ACKS_PER_OP));
     }
+    this.#leases.release(fingerprint, unique); // only now: the rows are gone
     return removed;
   }
 
@@ -143,6 +160,10 @@ export class KvEnvelopes implements EnvelopePort {
       oldestReceivedAt = head.value.receivedAt;
     }
     return { depth, oldestReceivedAt };
+  }
+
+  onQueued(listener: (fingerprint: string) => void): () => void {
+    return this.#listeners.add(listener);
   }
 
   sweep(): Promise<number> {

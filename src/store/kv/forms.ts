@@ -4,12 +4,10 @@
  *
  * @module
  */
+import { FormVersionCache } from "../form_version_cache.ts";
 import { vaultKeys } from "../keys.ts";
 import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
 import { KvWrite } from "../write.ts";
-
-/** Versions kept in memory at most. */
-const CACHED_VERSIONS = 10_000;
 
 /**
  * The Deno KV forms store.
@@ -21,7 +19,7 @@ const CACHED_VERSIONS = 10_000;
  * ```
  */
 export class KvForms implements FormsPort {
-  #versions = new Map<string, VaultFormVersionRow>();
+  #versions = new FormVersionCache();
 
   constructor(private kv: Deno.Kv) {}
 
@@ -45,18 +43,9 @@ export class KvForms implements FormsPort {
   }
 
   async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
-    const id = `${formId}\u0000${schemaVersion}`;
-    const cached = this.#versions.get(id);
-    if (cached) return cached;
     const key = vaultKeys.formVersion(formId, schemaVersion);
-    const row = (await this.kv.get<VaultFormVersionRow>(key)).value;
-    if (row) {
-      if (this.#versions.size >= CACHED_VERSIONS) {
-        this.#versions.delete(this.#versions.keys().next().value!);
-      }
-      this.#versions.set(id, row);
-    }
-    return row;
+    return this.#versions.get(formId, schemaVersion) ??
+      this.#versions.keep((await this.kv.get<VaultFormVersionRow>(key)).value);
   }
 
   async versions(formId: string): Promise<VaultFormVersionRow[]> {

@@ -50,6 +50,13 @@ export class KvQuarantine implements QuarantinePort {
     );
   }
 
+  async count(cap: number): Promise<number> {
+    // Rows are small (the boxes are under another prefix): listing them up to `cap` is cheap.
+    let n = 0;
+    for await (const _ of this.kv.list({ prefix: vaultKeys.quarantineAll() }, { limit: cap })) n++;
+    return n;
+  }
+
   async ciphertext(id: string): Promise<Uint8Array | null> {
     return await readParts(this.kv, vaultKeys.quarantineDataOf(id));
   }

@@ -7,18 +7,20 @@
  */
 import type { StorePorts } from "../ports/bundle.ts";
 import type { QueueDispatcher } from "../queue.ts";
+import { MemoryRateLimits } from "./rate_limits.ts";
 import { relayKvPorts } from "./relay_ports.ts";
 import { vaultKvPorts } from "./vault_ports.ts";
 import { webhookKvPorts } from "./webhook_ports.ts";
 
 /**
  * The ports over `kv`, the store of data dir `dataDir`; scheduled webhook attempts come due on
- * `queue`, the process's one queue listener.
+ * `queue`, the process's one queue listener. Rate-limit buckets live in memory (one process
+ * serves a KV store), each family tracking at most `options.maxTrackedAddresses` addresses.
  *
  * @example
  * ```ts
  * const queue = new QueueDispatcher(kv);
- * const store = await openKvStore(kv, "./data", queue);
+ * const store = await openKvStore(kv, "./data", queue, { maxTrackedAddresses: 100_000 });
  * await store.relay.identity.getUser(userId);
  * await store.close();
  * ```
@@ -27,12 +29,14 @@ export async function openKvStore(
   kv: Deno.Kv,
   dataDir: string,
   queue: QueueDispatcher,
+  options: { maxTrackedAddresses?: number } = {},
 ): Promise<StorePorts> {
   const relay = await relayKvPorts(kv, dataDir);
   return {
     relay,
     vault: vaultKvPorts(kv),
     webhooks: webhookKvPorts(kv, queue),
+    rateLimits: new MemoryRateLimits({ maxTracked: options.maxTrackedAddresses }),
     close: () => relay.close(),
   };
 }

@@ -12,6 +12,7 @@ import type { FormsPort } from "./forms.ts";
 import type { IdentityPort } from "./identity.ts";
 import type { ManifestPort } from "./manifests.ts";
 import type { QuarantinePort } from "./quarantine.ts";
+import type { RateLimitPort } from "./rate_limits.ts";
 import type { RecordsPort } from "./records.ts";
 import type { SessionsPort } from "./sessions.ts";
 import type { VaultDatabasesPort } from "./vault_databases.ts";
@@ -40,6 +41,8 @@ export interface StorePorts {
   relay: RelayPorts;
   vault: VaultPorts;
   webhooks: WebhookPorts;
+  /** The relay's rate-limit buckets (in memory on Deno KV; shared by every relay on PostgreSQL). */
+  rateLimits: RateLimitPort;
   /** Waits for commits in flight and closes what the ports opened (not the store itself). */
   close(): Promise<void>;
 }

@@ -61,6 +61,18 @@ export interface QueueStats {
   oldestReceivedAt: string | null;
 }
 
+/**
+ * A lease taken with a listing, so that several vault workers split one queue: envelopes
+ * leased to one holder are skipped by the leasing listings of every other holder until they
+ * are acked or the lease ends. Listings without a lease see every envelope.
+ */
+export interface QueueLease {
+  /** Who takes the lease (a worker, or one request); a holder sees its own leases. */
+  holder: string;
+  /** How long the lease lasts, in milliseconds. */
+  ms: number;
+}
+
 /** Storage of submissions and recipients' envelope queues. */
 export interface EnvelopePort {
   /** The head of submission `submissionId`, or null when unknown. */
@@ -81,9 +93,16 @@ export interface EnvelopePort {
   /**
    * Up to `limit` envelopes of recipient `fingerprint` after position `after` (0: from the
    * start), in arrival order. A page stops early past about 16 MiB of ciphertext (always at
-   * least one item).
+   * least one item). With `lease`, envelopes leased to another holder are skipped and those
+   * answered are leased to `lease.holder` (see {@linkcode QueueLease}); two leasing listings at
+   * once, from any processes, never answer one envelope to two holders.
    */
-  listQueue(fingerprint: string, after: number, limit: number): Promise<QueuePage>;
+  listQueue(
+    fingerprint: string,
+    after: number,
+    limit: number,
+    lease?: QueueLease,
+  ): Promise<QueuePage>;
   /**
    * Removes the envelopes at positions `seqs` from `fingerprint`'s queue; answers how many
    * were there. Idempotent: positions acked already (or never used) are skipped, and two acks
@@ -99,6 +118,13 @@ export interface EnvelopePort {
   ackPart(fingerprint: string, entry: AckEntry): WritePart;
   /** Depth (up to `cap`) and oldest arrival of `fingerprint`'s queue. */
   queueStats(fingerprint: string, cap: number): Promise<QueueStats>;
+  /**
+   * Calls `listener` with the recipient's fingerprint after envelopes for it were committed
+   * (by any process sharing the store, shortly after the commit); answers the function that
+   * stops it. For waking waiters, not for counting: calls may be merged or, when the store's
+   * connection drops, lost (a waiter also looks again after a while).
+   */
+  onQueued(listener: (fingerprint: string) => void): () => void;
   /**
    * Frees the storage no queued envelope needs any more: what acked envelopes took and what
    * writes interrupted by a crash left (never visible to readers). Safe at any time, alongside

@@ -36,6 +36,9 @@ export interface QuarantinePort {
   /** Every quarantined envelope of the vault, ordered by id. */
   list(): Promise<VaultQuarantineRow[]>;
 
+  /** How many envelopes are quarantined, counted up to `cap` (bounded work, for metrics). */
+  count(cap: number): Promise<number>;
+
   /** The sealed box of quarantined envelope `id`, as saved; null when there is none. */
   ciphertext(id: string): Promise<Uint8Array | null>;
 

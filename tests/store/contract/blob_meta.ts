@@ -136,4 +136,71 @@ export function blobMetaContract(name: string, make: MakeBlobMeta): void {
     assert.deepEqual(await orphans(p, T0 + 10), []);
     assert.equal((await p.release("u1", hashes, at(2), "f/r1")).unclaimed.length, 120);
   });
+
+  test("two processes at once: the quota holds and a blob counts once", async (p, q) => {
+    const ports = [p, q];
+    // Ten different blobs of 300 bytes at once, five from each process: three fit.
+    const hashes = Array.from({ length: 10 }, (_, i) => i.toString(16).padStart(64, "0"));
+    const results = await Promise.allSettled(
+      hashes.map((hash, i) => upload(ports[i % 2], "u1", hash, 300, i)),
+    );
+    assert.equal(results.filter((r) => r.status === "fulfilled").length, 3);
+    for (const r of results) {
+      if (r.status === "rejected") assert.ok(r.reason instanceof QuotaExceededError);
+    }
+    assert.deepEqual(await q.usage("u1"), { bytes: 900, count: 3 });
+    // One new blob uploaded by both at once: created once, counted once.
+    const same = await Promise.all([upload(p, "u2", H("a"), 10), upload(q, "u2", H("a"), 10)]);
+    assert.deepEqual(same.map((r) => r.created).sort(), [false, true]);
+    assert.deepEqual(await p.usage("u2"), { bytes: 10, count: 1 });
+    assert.deepEqual(await q.totalUsage(), { bytes: 910, count: 4 });
+  });
+
+  test("two processes claiming and releasing at once: every claimant counts once", async (p, q) => {
+    const hashes = ["a", "b", "c"].map(H);
+    for (const hash of hashes) await upload(p, "u1", hash, 10);
+    await Promise.all([
+      p.claim("u1", hashes, at(1_000), "f/r1"),
+      q.claim("u1", [...hashes].reverse(), at(1_000), "f/r1"),
+      q.claim("u1", hashes, at(1_000), "f/r2"),
+    ]);
+    for (const hash of hashes) assert.equal((await p.get({ userId: "u1", hash }))?.claims, 2);
+    const released = await Promise.all([
+      p.release("u1", hashes, at(2_000), "f/r1"),
+      q.release("u1", [...hashes].reverse(), at(2_000), "f/r2"),
+      q.release("u1", hashes, at(2_000), "f/r1"),
+    ]);
+    const unclaimed = released.flatMap((r) => r.unclaimed).sort();
+    assert.deepEqual(unclaimed, hashes, "each blob became unclaimed exactly once");
+    for (const hash of hashes) assert.equal((await q.get({ userId: "u1", hash }))?.claims, 0);
+  });
+
+  test("two processes at once: an orphan is forgotten once, or claimed and kept", async (p, q) => {
+    for (let round = 0; round < 5; round++) {
+      const hash = round.toString(16).padStart(64, "0");
+      await upload(p, "u1", hash, 10);
+      const [candidate] = (await orphans(q, T0)).filter((c) => c.hash === hash);
+      const [one, two, claim] = await Promise.all([
+        p.forgetOrphan(candidate, T0),
+        q.forgetOrphan(candidate, T0),
+        q.claim("u1", [hash], at(1), "f/r1"),
+      ]);
+      const forgotten = [one, two].filter((row) => row !== null).length;
+      if (claim.claimed.length === 1) {
+        assert.equal(forgotten, 0, "a claimed blob is no orphan");
+        assert.equal((await p.get({ userId: "u1", hash }))?.claims, 1);
+      } else {
+        assert.equal(forgotten, 1, "forgotten once");
+        assert.deepEqual(claim.missing, [hash]);
+        assert.equal(await p.get({ userId: "u1", hash }), null);
+      }
+    }
+    const kept = (await Promise.all(
+      Array.from(
+        { length: 5 },
+        (_, i) => p.get({ userId: "u1", hash: i.toString(16).padStart(64, "0") }),
+      ),
+    )).filter((row) => row !== null).length;
+    assert.deepEqual(await q.usage("u1"), { bytes: 10 * kept, count: kept });
+  });
 }

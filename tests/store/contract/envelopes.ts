@@ -189,6 +189,90 @@ export function envelopesContract(name: string, make: MakeEnvelopes): void {
     });
   });
 
+  test("leased envelopes are skipped by other holders until acked or the lease ends", async (p) => {
+    for (let i = 0; i < 6; i++) await p.writeVersion(head(`s${i}`), null, envelope());
+    const a = { holder: "worker-a", ms: 60_000 };
+    const b = { holder: "worker-b", ms: 60_000 };
+    const ids = (page: { items: { submissionId: string }[] }) =>
+      page.items.map((i) => i.submissionId);
+    const first = await p.listQueue(FP, 0, 2, a);
+    assert.deepEqual(ids(first), ["s0", "s1"]);
+    assert.equal(first.nextCursor, first.items[1].seq, "more follow");
+    assert.deepEqual(ids(await p.listQueue(FP, 0, 3, b)), ["s2", "s3", "s4"], "a's skipped");
+    assert.deepEqual(ids(await p.listQueue(FP, 0, 10, a)), ["s0", "s1", "s5"], "a sees its own");
+    assert.deepEqual(ids(await p.listQueue(FP, 0, 10, b)), ["s2", "s3", "s4"]);
+    assert.equal(ids(await p.listQueue(FP, 0, 10)).length, 6, "a plain listing sees all");
+    assert.deepEqual((await p.listQueue(FP, 0, 10, { holder: "c", ms: 60_000 })).items, []);
+    await p.ack(FP, [first.items[0].seq]);
+    assert.deepEqual(ids(await p.listQueue(FP, 0, 10, b)), ["s2", "s3", "s4"], "acked: gone");
+    const short = await p.listQueue("fp-short", 0, 10, { holder: "x", ms: 1 });
+    assert.deepEqual(short.items, []);
+    await p.writeVersion(head("t0", 1, "fp-short"), null, envelope());
+    assert.deepEqual(ids(await p.listQueue("fp-short", 0, 10, { holder: "x", ms: 30 })), ["t0"]);
+    assert.deepEqual((await p.listQueue("fp-short", 0, 10, { holder: "y", ms: 30 })).items, []);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.deepEqual(
+      ids(await p.listQueue("fp-short", 0, 10, { holder: "y", ms: 30 })),
+      ["t0"],
+      "an ended lease frees the envelope",
+    );
+  });
+
+  test("an envelope being acked is never handed to another holder", async (p) => {
+    for (let i = 0; i < 20; i++) await p.writeVersion(head(`s${i}`), null, envelope());
+    const mine = await p.listQueue(FP, 0, 20, { holder: "a", ms: 60_000 });
+    const [acked, theirs] = await Promise.all([
+      p.ack(FP, mine.items.map((i) => i.seq)),
+      p.listQueue(FP, 0, 20, { holder: "b", ms: 60_000 }),
+    ]);
+    assert.equal(acked, 20);
+    assert.deepEqual(theirs.items, [], "leased until gone");
+  });
+
+  test("leasing listings at once split the queue without overlap", async (p) => {
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => p.writeVersion(head(`s${i}`), null, envelope())),
+    );
+    const pages = await Promise.all(
+      ["w1", "w2", "w3"].map((holder) => p.listQueue(FP, 0, 10, { holder, ms: 60_000 })),
+    );
+    const seqs = pages.flatMap((page) => page.items.map((i) => i.seq));
+    assert.equal(seqs.length, 30);
+    assert.equal(new Set(seqs).size, 30, "no envelope answered to two holders");
+  });
+
+  test("queued listeners hear the recipient of each committed write", async (p) => {
+    const heard: string[] = [];
+    let wake = () => {};
+    const stop = p.onQueued((fp) => {
+      heard.push(fp);
+      wake();
+    });
+    try {
+      const until = async (done: () => boolean) => {
+        for (let i = 0; i < 100 && !done(); i++) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, 50);
+          });
+        }
+      };
+      await p.writeVersion(head("s1", 1, "fp-heard"), null, envelope());
+      await until(() => heard.includes("fp-heard"));
+      assert.ok(heard.includes("fp-heard"));
+      assert.equal(await p.writeVersion(head("s1", 1, "fp-refused"), null, envelope()), false);
+      await p.writeVersion(head("s2", 1, "fp-last"), null, envelope());
+      await until(() => heard.includes("fp-last"));
+      assert.ok(!heard.includes("fp-refused"), "a refused write is not announced");
+    } finally {
+      stop();
+    }
+    const before = heard.length;
+    await p.writeVersion(head("s3", 1, "fp-after"), null, envelope());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(heard.length, before, "a stopped listener hears nothing");
+  });
+
   Deno.test(`envelopes contract (${name}): ack parts commit inside another write, blind`, async () => {
     const { port: p, commit, close } = await make();
     try {

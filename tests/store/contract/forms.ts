@@ -12,6 +12,8 @@ import { WriteTooLargeError } from "../../../src/store/write.ts";
 /** A port under test and how to dispose of it. */
 export interface FormsFixture {
   port: FormsPort;
+  /** The forms port of a second handle on the same store (PostgreSQL: a second pool). */
+  other: FormsPort;
   close(): Promise<void>;
 }
 
@@ -48,11 +50,11 @@ function version(formId: string, schemaVersion: number, title = "T"): VaultFormV
  * ```
  */
 export function formsContract(name: string, make: () => Promise<FormsFixture>): void {
-  const test = (title: string, fn: (port: FormsPort) => Promise<void>) =>
+  const test = (title: string, fn: (port: FormsPort, other: FormsPort) => Promise<void>) =>
     Deno.test(`forms port (${name}): ${title}`, async () => {
       const fixture = await make();
       try {
-        await fn(fixture.port);
+        await fn(fixture.port, fixture.other);
       } finally {
         await fixture.close();
       }
@@ -109,6 +111,21 @@ export function formsContract(name: string, make: () => Promise<FormsFixture>): 
         version: version("f1", current.schemaVersion + 1),
       }))));
     assert.equal((await port.get("f1"))!.schemaVersion, 5);
+    assert.deepEqual((await port.versions("f1")).map((v) => v.schemaVersion), [1, 2, 3, 4, 5]);
+  });
+
+  test("updates and creates through two handles at once each land once", async (port, other) => {
+    const created = await Promise.all(
+      [port, other].map((p) => p.create(row("f1"), version("f1", 1))),
+    );
+    assert.deepEqual(created.sort(), [false, true]);
+    await Promise.all([port, other, port, other].map((p) =>
+      p.update("f1", (current) => ({
+        row: { ...current, schemaVersion: current.schemaVersion + 1 },
+        version: version("f1", current.schemaVersion + 1),
+      }))
+    ));
+    assert.equal((await other.get("f1"))!.schemaVersion, 5);
     assert.deepEqual((await port.versions("f1")).map((v) => v.schemaVersion), [1, 2, 3, 4, 5]);
   });
 

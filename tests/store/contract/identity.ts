@@ -131,4 +131,31 @@ export function identityContract(name: string, make: MakeIdentity): void {
     assert.deepEqual(await p.listRecipients(), ["fpa", "fpb", "fpc"]);
     assert.equal(await p.recipientOwner("fpz"), null);
   });
+
+  test("two processes at once: one user per id, one registration per key", async (p, q) => {
+    const created = await Promise.all([
+      p.createUser(user("u1"), token("t1", "u1")),
+      q.createUser({ ...user("u1"), name: "other" }, token("t2", "u1")),
+    ]);
+    assert.deepEqual([...created].sort(), [false, true]);
+    assert.equal(await q.getToken(created[0] ? "t2" : "t1"), null, "the loser wrote nothing");
+    for (let round = 0; round < 5; round++) {
+      const fp = `fp${round}`;
+      const a = challenge(`ca${round}`, fp);
+      const b = { ...challenge(`cb${round}`, fp), userId: "u2" };
+      await p.saveChallenge(a);
+      await q.saveChallenge(b);
+      const outcomes = await Promise.all([
+        p.completeRegistration(a, database(`da${round}`, fp, "u1")),
+        q.completeRegistration(b, database(`db${round}`, fp, "u2")),
+        // The same challenge completed twice: it is consumed once.
+        q.completeRegistration(a, database(`dc${round}`, fp, "u1")),
+      ]);
+      assert.equal(outcomes.filter((o) => o === "registered").length, 1, outcomes.join());
+      const route = await q.recipientOwner(fp);
+      const dbs = [...await p.listDatabases("u1"), ...await p.listDatabases("u2")];
+      assert.deepEqual(dbs.filter((d) => d.fingerprint === fp).map((d) => d.id), [route?.dbId]);
+    }
+    assert.equal((await p.listRecipients()).length, 5);
+  });
 }

@@ -69,4 +69,23 @@ export function manifestsContract(name: string, make: MakeManifests): void {
     await assert.rejects(p.put(big, null), ManifestTooLargeError);
     assert.equal(await p.get("big"), null);
   });
+
+  test("two processes publishing over the same read: exactly one applies", async (p, q) => {
+    const firsts = await Promise.all([
+      p.put(form("contact", 1), null),
+      q.put(form("contact", 2), null),
+    ]);
+    assert.deepEqual([...firsts].sort(), [false, true]);
+    const current = (await q.get("contact"))!;
+    for (let v = 3; v < 8; v += 2) {
+      const read = (await p.get("contact"))!;
+      const results = await Promise.all([
+        p.put(form("contact", v), read),
+        q.put(form("contact", v + 1), read),
+      ]);
+      assert.deepEqual([...results].sort(), [false, true]);
+      assert.equal((await q.get("contact"))?.schemaVersion, results[0] ? v : v + 1);
+    }
+    assert.notDeepEqual(await p.get("contact"), current);
+  });
 }

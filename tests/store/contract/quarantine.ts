@@ -8,6 +8,8 @@ import type { QuarantineEntry, QuarantinePort } from "../../../src/store/ports/q
 /** A port under test and how to dispose of it. */
 export interface QuarantineFixture {
   port: QuarantinePort;
+  /** The quarantine port of a second handle on the same store (PostgreSQL: a second pool). */
+  other: QuarantinePort;
   close(): Promise<void>;
 }
 
@@ -41,11 +43,14 @@ function box(n: number): Uint8Array {
  * ```
  */
 export function quarantineContract(name: string, make: () => Promise<QuarantineFixture>): void {
-  const test = (title: string, fn: (port: QuarantinePort) => Promise<void>) =>
+  const test = (
+    title: string,
+    fn: (port: QuarantinePort, other: QuarantinePort) => Promise<void>,
+  ) =>
     Deno.test(`quarantine port (${name}): ${title}`, async () => {
       const fixture = await make();
       try {
-        await fn(fixture.port);
+        await fn(fixture.port, fixture.other);
       } finally {
         await fixture.close();
       }
@@ -65,6 +70,8 @@ export function quarantineContract(name: string, make: () => Promise<QuarantineF
       assert.deepEqual(await port.ciphertext(id), box(n), `box of ${id}`);
     }
     assert.deepEqual((await port.list()).map((row) => row.id), ["a.1", "b.1", "c.1"]);
+    assert.equal(await port.count(100), 3);
+    assert.equal(await port.count(2), 2, "counted up to the cap");
     assert.equal(await port.get("z.1"), null);
     assert.equal(await port.ciphertext("z.1"), null);
   });
@@ -88,6 +95,7 @@ export function quarantineContract(name: string, make: () => Promise<QuarantineF
     assert.equal(await port.get("a.1"), null);
     assert.equal(await port.ciphertext("a.1"), null);
     assert.equal(await port.discard("a.1", null), false);
+    assert.equal(await port.count(100), 0);
   });
 
   test("parts commit with another write: a removal as the ack of a save, and with a discard", async (port) => {
@@ -105,5 +113,16 @@ export function quarantineContract(name: string, make: () => Promise<QuarantineF
     // Removing what is not there is no error.
     assert.equal(await port.discard("d.1", port.removal("zz.1", 10)), true);
     assert.deepEqual(await port.list(), []);
+  });
+
+  test("two handles saving and discarding one envelope at once", async (port, other) => {
+    await Promise.all(
+      [port, other, port, other].map((p) => p.save(entry("a.1"), box(90_000), null)),
+    );
+    assert.equal(await other.count(10), 1);
+    assert.deepEqual(await port.ciphertext("a.1"), box(90_000));
+    const discarded = await Promise.all([port, other].map((p) => p.discard("a.1", null)));
+    assert.deepEqual(discarded.sort(), [false, true]);
+    assert.equal(await other.get("a.1"), null);
   });
 }

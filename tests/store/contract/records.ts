@@ -17,9 +17,11 @@ import { RecordTooLargeError, savedAtOf } from "../../../src/vault/records.ts";
 /** The ports under test, on one store, and how to dispose of them. */
 export interface RecordsFixture {
   port: RecordsPort;
+  /** The records port of a second handle on the same store (PostgreSQL: a second pool). */
+  other: RecordsPort;
   quarantine: QuarantinePort;
   fileReleases: FileReleasesPort;
-  /** Subscribes to the in-process announcements of committed record events. */
+  /** Subscribes to the in-process announcements of committed record events (both handles). */
   onEvents(listener: (events: RecordEvent[]) => void): () => void;
   close(): Promise<void>;
 }
@@ -304,6 +306,46 @@ export function recordsContract(name: string, make: () => Promise<RecordsFixture
       assert.ok(n >= 100 && n <= 106, `the amendment and the edits after it: n = ${n}`);
     },
   );
+
+  test(
+    "two workers saving the same submissions at once: one record and one event each",
+    async ({ port, other }, events) => {
+      const ids = Array.from({ length: 40 }, (_, i) => `w${String(i).padStart(2, "0")}`);
+      const both = (version: number) =>
+        Promise.all(
+          ids.map((id) =>
+            Promise.all(
+              [port, other].map((p) =>
+                p.applySubmission(envelope(id, version, { id, version }), [])
+              ),
+            )
+          ),
+        );
+      for (const pair of await both(1)) assert.deepEqual(pair.sort(), ["duplicate", "record"]);
+      assert.equal(await port.count(F), 40);
+      assert.equal(events.length, 40, "one insert event per submission");
+      for (const pair of await both(2)) assert.deepEqual(pair.sort(), ["duplicate", "record"]);
+      assert.equal(events.length, 80, "one update event per amendment");
+      assert.deepEqual((await other.get(F, "w07"))!.values, { id: "w07", version: 2 });
+      assert.deepEqual(
+        (await other.versions(F, "w07", 10)).map((v) => v.submissionVersion),
+        [1, 2],
+      );
+    },
+  );
+
+  test("owner edits through two handles at once each land once", async ({ port, other }) => {
+    await port.write(F, "r1", () => own("r1", { n: 0 }));
+    const edit = (p: RecordsPort) =>
+      p.write(F, "r1", async (current) => {
+        const record = (await p.get(F, current!.recordId))!;
+        return own("r1", { n: (record.values.n as number) + 1 });
+      });
+    const saved = await Promise.all([port, other, port, other, port, other].map(edit));
+    assert.deepEqual(saved, Array(6).fill("saved"));
+    assert.deepEqual((await other.get(F, "r1"))!.values, { n: 6 });
+    assert.equal((await port.versions(F, "r1", 100)).length, 7);
+  });
 
   test(
     "many submissions at once are all saved (writes share commits)",

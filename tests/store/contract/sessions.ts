@@ -7,6 +7,8 @@ import type { ConsoleSessionRow, SessionsPort } from "../../../src/store/ports/s
 /** A port under test and how to dispose of it. */
 export interface SessionsFixture {
   port: SessionsPort;
+  /** The sessions port of a second handle on the same store (PostgreSQL: a second pool). */
+  other: SessionsPort;
   close(): Promise<void>;
 }
 
@@ -25,11 +27,11 @@ const HOUR = 3600_000;
  * ```
  */
 export function sessionsContract(name: string, make: () => Promise<SessionsFixture>): void {
-  const test = (title: string, fn: (port: SessionsPort) => Promise<void>) =>
+  const test = (title: string, fn: (port: SessionsPort, other: SessionsPort) => Promise<void>) =>
     Deno.test(`sessions port (${name}): ${title}`, async () => {
       const fixture = await make();
       try {
-        await fn(fixture.port);
+        await fn(fixture.port, fixture.other);
       } finally {
         await fixture.close();
       }
@@ -65,4 +67,17 @@ export function sessionsContract(name: string, make: () => Promise<SessionsFixtu
     assert.deepEqual(await port.get("d"), session("u2"));
     assert.equal(await port.deleteAll("u1"), 0);
   });
+
+  test(
+    "a session made through one handle is seen, touched and ended through another",
+    async (port, other) => {
+      await port.create("h1", session("u1"), HOUR);
+      assert.deepEqual(await other.get("h1"), session("u1"));
+      assert.equal(await other.touch("h1", 7000, HOUR), true);
+      assert.equal((await port.get("h1"))!.seenAt, 7000);
+      assert.equal(await other.deleteAll("u1"), 1);
+      assert.equal(await port.get("h1"), null);
+      assert.equal(await port.touch("h1", 9000, HOUR), false);
+    },
+  );
 }

@@ -6,7 +6,16 @@
  */
 import type { PgMigration } from "../migrate.ts";
 import { settings } from "./0001_settings.ts";
+import { envelopes } from "./0002_envelopes.ts";
+import { relayMeta } from "./0003_relay_meta.ts";
+import { vault } from "./0004_vault.ts";
 import { webhooks } from "./0005_webhooks.ts";
 
 /** The PostgreSQL schema, step by step. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [settings, webhooks];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  settings,
+  envelopes,
+  relayMeta,
+  vault,
+  webhooks,
+];

@@ -1,0 +1,110 @@
+/**
+ * The Deno KV backend opened for serving: the store file of the data dir, migrated, its one
+ * queue listener and every port over it.
+ *
+ * @module
+ */
+import {
+  dataPaths,
+  newRelaySecretText,
+  readIfExists,
+  writeSecretFile,
+} from "../../init/data_dir.ts";
+import { openStore } from "../kv.ts";
+import type { OpenStoreBase, StoreSetup } from "../open.ts";
+import { QueueDispatcher } from "../queue.ts";
+import { migrateStore } from "../schema.ts";
+import { KvIdentity } from "./identity.ts";
+import { openKvStore } from "./store.ts";
+import { KvVaultCounts } from "./vault_counts.ts";
+
+/** The Deno KV backend, opened. */
+export interface KvOpenStore extends OpenStoreBase {
+  backend: "kv";
+  /** The store handle, for tests that write as another component would. */
+  kv: Deno.Kv;
+}
+
+/**
+ * Opens the store of `dataDir` (an older layout is migrated, a newer one refused) and its
+ * ports; `relaySecret` is handed through. The rate limits are this process's own buckets,
+ * each family tracking at most `options.maxTrackedAddresses` addresses.
+ *
+ * @example
+ * ```ts
+ * const store = await openKvBackend("./data", secret);
+ * store.start(); // after the webhook engine registered its queue handler
+ * await store.close();
+ * ```
+ */
+export async function openKvBackend(
+  dataDir: string,
+  relaySecret: Uint8Array,
+  options: { maxTrackedAddresses?: number } = {},
+): Promise<KvOpenStore> {
+  const kv = await openStore(dataDir);
+  try {
+    // Only the current layout is served: an older store is migrated, a newer one refused.
+    await migrateStore(kv, dataDir);
+    // The webhook engine's scheduled attempts and any other queue work: one listener per process.
+    const queue = new QueueDispatcher(kv);
+    const ports = await openKvStore(kv, dataDir, queue, options);
+    const vaultCounts = new KvVaultCounts(dataDir);
+    let listening: Promise<void> | null = null;
+    return {
+      backend: "kv",
+      kv,
+      ports,
+      relaySecret,
+      vaultCounts,
+      start: () => void (listening ??= queue.start()),
+      // One process owns a KV store (the data dir's lock): no other process can hold it.
+      exclusive: (_name, fn) => fn(),
+      close: async () => {
+        await ports.close();
+        vaultCounts.close();
+        kv.close();
+        await listening;
+      },
+    };
+  } catch (err) {
+    kv.close();
+    throw err;
+  }
+}
+
+/**
+ * Prepares the store of `dataDir` for `init`: its relay secret file made when missing, the
+ * store migrated (an older layout upgraded, a newer one refused).
+ *
+ * @example
+ * ```ts
+ * const setup = await setUpKvStore("./data");
+ * await setup.close();
+ * ```
+ */
+export async function setUpKvStore(dataDir: string): Promise<StoreSetup> {
+  const secretPath = dataPaths(dataDir).relaySecret;
+  if (await readIfExists(secretPath) === null) {
+    await writeSecretFile(secretPath, newRelaySecretText() + "\n");
+  }
+  const kv = await openStore(dataDir);
+  try {
+    const migrated = await migrateStore(kv, dataDir);
+    return {
+      migration: {
+        where: dataDir,
+        from: migrated.from,
+        to: migrated.to,
+        applied: migrated.applied.map((m) => `${m.to}: ${m.description}`),
+      },
+      identity: new KvIdentity(kv),
+      // The data dir's credentials file marks a KV store initialised (src/init/init.ts).
+      initialiseOnce: async (create) => ({ userId: await create(), created: true }),
+      close: () => Promise.resolve(kv.close()),
+    };
+  } catch (err) {
+    kv.close();
+    throw err;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The forms port on PostgreSQL: a row per form in `vault_forms` (with a revision for
+ * optimistic updates) and its archived versions in `vault_form_versions` (cached in memory:
+ * they never change). Rows and versions keep Deno KV's value limit (64 KiB), so a form fits
+ * either backend.
+ *
+ * @module
+ */
+import { FormVersionCache } from "../form_version_cache.ts";
+import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
+import { KV_LIMITS, valueSize, WriteTooLargeError } from "../write.ts";
+import type { Sql } from "./db.ts";
+import { transaction } from "./transaction.ts";
+
+/** Tries of an optimistic update before "conflict". */
+const TRIES = 5;
+
+/** Throws {@link WriteTooLargeError} when `value` is over one store value. */
+function checkSize(what: string, value: unknown) {
+  const bytes = valueSize(value);
+  if (bytes > KV_LIMITS.valueBytes) {
+    throw new WriteTooLargeError(`${what} of ${bytes} bytes exceeds ${KV_LIMITS.valueBytes}`);
+  }
+}
+
+/** Rolls an update's transaction back: its row or version changed meanwhile. */
+class Stale extends Error {}
+
+/**
+ * The PostgreSQL forms store.
+ *
+ * @example
+ * ```ts
+ * const forms = new PgForms(sql);
+ * await forms.create(row, version);
+ * ```
+ */
+export class PgForms implements FormsPort {
+  #versions = new FormVersionCache();
+
+  constructor(private sql: Sql) {}
+
+  async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
+    checkSize("A form", row);
+    checkSize("A form version", version);
+    return await transaction(this.sql, async (tx) => {
+      const added = await tx`insert into vault_forms (form_id, data)
+        values (${row.formId}, ${
+        JSON.stringify(row)
+      }::text::jsonb) on conflict do nothing returning form_id`;
+      if (added.length === 0) return false;
+      await tx`insert into vault_form_versions (form_id, schema_version, data)
+        values (${row.formId}, ${version.schemaVersion}, ${JSON.stringify(version)}::text::jsonb)
+        on conflict do nothing`;
+      return true;
+    });
+  }
+
+  async get(formId: string): Promise<VaultFormRow | null> {
+    const rows = await this.sql<{ data: VaultFormRow }[]>`
+      select data from vault_forms where form_id = ${formId}`;
+    return rows[0]?.data ?? null;
+  }
+
+  async list(): Promise<VaultFormRow[]> {
+    const rows = await this.sql<{ data: VaultFormRow }[]>`
+      select data from vault_forms order by form_id`;
+    return rows.map((r) => r.data);
+  }
+
+  async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
+    const cached = this.#versions.get(formId, schemaVersion);
+    if (cached) return cached;
+    const rows = await this.sql<{ data: VaultFormVersionRow }[]>`
+      select data from vault_form_versions
+      where form_id = ${formId} and schema_version = ${schemaVersion}`;
+    return this.#versions.keep(rows[0]?.data ?? null);
+  }
+
+  async versions(formId: string): Promise<VaultFormVersionRow[]> {
+    const rows = await this.sql<{ data: VaultFormVersionRow }[]>`
+      select data from vault_form_versions where form_id = ${formId} order by schema_version`;
+    return rows.map((r) => r.data);
+  }
+
+  async update(
+    formId: string,
+    change: (row: VaultFormRow) => FormChange | Promise<FormChange>,
+  ): Promise<FormChange | null | "conflict"> {
+    for (let attempt = 0; attempt < TRIES; attempt++) {
+      const [current] = await this.sql<{ data: VaultFormRow; rev: number }[]>`
+        select data, rev from vault_forms where form_id = ${formId}`;
+      if (!current) return null;
+      const next = await change(current.data);
+      checkSize("A form", next.row);
+      if (next.version) checkSize("A form version", next.version);
+      try {
+        await transaction(this.sql, async (tx) => {
+          const updated = await tx`update vault_forms set data = ${
+            JSON.stringify(next.row)
+          }::text::jsonb, rev = rev + 1
+            where form_id = ${formId} and rev = ${current.rev} returning rev`;
+          if (updated.length === 0) throw new Stale();
+          if (!next.version) return;
+          const added = await tx`insert into vault_form_versions (form_id, schema_version, data)
+            values (${formId}, ${next.version.schemaVersion}, ${
+            JSON.stringify(next.version)
+          }::text::jsonb)
+            on conflict do nothing returning schema_version`;
+          if (added.length === 0) throw new Stale();
+        });
+        return next;
+      } catch (err) {
+        if (!(err instanceof Stale)) throw err;
+      }
+    }
+    return "conflict";
+  }
+}

@@ -1,0 +1,282 @@
+/**
+ * Copies the vault's data from a Deno KV store (the layout of src/store/keys.ts) into
+ * PostgreSQL, for `sealpost migrate-store`: databases and facts, forms and their versions,
+ * records (tombstones too) with their saved versions, pending file releases, quarantined
+ * envelopes with their sealed boxes, console sessions, and the record events not yet
+ * consumed. Counts, days and the by-time index are queries on PostgreSQL: nothing to copy.
+ *
+ * @module
+ */
+import type { RecordEvent } from "../../../events/record_event.ts";
+import { toBase64 } from "../../../crypto/encoding.ts";
+import { keys, vaultKeys } from "../../keys.ts";
+import { parseJsonParts, readJsonParts, readParts } from "../../parts.ts";
+import type {
+  ConsoleSessionRow,
+  VaultFileReleaseRow,
+  VaultQuarantineRow,
+  VaultRecordRow,
+  VaultRecordVersionRow,
+} from "../../rows.ts";
+import type { Sql } from "../db.ts";
+
+/** Rows per multi-row insert at most. */
+const BATCH_ROWS = 500;
+
+/** JSON bytes per multi-row insert at most (a batch of large records or boxes ends early). */
+const BATCH_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The longest a console session can live (`console.session_max_seconds` allows 90 days): a
+ * session's row is kept that long after its creation; the console checks its own limits.
+ */
+const SESSION_MAX_MS = 90 * 24 * 3600 * 1000;
+
+/** Inserts rows given as one JSON array; answers how many were new. */
+type Insert = (sql: Sql, rows: string) => Promise<number>;
+
+/**
+ * Inserts the rows `source` yields through `insert`, in batches; answers how many were new.
+ */
+async function copy(sql: Sql, source: AsyncIterable<object>, insert: Insert): Promise<number> {
+  let copied = 0;
+  let batch: string[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    copied += await insert(sql, `[${batch.join(",")}]`);
+    batch = [];
+    bytes = 0;
+  };
+  for await (const row of source) {
+    const json = JSON.stringify(row);
+    batch.push(json);
+    bytes += json.length;
+    if (batch.length >= BATCH_ROWS || bytes >= BATCH_BYTES) await flush();
+  }
+  await flush();
+  return copied;
+}
+
+/** The values of `prefix`'s entries, mapped by `row` (null: left out). */
+async function* rows<T>(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  row: (value: T, key: Deno.KvKey) => object | null | Promise<object | null>,
+): AsyncIterable<object> {
+  for await (const entry of kv.list<T>({ prefix }, { batchSize: 500 })) {
+    const out = await row(entry.value, entry.key);
+    if (out) yield out;
+  }
+}
+
+/** The record events of the outbox, each joined from its parts (listed in key order). */
+async function* outboxEvents(kv: Deno.Kv): AsyncIterable<object> {
+  let id: string | null = null;
+  let parts: Uint8Array[] = [];
+  const event = () => ({ event_id: id, event: parseJsonParts<RecordEvent>(parts) });
+  for await (const entry of kv.list<Uint8Array>({ prefix: keys.recordEventsAll() })) {
+    const eventId = String(entry.key[1]);
+    if (id !== null && eventId !== id) yield event();
+    if (eventId !== id) parts = [];
+    id = eventId;
+    parts.push(entry.value);
+  }
+  if (id !== null) yield event();
+}
+
+const count = (done: { n: number }[]) => done.length;
+
+/** The insert of rows `{ key, data }` into a table of a text key and a `jsonb` column. */
+function keyed(table: string, keyColumn: string, dataColumn: string): Insert {
+  return async (q, json) =>
+    count(
+      await q`insert into ${q(table)} (${q(keyColumn)}, ${q(dataColumn)})
+        select key, data from json_to_recordset(${json}::text::json) as x(key text, data jsonb)
+        on conflict do nothing returning 1 as n`,
+    );
+}
+
+/**
+ * Copies every vault row of `kv` into the database of `sql` (migrated already), idempotently:
+ * rows present are kept (`on conflict do nothing`), so a copy cut short is simply run again.
+ * `dataDir` is not read: the vault's private keys stay files of each vault's data dir, and
+ * everything else lies in the KV store. Answers the rows newly copied per aggregate (zeros
+ * when run again).
+ *
+ * @example
+ * ```ts
+ * const copied = await copyVaultFromKv(kv, "./data", sql);
+ * console.log(copied.records, copied.quarantine);
+ * ```
+ */
+export async function copyVaultFromKv(
+  kv: Deno.Kv,
+  _dataDir: string,
+  sql: Sql,
+): Promise<Record<string, number>> {
+  // Prefixes without a builder of their own are spelled as in src/store/keys.ts.
+  const copied: Record<string, number> = {};
+  copied.databases = await copy(
+    sql,
+    rows<{ id: string }>(kv, vaultKeys.databases(), (row) => ({ key: row.id, data: row })),
+    keyed("vault_databases", "id", "data"),
+  );
+  copied.facts = await copy(
+    sql,
+    rows(kv, ["vault", "meta"], (value, key) => ({ key: key.at(-1), data: value })),
+    keyed("vault_facts", "name", "value"),
+  );
+  copied.forms = await copy(
+    sql,
+    rows<{ formId: string }>(kv, vaultKeys.forms(), (row) => ({ key: row.formId, data: row })),
+    keyed("vault_forms", "form_id", "data"),
+  );
+  copied.formVersions = await copy(
+    sql,
+    rows<{ formId: string; schemaVersion: number }>(
+      kv,
+      ["vault", "form_versions"],
+      (row) => ({ form_id: row.formId, schema_version: row.schemaVersion, data: row }),
+    ),
+    async (q, json) =>
+      count(
+        await q`insert into vault_form_versions (form_id, schema_version, data)
+          select form_id, schema_version, data from json_to_recordset(${json}::text::json)
+            as x(form_id text, schema_version integer, data jsonb)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  copied.records = await copy(sql, rows(kv, ["vault", "records"], recordRow(kv)), insertRecords);
+  copied.recordVersions = await copy(
+    sql,
+    rows<VaultRecordVersionRow>(kv, ["vault", "record_versions"], (v, key) => ({
+      form_id: key[2],
+      record_id: key[3],
+      saved_at: v.savedAt,
+      reason: v.reason,
+      schema_version: v.schemaVersion,
+      submission_version: v.submissionVersion,
+      values: v.values,
+    })),
+    async (q, json) =>
+      count(
+        await q`insert into vault_record_versions (form_id, record_id, saved_at, reason,
+            schema_version, submission_version, "values")
+          select * from json_to_recordset(${json}::text::json) as x(form_id text,
+            record_id text, saved_at text, reason text, schema_version integer,
+            submission_version integer, "values" json)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  copied.fileReleases = await copy(
+    sql,
+    rows<VaultFileReleaseRow>(kv, vaultKeys.fileReleasesAll(), (r, key) => ({
+      id: key.at(-1),
+      form_id: r.formId,
+      record_id: r.recordId,
+      hashes: r.hashes,
+    })),
+    async (q, json) =>
+      count(
+        await q`insert into vault_file_releases (id, form_id, record_id, hashes)
+          select * from json_to_recordset(${json}::text::json)
+            as x(id text, form_id text, record_id text, hashes jsonb)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  copied.quarantine = await copy(
+    sql,
+    rows(kv, vaultKeys.quarantineAll(), quarantineRow(kv)),
+    async (q, json) =>
+      count(
+        await q`insert into vault_quarantine (id, data, quarantined_at, box_bytes, box)
+          select id, data, quarantined_at, box_bytes, decode(box, 'base64')
+          from json_to_recordset(${json}::text::json) as x(id text, data jsonb,
+            quarantined_at text, box_bytes integer, box text)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  const now = Date.now();
+  copied.sessions = await copy(
+    sql,
+    rows<ConsoleSessionRow>(
+      kv,
+      ["console", "sessions"],
+      (row, key) =>
+        row.createdAt + SESSION_MAX_MS < now ? null : {
+          id_hash: key.at(-1),
+          user_id: row.userId,
+          data: row,
+          seen_at: row.seenAt,
+          expires_at: new Date(row.createdAt + SESSION_MAX_MS).toISOString(),
+        },
+    ),
+    async (q, json) =>
+      count(
+        await q`insert into vault_console_sessions (id_hash, user_id, data, seen_at, expires_at)
+          select * from json_to_recordset(${json}::text::json) as x(id_hash text,
+            user_id text, data jsonb, seen_at bigint, expires_at timestamptz)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  copied.recordEvents = await copy(sql, outboxEvents(kv), async (q, json) =>
+    count(
+      await q`insert into vault_record_events (event_id, event)
+        select * from json_to_recordset(${json}::text::json) as x(event_id text, event jsonb)
+        on conflict do nothing returning 1 as n`,
+    ));
+  return copied;
+}
+
+/** A record head (live, or a tombstone) as a row of `vault_records`, its values joined. */
+function recordRow(kv: Deno.Kv) {
+  return async (row: VaultRecordRow) => {
+    const values = row.deletedAt ? null : row.values ??
+      await readJsonParts<Record<string, unknown>>(
+        kv,
+        vaultKeys.recordValues(row.formId, row.recordId),
+      ) ?? {};
+    return {
+      form_id: row.formId,
+      record_id: row.recordId,
+      schema_version: row.schemaVersion,
+      saved_at: row.savedAt,
+      created_at: row.createdAt,
+      submission_id: row.submissionId,
+      applied_version: row.appliedVersion,
+      values,
+      value_bytes: values ? new TextEncoder().encode(JSON.stringify(values)).length : 0,
+      files: row.files ?? [],
+      deleted_at: row.deletedAt ?? null,
+    };
+  };
+}
+
+async function insertRecords(q: Sql, json: string): Promise<number> {
+  return count(
+    await q`insert into vault_records (form_id, record_id, schema_version, saved_at,
+        created_at, submission_id, applied_version, "values", value_bytes, files, deleted_at)
+      select * from json_to_recordset(${json}::text::json) as x(form_id text, record_id text,
+        schema_version integer, saved_at text, created_at text, submission_id text,
+        applied_version integer, "values" json, value_bytes integer, files jsonb,
+        deleted_at text)
+      on conflict do nothing returning 1 as n`,
+  );
+}
+
+/** A quarantine row with its sealed box (base64), or null when the box is not there. */
+function quarantineRow(kv: Deno.Kv) {
+  return async (row: VaultQuarantineRow) => {
+    const box = await readParts(kv, vaultKeys.quarantineDataOf(row.id));
+    if (!box) return null;
+    const { quarantinedAt, parts: _parts, ...data } = row;
+    return {
+      id: row.id,
+      data,
+      quarantined_at: quarantinedAt,
+      box_bytes: box.length,
+      box: toBase64(box),
+    };
+  };
+}
