@@ -1,8 +1,9 @@
 /**
  * The record events outbox in PostgreSQL, as its consumer (webhook delivery) sees it, behind
  * the {@linkcode RecordEventOutbox} port. The outbox is the vault's table
- * `vault_record_events (event_id, event, created_at)`: the vault inserts an event in the
- * record's transaction with `pg_notify('sealpost_record_events', event_id)`.
+ * `vault_record_events (event_id, event, created_at)` (migration 4): the vault inserts an event
+ * in the record's transaction with `pg_notify('sealpost_record_events', event_id)`
+ * (`record_event_rows.ts`).
  *
  * Every vault worker hears every announcement, so an event is taken by CLAIMING it
  * (`webhook_event_claims`: the holder and until when): an announcement or a scan hands this
@@ -21,10 +22,8 @@ import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
 import type { WritePart } from "../write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql } from "./db.ts";
+import { RECORD_EVENTS_CHANNEL } from "./record_event_rows.ts";
 import { pgPart } from "./write_part.ts";
-
-/** The channel the vault announces committed events on (payload: the event id). */
-export const RECORD_EVENTS_CHANNEL = "sealpost_record_events";
 
 /** Event ids read per statement while scanning. */
 const SCAN_PAGE = 500;
