@@ -64,7 +64,7 @@ function decodeCursor(text: string, webhookId: string, failed: boolean): string 
  *
  * @example
  * ```ts
- * const deliveries = new PgWebhookDeliveries(sql, { pollMs: 1000, claimLeaseMs: 120_000, maxInFlight: 64, retryMs: 2000 });
+ * const deliveries = new PgWebhookDeliveries(sql, { pollMs: 1000, claimLeaseMs: 30_000, maxInFlight: 64, retryMs: 2000 });
  * deliveries.onDue(async (attempt) => await attemptNow(attempt));
  * await deliveries.close();
  * ```
