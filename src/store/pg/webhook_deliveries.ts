@@ -73,8 +73,9 @@ export class PgWebhookDeliveries implements WebhookDeliveries {
   #writes: DeliveryWriter;
   #schedule: PgSchedule;
 
-  constructor(private sql: Sql, schedule: ScheduleOptions) {
-    this.#writes = new DeliveryWriter(sql, schedule.pollMs);
+  /** `maxBatch`: delivery writes per group commit at most (default 128). */
+  constructor(private sql: Sql, schedule: ScheduleOptions, maxBatch?: number) {
+    this.#writes = new DeliveryWriter(sql, schedule.pollMs, maxBatch);
     this.#schedule = new PgSchedule(sql, schedule);
   }
 

@@ -33,16 +33,22 @@ const BATCH_TRIES = 4;
  *
  * @example
  * ```ts
- * const writes = new DeliveryWriter(sql, 1_000);
+ * const writes = new DeliveryWriter(sql, 1_000, 128);
  * const ok = await writes.submit({ kind: "update", before, change });
  * ```
  */
 export class DeliveryWriter {
   #batcher: Batcher<DeliveryWrite, boolean>;
 
-  /** `wakeWithinMs`: a schedule due sooner than this wakes the workers (NOTIFY). */
-  constructor(private sql: Sql, private wakeWithinMs: number) {
-    this.#batcher = new Batcher((items) => this.#flush(items), { maxItems: 128, inFlight: 2 });
+  /**
+   * `wakeWithinMs`: a schedule due sooner than this wakes the workers (NOTIFY); `maxBatch`:
+   * writes per transaction at most.
+   */
+  constructor(private sql: Sql, private wakeWithinMs: number, maxBatch = 128) {
+    this.#batcher = new Batcher((items) => this.#flush(items), {
+      maxItems: maxBatch,
+      inFlight: 2,
+    });
   }
 
   /** Queues `write`; resolves once its batch is committed. */

@@ -30,6 +30,8 @@ export interface WebhookPgOptions {
   maxInFlight?: number;
   /** When an attempt whose handler threw comes again (default 2000 ms). */
   retryMs?: number;
+  /** Delivery writes committed together at most (default 128; 1: a transaction each). */
+  maxBatch?: number;
 }
 
 /** The webhook ports on PostgreSQL, and how to let go of them. */
@@ -58,7 +60,7 @@ export function webhookPgPorts(sql: Sql, options: WebhookPgOptions = {}): Promis
     claimLeaseMs: options.claimLeaseMs ?? 30_000,
     maxInFlight: options.maxInFlight ?? 256,
     retryMs: options.retryMs ?? 2_000,
-  });
+  }, options.maxBatch);
   const recordEvents = new PgRecordEventOutbox(sql, options.eventLeaseMs ?? 30_000);
   return Promise.resolve({
     webhooks: new PgWebhookConfigs(sql),
