@@ -138,9 +138,15 @@ function inputRow(write: DeliveryWrite, i: number): InputRow {
 /**
  * Runs `writes` in `tx` as one statement; answers, for each, whether its insert or
  * conditional update took. A creation whose id came earlier in the batch fails at once (as it
- * would one statement later).
+ * would one statement later); of the failure flags the writes that took set or clear on one
+ * configuration, the last write's applies.
+ *
+ * @example
+ * ```ts
+ * const done = await sql.begin((tx) => writeBatch(tx, [{ kind: "create", change, body: null }]));
+ * ```
  */
-async function writeBatch(tx: Tx, writes: DeliveryWrite[]): Promise<boolean[]> {
+export async function writeBatch(tx: Tx, writes: DeliveryWrite[]): Promise<boolean[]> {
   const seen = new Set<string>();
   const rows: InputRow[] = [];
   writes.forEach((write, i) => {
