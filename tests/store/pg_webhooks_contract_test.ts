@@ -39,6 +39,17 @@ webhookProcessesContract("postgres", async () => {
   const { fixture, pg, ports } = await pgFixture();
   return {
     ...fixture,
-    process: (options) => ports(pg.open(), options),
+    process: async (options) => {
+      const sql = pg.open();
+      const port = await ports(sql, options);
+      return {
+        ...port,
+        kill: async () => {
+          // Stops its timers without waiting for its work, then drops its connections.
+          port.close().catch(() => {});
+          await sql.end({ timeout: 0 });
+        },
+      };
+    },
   };
 });

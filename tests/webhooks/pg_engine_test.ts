@@ -18,7 +18,7 @@ import { emitContact, startPgWorker } from "./_pg_harness.ts";
 
 const VALUES = { name: "Ada", age: 36, tags: ["math"] };
 
-/** A fresh schema (the vault's outbox table included) and one webhook of form `contact`. */
+/** A fresh schema with one webhook of form `contact`. */
 async function setup(receiver: Receiver) {
   const pg = await freshPg();
   const { row } = newConfig("contact", WebhookCreateSchema.parse({ url: receiver.url }));

@@ -1,7 +1,6 @@
 /**
- * The vault's way of writing a record event on PostgreSQL, for the webhook tests: inserted
- * into `vault_record_events` with its NOTIFY in one transaction (insertRecordEvent, as the
- * records port does with each change).
+ * The vault's way of putting a record event in the PostgreSQL outbox, for the webhook tests:
+ * `insertRecordEvent` (the row and its NOTIFY) in a transaction of its own.
  */
 import type { RecordEvent, StoredRecordEvent } from "../../../src/events/record_event.ts";
 import type { Sql } from "../../../src/store/pg/db.ts";
