@@ -16,7 +16,6 @@ import { QueueDispatcher } from "../queue.ts";
 import { migrateStore } from "../schema.ts";
 import { KvIdentity } from "./identity.ts";
 import { openKvStore } from "./store.ts";
-import { KvVaultCounts } from "./vault_counts.ts";
 
 /** The Deno KV backend, opened. */
 export interface KvOpenStore extends OpenStoreBase {
@@ -49,20 +48,17 @@ export async function openKvBackend(
     // The webhook engine's scheduled attempts and any other queue work: one listener per process.
     const queue = new QueueDispatcher(kv);
     const ports = await openKvStore(kv, dataDir, queue, options);
-    const vaultCounts = new KvVaultCounts(dataDir);
     let listening: Promise<void> | null = null;
     return {
       backend: "kv",
       kv,
       ports,
       relaySecret,
-      vaultCounts,
       start: () => void (listening ??= queue.start()),
       // One process owns a KV store (the data dir's lock): no other process can hold it.
       exclusive: (_name, fn) => fn(),
       close: async () => {
         await ports.close();
-        vaultCounts.close();
         kv.close();
         await listening;
       },
