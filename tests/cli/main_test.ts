@@ -1,6 +1,7 @@
 import { sealpost } from "../_support/cli.ts";
 import assert from "node:assert/strict";
 import { spawnServer } from "../_support/process.ts";
+import { freshPg } from "../store/contract/_pg.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -205,5 +206,36 @@ Deno.test("serve: a port in use is a clear error and exit 1, not a crash", async
   } finally {
     taken.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("init --json on postgres: the first process initialises, the next joins with no tokens", async () => {
+  const pg = await freshPg();
+  const dir = await Deno.makeTempDir();
+  try {
+    const env = {
+      SEALPOST_STORE_BACKEND: "postgres",
+      SEALPOST_POSTGRES_URL: `${pg.url}?search_path=${pg.schema}`,
+    };
+    const first = await sealpost(["init", "--json", "--data", `${dir}/a`], env);
+    assert.equal(first.code, 0, first.stderr);
+    const created = JSON.parse(first.stdout);
+    assert.match(created.ownerToken, /^spo_/);
+    const second = await sealpost(["init", "--data", `${dir}/b`], env);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /^Already initialised: .*\/b\n/);
+    assert.match(second.stdout, new RegExp(`user id: +${created.userId}`));
+    assert.match(second.stdout, /joined a database another process initialised/);
+    const joined = JSON.parse(
+      (await sealpost(["init", "--json", "--data", `${dir}/c`], env)).stdout,
+    );
+    assert.deepEqual(
+      { ...joined, dataDir: "" },
+      { ...created, dataDir: "", ownerToken: null, adminToken: null },
+    );
+    assert.doesNotMatch(first.stderr + second.stderr, /sealpost:[^@]*@/, "no password shown");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await pg.close();
   }
 });
