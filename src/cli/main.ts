@@ -11,6 +11,7 @@ import { ListenError, type RunningServer, startServer } from "../server.ts";
 import { claimDataDir, DataDirError } from "../store/data_lock.ts";
 import { SchemaVersionError } from "../store/schema.ts";
 import type { StoreMigration } from "../store/open.ts";
+import { PgUnavailableError } from "../store/pg/store.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import { programCommand } from "./program.ts";
@@ -321,7 +322,8 @@ export async function main(args: string[]): Promise<number> {
   } catch (err) {
     if (
       err instanceof ConfigError || err instanceof ApiCallError || err instanceof ListenError ||
-      err instanceof SchemaVersionError || err instanceof DataDirError
+      err instanceof SchemaVersionError || err instanceof DataDirError ||
+      err instanceof PgUnavailableError
     ) {
       console.error(err.message);
       return 1;

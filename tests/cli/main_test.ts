@@ -239,3 +239,27 @@ Deno.test("init --json on postgres: the first process initialises, the next join
     await pg.close();
   }
 });
+
+Deno.test("serve and init on an unreachable PostgreSQL: one line naming the database, no password", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close(); // nothing listens there now
+    const env = {
+      SEALPOST_STORE_BACKEND: "postgres",
+      SEALPOST_POSTGRES_URL: `postgres://sealpost:pw-never-shown@127.0.0.1:${port}/sealpost`,
+    };
+    for (const command of [["init"], ["serve", "--port", "0"]]) {
+      const answer = await sealpost([...command, "--data", `${dir}/data`], env);
+      assert.equal(answer.code, 1, answer.stderr);
+      assert.equal(
+        answer.stderr.trim(),
+        `Cannot use the PostgreSQL database 127.0.0.1:${port}/sealpost: ` +
+          `connect ECONNREFUSED 127.0.0.1:${port}`,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -8,10 +8,9 @@
 import type { Config } from "../../config/index.ts";
 import { readRelaySecretFile } from "../../init/data_dir.ts";
 import type { OpenStoreBase, StoreSetup } from "../open.ts";
-import { openPgStore } from "./store.ts";
+import { migrateReachable, openPgStore } from "./store.ts";
 import { describePgUrl, openPg, type Sql } from "./db.ts";
 import { PgIdentity } from "./identity.ts";
-import { migratePg } from "./migrate.ts";
 import { initialiseOnce, sharedRelaySecret, withPgLock } from "./settings.ts";
 
 /**
@@ -31,7 +30,7 @@ export async function setUpPgStore(config: Config): Promise<StoreSetup> {
   // Two connections: one holds the first run's lock while the other writes.
   const sql = openPg(url, { max: 2, applicationName: "sealpost-init" });
   try {
-    const migrated = await migratePg(sql);
+    const migrated = await migrateReachable(sql, url);
     if (!config.store.relay_secret_file) await sharedRelaySecret(sql);
     const fresh = migrated.from === 0;
     return {

@@ -7,7 +7,8 @@
  * @module
  */
 import type { StorePorts } from "../ports/bundle.ts";
-import { openPg, type Sql } from "./db.ts";
+import { SchemaVersionError } from "../schema.ts";
+import { describePgUrl, openPg, type Sql } from "./db.ts";
 import { migratePg, type PgMigrationResult } from "./migrate.ts";
 import { PgBlobMeta } from "./blob_meta.ts";
 import { PgEnvelopes } from "./envelopes.ts";
@@ -16,6 +17,35 @@ import { PgManifests } from "./manifests.ts";
 import { PgRateLimits } from "./rate_limits.ts";
 import { vaultPgPorts } from "./vault_ports.ts";
 import { webhookPgPorts } from "./webhook_ports.ts";
+
+/**
+ * The database could not be used at start (unreachable, refused login, no such database); the
+ * message names it by host, port and name, never its password.
+ */
+export class PgUnavailableError extends Error {
+  override name = "PgUnavailableError";
+}
+
+/**
+ * Brings the database of pool `sql` (opened on `url`) to this Sealpost's schema version; a
+ * failure to reach or use it is a {@link PgUnavailableError} (a newer schema stays a
+ * `SchemaVersionError`).
+ *
+ * @example
+ * ```ts
+ * const { from, to } = await migrateReachable(sql, config.store.postgres_url);
+ * ```
+ */
+export async function migrateReachable(sql: Sql, url: string): Promise<PgMigrationResult> {
+  try {
+    return await migratePg(sql);
+  } catch (err) {
+    if (err instanceof SchemaVersionError) throw err;
+    throw new PgUnavailableError(
+      `Cannot use the PostgreSQL database ${describePgUrl(url)}: ${(err as Error).message}`,
+    );
+  }
+}
 
 /** Options of {@link openPgStore}. */
 export interface PgStoreOptions {
@@ -50,7 +80,7 @@ export interface PgStore {
 export async function openPgStore(url: string, options: PgStoreOptions): Promise<PgStore> {
   const sql = openPg(url, { max: options.poolSize, applicationName: options.applicationName });
   try {
-    const migration = await migratePg(sql);
+    const migration = await migrateReachable(sql, url);
     const envelopes = await PgEnvelopes.open(sql);
     const webhooks = await webhookPgPorts(sql, { claimLeaseMs: options.webhookClaimLeaseMs });
     const ports: StorePorts = {
