@@ -10,16 +10,8 @@
  */
 import { parseArgs } from "node:util";
 import { open } from "../src/crypto/sealed_box.ts";
-import { createUser } from "../src/relay/identity.ts";
-import { EditTokens } from "../src/auth/index.ts";
-import { FormDirectory } from "../src/relay/manifests.ts";
-import { Intake } from "../src/relay/submissions.ts";
-import { buildEnvelope, buildPayload, seal } from "../src/sdk/mod.ts";
-import { openStore } from "../src/store/kv.ts";
-import { relayKvPorts } from "../src/store/kv/relay_ports.ts";
-import { vaultKvPorts } from "../src/store/kv/vault_ports.ts";
-import { LocalRelayLink, Vault, VaultKeys } from "../src/vault/index.ts";
 import { SealedBoxOpener } from "../src/vault/opener.ts";
+import { openIngestBench } from "./_ingest.ts";
 import { cpuPerItem, threadCpu } from "./cpu.ts";
 
 const { values } = parseArgs({
@@ -27,48 +19,10 @@ const { values } = parseArgs({
   options: { count: { type: "string", default: "10000" } },
 });
 const count = Number(values.count);
-const dir = await Deno.makeTempDir({ prefix: "sealpost-bench-ingest-" });
-const kv = await openStore(dir);
-const relay = await relayKvPorts(kv, dir);
+const bench = await openIngestBench();
+const { vault, db } = bench;
 try {
-  const forms = new FormDirectory(relay);
-  const intake = new Intake(relay.envelopes, forms, new EditTokens(new Uint8Array(32)), {
-    maxCiphertextBytes: 1024 * 1024,
-    editWindowMs: 3600_000,
-  });
-  const link = new LocalRelayLink(relay, forms, "http://127.0.0.1:8080", null);
-  const vault = new Vault(vaultKvPorts(kv), new VaultKeys(dir, null), link, {
-    batchSize: 500,
-    pollIntervalMs: 1000,
-  });
-  const { user } = await createUser(relay.identity, "bench");
-  const db = await vault.createDatabase(user.id, "bench");
-  const form = await vault.createForm(user.id, {
-    databaseId: db.id,
-    title: "Bench",
-    fields: [
-      { id: "name", label: "Name", kind: "text", required: true },
-      { id: "email", label: "Email", kind: "email" },
-      { id: "message", label: "Message", kind: "richText" },
-      { id: "rating", label: "Rating", kind: "number" },
-    ],
-  });
-  const { manifest } = await vault.publish(user.id, form.formId);
-
-  const ciphertexts: Uint8Array[] = [];
-  for (let start = 0; start < count; start += 100) {
-    await Promise.all(Array.from({ length: Math.min(100, count - start) }, async (_, k) => {
-      const payload = buildPayload(manifest, {
-        name: `sender ${start + k}`,
-        email: "someone@example.com",
-        message: "x".repeat(880),
-        rating: 4,
-      });
-      const sealed = await seal(payload, manifest.recipient.publicKey);
-      ciphertexts.push(Uint8Array.fromBase64(sealed));
-      await intake.submit(buildEnvelope(manifest, sealed));
-    }));
-  }
+  const ciphertexts = await bench.queue(count);
   console.log(
     `queued ${count} envelopes of ${ciphertexts[0].length} ciphertext bytes ` +
       `(plaintext ${ciphertexts[0].length - 48} bytes)`,
@@ -122,7 +76,5 @@ try {
     `ratio:          ${(ingestRate / openRate).toFixed(2)}x of the open ceiling (target >= 0.8)`,
   );
 } finally {
-  await relay.close();
-  kv.close();
-  await Deno.remove(dir, { recursive: true });
+  await bench.close();
 }

@@ -10,17 +10,20 @@
  * Loads (see bench/intake.lua): `random` (1 KiB, the headline), `mix` (1/8/64 KiB with 10%
  * idempotent retries) and `seq` (sequential ids, an extra line only). Then the disk each
  * server used per 1 KiB envelope, and a flat-cost probe: intake on a store prefilled with
- * `--stored` envelopes against an empty one.
+ * `--stored` envelopes against an empty one, in alternating rounds (`--flat-only`: that
+ * probe alone, without the baselines' rounds).
  *
  * Usage: deno run -A bench/intake.ts [--seconds 8] [--connections 64] [--rounds 3]
- *   [--stored 200000] [--log]
+ *   [--stored 1000000] [--flat-only] [--log]
  */
 import { parseArgs } from "node:util";
 import { publishForm, registerDatabase, type TestDatabase } from "../tests/_support/owner.ts";
 import { freePort, type ServerProcess, spawnServer, waitFor } from "../tests/_support/process.ts";
-import { relayKvPorts } from "../src/store/kv/relay_ports.ts";
+import { keys } from "../src/store/keys.ts";
+import { KV_FILE } from "../src/store/kv.ts";
+import { encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
 import { fmt, wrk, type WrkResult } from "./_wrk.ts";
-import { SEGMENTS_DIR } from "../src/store/segments.ts";
+import { SegmentLog, type SegmentRef, SEGMENTS_DIR } from "../src/store/segments.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -28,14 +31,16 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "8" },
     connections: { type: "string", default: "64" },
     rounds: { type: "string", default: "3" },
-    stored: { type: "string", default: "200000" },
+    stored: { type: "string", default: "1000000" },
     log: { type: "boolean", default: false },
+    "flat-only": { type: "boolean", default: false },
   },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const stored = Number(values.stored);
+const flatOnly = values["flat-only"];
 const script = new URL("./intake.lua", import.meta.url).pathname;
 const here = (file: string) => new URL(file, import.meta.url).pathname;
 type Mode = "random" | "mix" | "seq";
@@ -92,37 +97,61 @@ async function startBaseline(fingerprint: string) {
   return { child, url, data };
 }
 
+/** Envelopes per atomic write of {@link prefill} (two rows each, within Deno KV's 1,000). */
+const PREFILL_BATCH = 400;
+
 /**
- * Writes `count` envelopes into the store through the envelope port, as intake does (head and
- * queued version, the 1 KiB ciphertext wherever the store keeps ciphertexts), 256 at a time.
+ * Writes `count` envelopes straight into the stopped server's store in the layout intake
+ * writes (the same key builders and row encoding, src/store/kv/envelope_rows.ts; the 1 KiB
+ * ciphertexts appended to the segment files and fsynced before the rows that point into them),
+ * `PREFILL_BATCH` per atomic write and without the existence checks, which new random ids
+ * always pass: the fast way to a store of a million envelopes. Queue positions come before any
+ * the server hands out next.
  */
 async function prefill(dataDir: string, db: TestDatabase, count: number) {
-  const kv = await Deno.openKv(`${dataDir}/sealpost.kv`);
-  const relay = await relayKvPorts(kv, dataDir);
+  const kv = await Deno.openKv(`${dataDir}/${KV_FILE}`);
+  const segments = await SegmentLog.open(`${dataDir}/${SEGMENTS_DIR}`);
   const ciphertext = crypto.getRandomValues(new Uint8Array(1024));
-  const write = () => {
-    const id = crypto.randomUUID().replaceAll("-", "");
-    const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
-    const head = {
-      id,
-      formId: "bench",
-      fingerprint: db.fingerprint,
-      createdAt: new Date().toISOString(),
-      version: 1,
-      digest,
-      latestDigest: digest,
-    };
-    const envelope = { formId: "bench", recipientPubkey: db.publicKey, submitterId: null };
-    return relay.envelopes.writeVersion(head, null, { ...envelope, ciphertext });
-  };
-  let next = 0;
-  await Promise.all(Array.from({ length: 256 }, async () => {
-    while (next < count) {
-      next++;
-      await write();
+  await kv.set(keys.queueKey(db.fingerprint), db.publicKey);
+  let seq = Date.now() * 1000 - count;
+  for (let done = 0; done < count; done += PREFILL_BATCH) {
+    const op = kv.atomic();
+    const refs: SegmentRef[] = [];
+    for (let i = done; i < Math.min(count, done + PREFILL_BATCH); i++) {
+      const id = crypto.randomUUID().replaceAll("-", "");
+      const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
+      const now = new Date().toISOString();
+      const ref = segments.append(ciphertext);
+      refs.push(ref);
+      op.set(
+        keys.submission(id),
+        encodeHead({
+          id,
+          formId: "bench",
+          fingerprint: db.fingerprint,
+          createdAt: now,
+          version: 1,
+          digest,
+          latestDigest: digest,
+        }),
+      ).set(
+        keys.queue(db.fingerprint, ++seq),
+        encodeQueued({
+          submissionId: id,
+          version: 1,
+          formId: "bench",
+          recipientPubkey: null,
+          submitterId: null,
+          receivedAt: now,
+          ref,
+        }),
+      );
     }
-  }));
-  await relay.close();
+    await segments.flush();
+    if (!(await op.commit()).ok) throw new Error("prefill: a write failed");
+    for (const ref of refs) segments.settle(ref);
+  }
+  await segments.close();
   kv.close();
 }
 
@@ -176,110 +205,111 @@ const baseline = await startBaseline(sealpost.db.fingerprint);
 const ceilingDir = await Deno.makeTempDir({ prefix: "sealpost-ceiling-" });
 const probes: Sealpost[] = [];
 try {
-  const okCount = { a: 0, s: 0 };
-  for (const [key, url] of [["a", baseline.url], ["s", sealpost.url]] as const) {
-    okCount[key] += ok(await load(url, "random", 2));
-  }
-  const results: Record<string, { a: WrkResult[]; s: WrkResult[]; b: number[]; bp99: number[] }> =
-    {};
-  const ceilingCount = { random: 0, mix: 0 };
-  for (const mode of ["random", "mix"] as const) {
-    results[mode] = { a: [], s: [], b: [], bp99: [] };
-    for (let round = 0; round < rounds; round++) {
-      const a = await load(baseline.url, mode);
-      const s = await load(sealpost.url, mode);
-      const b = await ceiling(`${ceilingDir}/${mode}.db`, mode);
-      results[mode].a.push(a);
-      results[mode].s.push(s);
-      results[mode].b.push(b.rate);
-      results[mode].bp99.push(b.p99TxMs);
-      ceilingCount[mode] += b.envelopes;
-      if (mode === "random") {
-        okCount.a += ok(a);
-        okCount.s += ok(s);
+  if (!flatOnly) {
+    const okCount = { a: 0, s: 0 };
+    for (const [key, url] of [["a", baseline.url], ["s", sealpost.url]] as const) {
+      okCount[key] += ok(await load(url, "random", 2));
+    }
+    const results: Record<string, { a: WrkResult[]; s: WrkResult[]; b: number[]; bp99: number[] }> =
+      {};
+    const ceilingCount = { random: 0, mix: 0 };
+    for (const mode of ["random", "mix"] as const) {
+      results[mode] = { a: [], s: [], b: [], bp99: [] };
+      for (let round = 0; round < rounds; round++) {
+        const a = await load(baseline.url, mode);
+        const s = await load(sealpost.url, mode);
+        const b = await ceiling(`${ceilingDir}/${mode}.db`, mode);
+        results[mode].a.push(a);
+        results[mode].s.push(s);
+        results[mode].b.push(b.rate);
+        results[mode].bp99.push(b.p99TxMs);
+        ceilingCount[mode] += b.envelopes;
+        if (mode === "random") {
+          okCount.a += ok(a);
+          okCount.s += ok(s);
+        }
+        console.log(
+          `  ${mode} round ${round + 1}: a ${fmt(a.rps, 0)} req/s p99 ${fmt(a.p99ms, 1)} ms, ` +
+            `sealpost ${fmt(s.rps, 0)} req/s p99 ${fmt(s.p99ms, 1)} ms (non-2xx ${s.non2xx}), ` +
+            `b ${fmt(b.rate, 0)} envelopes/s; load ${loadavg()}`,
+        );
       }
+      if (mode === "random") {
+        // Disk per 1 KiB envelope, before the mix adds other sizes.
+        const disk = {
+          a: (bytesOf(baseline.data, "baseline.kv") +
+            bytesOf(`${baseline.data}/baseline.kv.segments`, "")) / okCount.a,
+          s: (bytesOf(sealpost.server.dataDir, "sealpost.kv") +
+            bytesOf(`${sealpost.server.dataDir}/${SEGMENTS_DIR}`, "")) / okCount.s,
+          b: bytesOf(ceilingDir, "random.db") / ceilingCount.random,
+        };
+        console.log(
+          `\nDisk per 1 KiB envelope (store file + WAL + segment files / envelopes stored): sealpost ` +
+            `${fmt(disk.s, 0)} B (${
+              fmt(disk.s / 1024, 2)
+            }x the ciphertext; ${okCount.s} envelopes), ` +
+            `a ${fmt(disk.a, 0)} B (${fmt(disk.a / 1024, 2)}x), b ${fmt(disk.b, 0)} B ` +
+            `(${fmt(disk.b / 1024, 2)}x); target <= 1.6x\n`,
+        );
+      }
+    }
+    const seq = { a: await load(baseline.url, "seq"), s: await load(sealpost.url, "seq") };
+
+    console.log("| load | server | req/s | p50 ms | p99 ms | non-2xx, socket errors |");
+    console.log("|---|---|---:|---:|---:|---|");
+    for (const mode of ["random", "mix"] as const) {
+      const r = results[mode];
+      const m = (xs: WrkResult[], f: (x: WrkResult) => number) => median(xs.map(f));
+      const label = mode === "random" ? "random ids, 1 KiB" : "random ids, 1/8/64 KiB, 10% retries";
       console.log(
-        `  ${mode} round ${round + 1}: a ${fmt(a.rps, 0)} req/s p99 ${fmt(a.p99ms, 1)} ms, ` +
-          `sealpost ${fmt(s.rps, 0)} req/s p99 ${fmt(s.p99ms, 1)} ms (non-2xx ${s.non2xx}), ` +
-          `b ${fmt(b.rate, 0)} envelopes/s; load ${loadavg()}`,
+        `| ${label} ` +
+          row(
+            "(a) Deno.serve + same writes, group commit",
+            m(r.a, (x) => x.rps),
+            fmt(m(r.a, (x) => x.p50ms), 1),
+            m(r.a, (x) => x.p99ms),
+            `${r.a.reduce((n, x) => n + x.non2xx, 0)}, ${r.a.reduce((n, x) => n + x.errors, 0)}`,
+          ),
+      );
+      console.log(
+        `| ${label} ` +
+          row(
+            "sealpost POST /submissions",
+            m(r.s, (x) => x.rps),
+            fmt(m(r.s, (x) => x.p50ms), 1),
+            m(r.s, (x) => x.p99ms),
+            `${r.s.reduce((n, x) => n + x.non2xx, 0)}, ${r.s.reduce((n, x) => n + x.errors, 0)}`,
+          ),
+      );
+      console.log(
+        `| ${label} ` +
+          row(
+            `(b) raw SQLite, ${connections} per transaction`,
+            median(r.b),
+            "–",
+            median(r.bp99),
+            "p99 is per transaction",
+          ),
       );
     }
-    if (mode === "random") {
-      // Disk per 1 KiB envelope, before the mix adds other sizes.
-      const disk = {
-        a: (bytesOf(baseline.data, "baseline.kv") +
-          bytesOf(`${baseline.data}/baseline.kv.segments`, "")) / okCount.a,
-        s: (bytesOf(sealpost.server.dataDir, "sealpost.kv") +
-          bytesOf(`${sealpost.server.dataDir}/${SEGMENTS_DIR}`, "")) / okCount.s,
-        b: bytesOf(ceilingDir, "random.db") / ceilingCount.random,
-      };
+    for (const [name, r] of [["(a)", seq.a], ["sealpost", seq.s]] as const) {
       console.log(
-        `\nDisk per 1 KiB envelope (store file + WAL + segment files / envelopes stored): sealpost ` +
-          `${fmt(disk.s, 0)} B (${
-            fmt(disk.s / 1024, 2)
-          }x the ciphertext; ${okCount.s} envelopes), ` +
-          `a ${fmt(disk.a, 0)} B (${fmt(disk.a / 1024, 2)}x), b ${fmt(disk.b, 0)} B ` +
-          `(${fmt(disk.b / 1024, 2)}x); target <= 1.6x\n`,
+        `| sequential ids, 1 KiB (extra line) ` +
+          row(name, r.rps, fmt(r.p50ms, 1), r.p99ms, `${r.non2xx}, ${r.errors}`),
+      );
+    }
+    console.log("\nRatios (median of the per-round ratios):");
+    for (const mode of ["random", "mix"] as const) {
+      const r = results[mode];
+      const toA = median(r.s.map((s, i) => s.rps / r.a[i].rps));
+      const toB = median(r.s.map((s, i) => s.rps / r.b[i]));
+      const p99 = median(r.s.map((s) => s.p99ms));
+      console.log(
+        `  ${mode.padEnd(6)}: sealpost/(a) ${fmt(toA, 2)} (target >= 0.9), sealpost/(b) ` +
+          `${fmt(toB, 2)} (target >= 0.6), sealpost p99 ${fmt(p99, 1)} ms (target < 25 ms)`,
       );
     }
   }
-  const seq = { a: await load(baseline.url, "seq"), s: await load(sealpost.url, "seq") };
-
-  console.log("| load | server | req/s | p50 ms | p99 ms | non-2xx, socket errors |");
-  console.log("|---|---|---:|---:|---:|---|");
-  for (const mode of ["random", "mix"] as const) {
-    const r = results[mode];
-    const m = (xs: WrkResult[], f: (x: WrkResult) => number) => median(xs.map(f));
-    const label = mode === "random" ? "random ids, 1 KiB" : "random ids, 1/8/64 KiB, 10% retries";
-    console.log(
-      `| ${label} ` +
-        row(
-          "(a) Deno.serve + same writes, group commit",
-          m(r.a, (x) => x.rps),
-          fmt(m(r.a, (x) => x.p50ms), 1),
-          m(r.a, (x) => x.p99ms),
-          `${r.a.reduce((n, x) => n + x.non2xx, 0)}, ${r.a.reduce((n, x) => n + x.errors, 0)}`,
-        ),
-    );
-    console.log(
-      `| ${label} ` +
-        row(
-          "sealpost POST /submissions",
-          m(r.s, (x) => x.rps),
-          fmt(m(r.s, (x) => x.p50ms), 1),
-          m(r.s, (x) => x.p99ms),
-          `${r.s.reduce((n, x) => n + x.non2xx, 0)}, ${r.s.reduce((n, x) => n + x.errors, 0)}`,
-        ),
-    );
-    console.log(
-      `| ${label} ` +
-        row(
-          `(b) raw SQLite, ${connections} per transaction`,
-          median(r.b),
-          "–",
-          median(r.bp99),
-          "p99 is per transaction",
-        ),
-    );
-  }
-  for (const [name, r] of [["(a)", seq.a], ["sealpost", seq.s]] as const) {
-    console.log(
-      `| sequential ids, 1 KiB (extra line) ` +
-        row(name, r.rps, fmt(r.p50ms, 1), r.p99ms, `${r.non2xx}, ${r.errors}`),
-    );
-  }
-  console.log("\nRatios (median of the per-round ratios):");
-  for (const mode of ["random", "mix"] as const) {
-    const r = results[mode];
-    const toA = median(r.s.map((s, i) => s.rps / r.a[i].rps));
-    const toB = median(r.s.map((s, i) => s.rps / r.b[i]));
-    const p99 = median(r.s.map((s) => s.p99ms));
-    console.log(
-      `  ${mode.padEnd(6)}: sealpost/(a) ${fmt(toA, 2)} (target >= 0.9), sealpost/(b) ` +
-        `${fmt(toB, 2)} (target >= 0.6), sealpost p99 ${fmt(p99, 1)} ms (target < 25 ms)`,
-    );
-  }
-
   if (stored > 0) {
     const empty = await startSealpost();
     const full = await startSealpost();
@@ -289,14 +319,20 @@ try {
     await prefill(full.server.dataDir, full.db, stored);
     console.log(
       `\nFlat cost: prefilled ${stored} envelopes (1 KiB, random ids) in ` +
-        `${fmt((performance.now() - t0) / 1000, 0)} s, store ${
-          fmt(bytesOf(full.server.dataDir, "sealpost.kv") / 2 ** 20, 0)
-        } MiB`,
+        `${fmt((performance.now() - t0) / 1000, 0)} s: store ${
+          fmt(bytesOf(full.server.dataDir, KV_FILE) / 2 ** 20, 0)
+        } MiB, segment files ${
+          fmt(bytesOf(`${full.server.dataDir}/${SEGMENTS_DIR}`, "") / 2 ** 20, 0)
+        } MiB; load ${loadavg()}`,
     );
     full.server = await spawnServer(full.server.dataDir, {
       SEALPOST_SERVER_REQUEST_LOG: String(values.log),
     });
     full.url = `${full.server.url}/submissions`;
+    for (const p of [empty, full]) {
+      Deno.env.set("RECIPIENT_PUBKEY", p.db.publicKey);
+      await load(p.url, "random", 2); // warm-up, not counted
+    }
     const runs = { empty: [] as WrkResult[], full: [] as WrkResult[] };
     for (let round = 0; round < rounds; round++) {
       for (const [name, p] of [["empty", empty], ["full", full]] as const) {

@@ -2,21 +2,31 @@
  * Baseline (a) for bench/intake: a bare `Deno.serve` doing the durable writes Sealpost does,
  * through the project's own group committer: parse the JSON envelope, decode the ciphertext,
  * SHA-256 of the same canonical form, then one group-committed check (the id is unused) with
- * the same two rows (head by id, queue row pointing into the segment files, which the same
- * `SegmentLog` fsyncs before each commit). A failed check reads the head and answers a replay
- * or a conflict. No routing, validation, form lookup, edit token, metrics or logging.
+ * the same two rows in the same compact encoding (src/store/kv/envelope_rows.ts: head by id,
+ * queue row pointing into the segment files, which the same `SegmentLog` fsyncs before each
+ * commit; the queue's recipient key stored once and left out of the rows). A failed check
+ * reads the head and answers a replay or a conflict. No routing, validation, form lookup, edit
+ * token, metrics or logging.
  *
  * Usage: deno run -A bench/intake_baseline.ts <port> <kv-path> <fingerprint>
  * (the segment files go to `<kv-path>.segments/`)
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { GroupCommitter } from "../src/store/group_commit.ts";
+import { keys } from "../src/store/keys.ts";
+import { decodeHead, encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
 import { SegmentLog } from "../src/store/segments.ts";
 
 const [port, path, fingerprint] = Deno.args;
 const kv = await Deno.openKv(path);
 const segments = await SegmentLog.open(`${path}.segments`);
 const committer = new GroupCommitter(kv, undefined, 1, () => segments.flush());
+/** The queue's recipient key, stored by the first request (as Sealpost stores it). */
+let queueKey: Promise<string> | null = null;
+const storeQueueKey = async (pubkey: string) => {
+  await kv.set(keys.queueKey(fingerprint), pubkey);
+  return pubkey;
+};
 
 interface Envelope {
   submissionId: string;
@@ -43,9 +53,9 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => {} }, as
     env.ciphertext,
   ]);
   const digest = sha256(new TextEncoder().encode(canonical)).toHex();
-  const headKey = ["submissions", env.submissionId];
+  const headKey = keys.submission(env.submissionId);
   const now = new Date().toISOString();
-  const head = {
+  const head = encodeHead({
     id: env.submissionId,
     formId: env.formId,
     fingerprint,
@@ -53,28 +63,30 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => {} }, as
     version: 1,
     digest,
     latestDigest: digest,
-  };
+  });
+  queueKey ??= storeQueueKey(env.recipientPubkey);
+  const pubkey = env.recipientPubkey === await queueKey ? null : env.recipientPubkey;
   const ref = segments.append(ciphertext);
   const { ok } = await committer.commit({
     lock: env.submissionId,
     build: (w, seq) => {
       w.check({ key: headKey, versionstamp: null }).set(headKey, head).set(
-        ["queue", fingerprint, seq],
-        {
+        keys.queue(fingerprint, seq),
+        encodeQueued({
           submissionId: env.submissionId,
           version: 1,
           formId: env.formId,
-          recipientPubkey: env.recipientPubkey,
+          recipientPubkey: pubkey,
           submitterId: env.submitterId ?? null,
           receivedAt: now,
           ref,
-        },
+        }),
       );
     },
   }).finally(() => segments.settle(ref));
   if (ok) return Response.json({ submissionId: env.submissionId, version: 1 });
-  const existing = await kv.get<{ digest: string }>(headKey);
-  if (existing.value?.digest === digest) {
+  const existing = await kv.get<Uint8Array>(headKey);
+  if (existing.value && decodeHead(env.submissionId, existing.value).digest === digest) {
     return Response.json({ submissionId: env.submissionId, version: 1 });
   }
   return Response.json({ error: { code: "submission_conflict", message: "conflict" } }, {

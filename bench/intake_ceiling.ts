@@ -2,7 +2,9 @@
  * Ceiling (b) for bench/intake: the same rows written straight into SQLite, no HTTP and no
  * Deno KV in between. The table is Deno KV's own (`kv`: blob key, `WITHOUT ROWID`, with its
  * expiration index; read from a Deno KV file with node:sqlite), keys in Deno KV's tuple
- * encoding, values V8-serialized as Deno KV stores them, WAL with `synchronous = FULL`. Each
+ * encoding (hex ids and fingerprints as bytes parts, as `keys` makes them), values in the
+ * compact encoding of src/store/kv/envelope_rows.ts stored as Deno KV stores bytes
+ * (`v_encoding` 3), WAL with `synchronous = FULL`. Each
  * transaction is one group-commit batch: the batch's ciphertexts appended to a segment file in
  * one write and fsynced (fdatasync) first, as Sealpost's segment files are; then per envelope
  * a point read of the head key (the existence check), the head row and the queue row pointing
@@ -13,7 +15,7 @@
  * Prints one JSON line: envelopes written, seconds, envelopes/s, p99 transaction ms.
  */
 import { DatabaseSync } from "node:sqlite";
-import { serialize } from "node:v8";
+import { encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
 
 const [path, secondsArg, batchArg, mode] = Deno.args;
 const seconds = Number(secondsArg);
@@ -35,17 +37,21 @@ db.exec(`
 `);
 const exists = db.prepare("SELECT version FROM kv WHERE k = ?");
 const put = db.prepare(
-  "INSERT OR REPLACE INTO kv (k, v, v_encoding, version, seq, expiration_ms) VALUES (?, ?, ?, ?, 0, -1)",
+  "INSERT OR REPLACE INTO kv (k, v, v_encoding, version, seq, expiration_ms) VALUES (?, ?, 3, ?, 0, -1)",
 );
 const bump = db.prepare("UPDATE data_version SET version = version + 1 WHERE k = 0");
 
 const enc = new TextEncoder();
-/** Deno KV's tuple encoding of string and number key parts. */
-function key(...parts: (string | number)[]): Uint8Array {
+/** Deno KV's tuple encoding of string, bytes and number key parts. */
+function key(...parts: (string | Uint8Array | number)[]): Uint8Array {
   const out: number[] = [];
   for (const part of parts) {
     if (typeof part === "string") {
       out.push(0x02, ...enc.encode(part), 0x00);
+    } else if (part instanceof Uint8Array) {
+      out.push(0x01);
+      for (const byte of part) out.push(...(byte === 0 ? [0x00, 0xff] : [byte]));
+      out.push(0x00);
     } else {
       const view = new DataView(new ArrayBuffer(8));
       view.setFloat64(0, part);
@@ -58,15 +64,15 @@ function key(...parts: (string | number)[]): Uint8Array {
   return new Uint8Array(out);
 }
 
-const fingerprint = crypto.getRandomValues(new Uint8Array(16)).toHex();
+const fingerprint = crypto.getRandomValues(new Uint8Array(32));
 const now = new Date().toISOString();
 const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
 const sampleId = crypto.randomUUID().replaceAll("-", "");
 // Values are built once per size, outside the timed loop: the ceiling times SQLite alone.
-const headValue = serialize({
+const headValue = encodeHead({
   id: sampleId,
   formId: "bench",
-  fingerprint,
+  fingerprint: fingerprint.toHex(),
   createdAt: now,
   version: 1,
   digest,
@@ -74,18 +80,18 @@ const headValue = serialize({
 });
 const sizes = [1024, 8192, 65536].map((n) => {
   const ciphertext = crypto.getRandomValues(new Uint8Array(n));
-  const queued = serialize({
+  const queued = encodeQueued({
     submissionId: sampleId,
     version: 1,
     formId: "bench",
-    recipientPubkey: fingerprint,
+    recipientPubkey: null,
     submitterId: null,
     receivedAt: now,
     ref: { s: 1_000_000, o: 1_000_000_000, n },
   });
   return { queued, ciphertext };
 });
-const written: string[] = [];
+const written: Uint8Array[] = [];
 let version = 0;
 let seq = Date.now() * 1000;
 let envelopes = 0;
@@ -103,7 +109,7 @@ while (performance.now() < until) {
     const retry = mode === "mix" && written.length > 0 && Math.random() < 0.1;
     const id = retry
       ? written[Math.floor(Math.random() * written.length)]
-      : crypto.randomUUID().replaceAll("-", "");
+      : crypto.getRandomValues(new Uint8Array(16));
     const headKey = key("submissions", id);
     envelopes++;
     if (exists.get(headKey)) continue;
@@ -121,8 +127,8 @@ while (performance.now() < until) {
   segment.syncDataSync();
   segmentSize += bytes.length;
   for (const { headKey, queued } of rows) {
-    put.run(headKey, headValue, 1, version);
-    put.run(key("queue", fingerprint, ++seq), queued, 1, version);
+    put.run(headKey, headValue, version);
+    put.run(key("queue", fingerprint, ++seq), queued, version);
   }
   db.exec("COMMIT");
   txMs.push(performance.now() - t0);

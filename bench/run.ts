@@ -5,9 +5,11 @@
 const here = new URL(".", import.meta.url);
 const known = [
   "intake",
+  "disk",
   "upload",
   "crypto",
   "ingest",
+  "ingest_flat",
   "webhooks",
   "ops",
   "formpage",

@@ -36,6 +36,22 @@ export type {
   WebhookPendingRow,
 } from "./rows.ts";
 
+const HEX = /^(?:[0-9a-f]{2})+$/;
+
+/**
+ * A key part for a lowercase hex id (submission id, fingerprint): its bytes, half the size of
+ * the text; any other string as it is (the two never collide: bytes and strings differ in type).
+ *
+ * @example
+ * ```ts
+ * hexPart("0a1b"); // Uint8Array [0x0a, 0x1b]
+ * hexPart("fp"); // "fp"
+ * ```
+ */
+export function hexPart(value: string): string | Uint8Array {
+  return HEX.test(value) ? Uint8Array.fromHex(value) : value;
+}
+
 /** Key builders, grouped by concern. */
 export const keys = {
   user: (userId: string) => ["users", userId] as const,
@@ -47,10 +63,13 @@ export const keys = {
   recipientsAll: () => ["recipients"] as const,
   challenge: (id: string) => ["challenges", id] as const,
   form: (formId: string) => ["forms", formId] as const,
-  submission: (id: string) => ["submissions", id] as const,
-  /** The per-recipient queue of envelopes, ordered by `seq`. */
-  queue: (fingerprint: string, seq: number) => ["queue", fingerprint, seq] as const,
-  queueOf: (fingerprint: string) => ["queue", fingerprint] as const,
+  /** A submission's head, encoded by src/store/kv/envelope_rows.ts. */
+  submission: (id: string) => ["submissions", hexPart(id)] as const,
+  /** The per-recipient queue of envelopes, ordered by `seq` (rows: src/store/kv/envelope_rows.ts). */
+  queue: (fingerprint: string, seq: number) => ["queue", hexPart(fingerprint), seq] as const,
+  queueOf: (fingerprint: string) => ["queue", hexPart(fingerprint)] as const,
+  /** The recipient key (base64 string) that a queue's rows leave out when theirs is the same. */
+  queueKey: (fingerprint: string) => ["queue_keys", hexPart(fingerprint)] as const,
   /** Snapshot parts of a record event (see src/events). */
   recordEvent: (eventId: string) => ["record_events", eventId] as const,
   recordEventsAll: () => ["record_events"] as const,

@@ -5,11 +5,14 @@
  *
  * @module
  */
+import { encodeHead, encodeQueued } from "./kv/envelope_rows.ts";
 import { queueCiphertextsInSegments } from "./migration_segments.ts";
 import type { Migration } from "./schema.ts";
 import {
   blobKeys,
   type BlobMetaRow,
+  keys,
+  type QueueRow,
   type SubmissionRow,
   type VaultFormRow,
   vaultKeys,
@@ -160,10 +163,79 @@ const webhookAttemptRows: Migration = {
   },
 };
 
+/** Rows per atomic write of {@link compactEnvelopeRows} (one check each). */
+export const COMPACT_BATCH = 100;
+
+/**
+ * Rewrites the entries under `prefix` still V8-serialized objects (not bytes) in atomic
+ * batches of {@link COMPACT_BATCH}: `change` records each one's new entries and removals.
+ */
+async function rewriteObjects<T>(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  change: (entry: Deno.KvEntry<T>, op: Deno.AtomicOperation) => Promise<void>,
+): Promise<void> {
+  let op = kv.atomic();
+  let rows = 0;
+  const commit = async () => {
+    // One process owns the store and migrates before serving: the checks cannot fail.
+    if (rows > 0 && !(await op.commit()).ok) throw new Error(`Migrating ${prefix} failed`);
+    [op, rows] = [kv.atomic(), 0];
+  };
+  for await (const entry of kv.list<T | Uint8Array>({ prefix })) {
+    if (entry.value instanceof Uint8Array) continue;
+    await change(entry as Deno.KvEntry<T>, op.check(entry));
+    if (++rows === COMPACT_BATCH) await commit();
+  }
+  await commit();
+}
+
+/**
+ * Version 5: the envelope port's rows in the compact encoding of src/store/kv/envelope_rows.ts
+ * (bytes, no field names, no id the key holds, hex as bytes, times as numbers), hex ids and
+ * fingerprints in their keys as bytes, and each queue's recipient key stored once under
+ * `keys.queueKey` (the first row's), left out of the rows that carry the same one. A row already
+ * in bytes is skipped, and each batch moves its rows atomically, so a run cut short resumes.
+ */
+const compactEnvelopeRows: Migration = {
+  to: 5,
+  description: "compact submission heads and queue rows",
+  async run(kv) {
+    await rewriteObjects<SubmissionRow>(kv, ["submissions"], (entry, op) => {
+      const key = keys.submission(String(entry.key[1]));
+      op.set(key, encodeHead(entry.value));
+      if (key[1] !== entry.key[1]) op.delete(entry.key);
+      return Promise.resolve();
+    });
+    const queueKeys = new Map<string, string>();
+    await rewriteObjects<QueueRow>(kv, ["queue"], async (entry, op) => {
+      const fp = String(entry.key[1]);
+      let queueKey = queueKeys.get(fp);
+      if (queueKey === undefined) {
+        const stored = (await kv.get<string>(keys.queueKey(fp))).value;
+        queueKey = stored ?? entry.value.recipientPubkey;
+        if (stored === null) op.set(keys.queueKey(fp), queueKey);
+        queueKeys.set(fp, queueKey);
+      }
+      const { recipientPubkey, ...rest } = entry.value;
+      const key = keys.queue(fp, entry.key[2] as number);
+      op.set(
+        key,
+        encodeQueued({
+          ...rest,
+          recipientPubkey: recipientPubkey === queueKey ? null : recipientPubkey,
+        }),
+      );
+      if (key[1] !== entry.key[1]) op.delete(entry.key);
+    });
+  },
+};
+
 /** Every migration, in order: `MIGRATIONS[i].to === i + 1`. */
 export const MIGRATIONS: Migration[] = [
   webhookBodiesInRefs,
   recordTimeIndex,
   webhookAttemptRows,
   queueCiphertextsInSegments,
+  compactEnvelopeRows,
 ];

@@ -75,7 +75,10 @@ export interface SubmissionRow {
   latestDigest: string;
 }
 
-/** A queued envelope version, in its recipient's queue (ordered by `seq`). */
+/**
+ * A queued envelope version, in its recipient's queue (ordered by `seq`). Stored, like the
+ * submission head, in the compact encoding of src/store/kv/envelope_rows.ts.
+ */
 export interface QueueRow extends EnvelopeHeader {
   /** Where the sealed box lies in the segment files (src/store/segments.ts). */
   ref: SegmentRef;

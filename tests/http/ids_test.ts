@@ -7,7 +7,6 @@ import {
   RecordIdSchema,
   SubmissionIdSchema,
 } from "../../src/http/ids.ts";
-import type { Invalid } from "../../src/errors/index.ts";
 import { call, startInstance } from "../_support/server.ts";
 
 const LONG = "a".repeat(3000);

@@ -5,7 +5,7 @@
  * `concurrency`, and a submission head with the old `pending` list. Each delivery carries its
  * attempt log inside its row, as versions 0 to 2 did.
  */
-import { keys, webhookKeys } from "../../src/store/keys.ts";
+import { webhookKeys } from "../../src/store/keys.ts";
 
 /** Ids and bytes of the fixture, to check the migrated store against. */
 export const V0 = {
@@ -109,7 +109,8 @@ export async function writeV0Fixture(kv: Deno.Kv): Promise<void> {
     .set(webhookKeys.deliveryWebhook(V0.inlineId), V0.webhookId)
     .set(webhookKeys.delivery(V0.webhookId, V0.partsId), deliveryRow(V0.partsId, null, 2))
     .set(webhookKeys.deliveryWebhook(V0.partsId), V0.webhookId)
-    .set(keys.submission(V0.submissionId), {
+    // The key as version 0 wrote it (the id as text).
+    .set(["submissions", V0.submissionId], {
       id: V0.submissionId,
       formId: V0.formId,
       fingerprint: "ab".repeat(32),

@@ -1,11 +1,21 @@
 import assert from "node:assert/strict";
-import { blobKeys, type BlobMetaRow, keys, vaultKeys, webhookKeys } from "../../src/store/keys.ts";
+import {
+  blobKeys,
+  type BlobMetaRow,
+  keys,
+  type QueueRow,
+  type SubmissionRow,
+  vaultKeys,
+  webhookKeys,
+} from "../../src/store/keys.ts";
+import { COMPACT_BATCH } from "../../src/store/migrations.ts";
 import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
 import { QueueDispatcher } from "../../src/store/queue.ts";
 import { ATTEMPTS, V0, writeV0Fixture } from "./_v0_fixture.ts";
 import { KvEnvelopes } from "../../src/store/kv/envelopes.ts";
 import { SegmentLog } from "../../src/store/segments.ts";
+import { decodeHead } from "../../src/store/kv/envelope_rows.ts";
 
 /** The data dir the migrations see (migration 4 writes segment files into it). */
 const FIXTURE_DIR = await Deno.makeTempDir({ prefix: "sealpost-migrations-" });
@@ -38,9 +48,13 @@ Deno.test("migrations 1 to 3: a version-0 store is rewritten into the current la
   )).value!;
   assert.equal(config.concurrency, null);
   assert.equal(config.name, "old");
-  const head = (await kv.get<Record<string, unknown>>(keys.submission(V0.submissionId))).value!;
+  // Migration 5: the head under its compact key, in bytes (the old key gone).
+  const stored = (await kv.get<Uint8Array>(keys.submission(V0.submissionId))).value!;
+  const head = decodeHead(V0.submissionId, stored);
   assert.equal("pending" in head, false);
   assert.equal(head.version, 1);
+  assert.equal(head.digest, "cd".repeat(32));
+  assert.equal((await kv.get(["submissions", V0.submissionId])).value, null);
 
   // The current code reads every migrated entry.
   const { webhooks, deliveries } = webhookKvPorts(kv, new QueueDispatcher(kv));
@@ -157,10 +171,161 @@ Deno.test("migration 4: queued ciphertexts, inline or in chunks, move to segment
     assert.deepEqual(items.map((i) => i.ciphertext), [small, large]);
     assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["chunks"] })), []);
     assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["staging"] })), []);
-    const queued = await Array.fromAsync(kv.list<Record<string, unknown>>({ prefix: ["queue"] }));
-    assert.ok(queued.every((e) => !("ciphertext" in e.value) && !("blobId" in e.value)));
+    const queued = await Array.fromAsync(kv.list({ prefix: ["queue"] }));
+    assert.equal(queued.length, 2);
+    assert.ok(queued.every((e) => e.value instanceof Uint8Array), "compact rows (migration 5)");
   } finally {
     await envelopes.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+/** A version-4 store: heads and queue rows as V8 objects, ciphertexts in segment files. */
+async function writeV4Store(kv: Deno.Kv, dataDir: string) {
+  const fp = "e".repeat(64);
+  const pk = "X".repeat(43) + "=";
+  const segments = await SegmentLog.open(`${dataDir}/segments`);
+  const heads: SubmissionRow[] = [];
+  const queued: { fp: string; seq: number; row: QueueRow; ciphertext: Uint8Array }[] = [];
+  const op = () => kv.atomic();
+  let w = op();
+  for (let i = 0; i < 250; i++) {
+    // Hex ids, but one not; an amended head; a recipient key written without padding; a sender
+    // id; a time not in toISOString()'s form; a second queue whose fingerprint is not hex.
+    const id = i === 7 ? "not-a-hex-id" : i.toString(16).padStart(32, "0");
+    const amended = i === 3;
+    const queue = i % 50 === 49 ? "legacy-queue" : fp;
+    heads.push({
+      id,
+      formId: "contact",
+      fingerprint: queue,
+      createdAt: new Date(Date.UTC(2026, 10, 1, 0, 0, i)).toISOString(),
+      version: amended ? 2 : 1,
+      digest: (i + 1).toString(16).padStart(64, "d"),
+      latestDigest: (amended ? i + 2 : i + 1).toString(16).padStart(64, "d"),
+    });
+    const ciphertext = Uint8Array.from({ length: 48 + i }, (_, j) => (i * 31 + j) & 0xff);
+    const ref = segments.append(ciphertext);
+    const row: QueueRow = {
+      submissionId: id,
+      version: amended ? 2 : 1,
+      formId: "contact",
+      recipientPubkey: i === 11 ? pk.slice(0, -1) : pk,
+      submitterId: i % 10 === 0 ? `sender-${i}` : null,
+      receivedAt: i === 12 ? "2026-11-01T00:00:12Z" : heads[i].createdAt,
+      ref,
+    };
+    queued.push({ fp: queue, seq: 1000 + i, row, ciphertext });
+    w.set(["submissions", id], heads[i]).set(["queue", queue, 1000 + i], row);
+    if (i % 50 === 49) {
+      await segments.flush();
+      await w.commit();
+      w = op();
+    }
+    segments.settle(ref);
+  }
+  await kv.set(keys.schemaVersion(), 4);
+  await segments.close();
+  return { heads, queued, fps: [fp, "legacy-queue"] };
+}
+
+/** What the envelope port answers about every head and queue of the store. */
+async function answers(
+  kv: Deno.Kv,
+  dataDir: string,
+  fixture: Awaited<ReturnType<typeof writeV4Store>>,
+) {
+  const port = new KvEnvelopes(kv, await SegmentLog.open(`${dataDir}/segments`));
+  try {
+    const heads = await Promise.all(fixture.heads.map((h) => port.getSubmission(h.id)));
+    const queues = [];
+    for (const fp of fixture.fps) {
+      queues.push({
+        items: (await port.listQueue(fp, 0, 1000)).items,
+        stats: await port.queueStats(fp, 1000),
+      });
+    }
+    return { heads, queues };
+  } finally {
+    await port.close();
+  }
+}
+
+/** What a version-4 store's reader answered: its rows as they were, with their bytes. */
+function expected(fixture: Awaited<ReturnType<typeof writeV4Store>>) {
+  return {
+    heads: fixture.heads,
+    queues: fixture.fps.map((fp) => {
+      const items = fixture.queued.filter((q) => q.fp === fp).map((q) => {
+        const { ref: _, ...header } = q.row;
+        return { seq: q.seq, ...header, ciphertext: q.ciphertext };
+      });
+      return { items, stats: { depth: items.length, oldestReceivedAt: items[0].receivedAt } };
+    }),
+  };
+}
+
+Deno.test("migration 5: a version-4 store's heads and queue rows become compact; the port answers the same", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const dataDir = await Deno.makeTempDir({ prefix: "sealpost-migration-5-" });
+  try {
+    const fixture = await writeV4Store(kv, dataDir);
+    const result = await migrateStore(kv, dataDir);
+    assert.deepEqual([result.from, result.to], [4, SCHEMA_VERSION]);
+    assert.deepEqual(await answers(kv, dataDir, fixture), expected(fixture));
+    for (const prefix of [["submissions"], ["queue"]]) {
+      const rows = await Array.fromAsync(kv.list({ prefix }));
+      assert.equal(rows.length, 250, `${prefix}: each row once, the old keys gone`);
+      // At most: a head with two digests (32 bytes each), the form id, fingerprint and times.
+      assert.ok(rows.every((e) => e.value instanceof Uint8Array && e.value.length <= 120));
+    }
+    // The hex fingerprint's queue is keyed by its bytes; the queue's key is stored once.
+    assert.equal((await kv.get(["queue", "e".repeat(64), 1000])).value, null);
+    assert.equal((await kv.get(keys.queueKey("e".repeat(64)))).value, "X".repeat(43) + "=");
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+/** `kv`, whose atomic commits throw once `commits` of them went through. */
+function cutAfter(kv: Deno.Kv, commits: number): Deno.Kv {
+  let left = commits;
+  return new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => {
+            if (left-- <= 0) throw new Error("the process died");
+            return commit();
+          };
+          return op;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+Deno.test("migration 5: a run cut short leaves version 4 and resumes where it stopped", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const dataDir = await Deno.makeTempDir({ prefix: "sealpost-migration-5-" });
+  try {
+    const fixture = await writeV4Store(kv, dataDir);
+    // 250 heads in 3 batches, then one batch of queue rows, then the process dies.
+    await assert.rejects(migrateStore(cutAfter(kv, 4), dataDir), /the process died/);
+    assert.equal((await kv.get(keys.schemaVersion())).value, 4);
+    const queue = await Array.fromAsync(kv.list({ prefix: ["queue"] }));
+    const compact = queue.filter((e) => e.value instanceof Uint8Array).length;
+    assert.deepEqual([compact, queue.length], [COMPACT_BATCH, 250], "one batch moved, atomically");
+
+    const result = await migrateStore(kv, dataDir);
+    assert.deepEqual([result.from, result.to], [4, SCHEMA_VERSION]);
+    assert.deepEqual(await answers(kv, dataDir, fixture), expected(fixture));
+    assert.equal((await Array.fromAsync(kv.list({ prefix: ["queue"] }))).length, 250);
+  } finally {
     await Deno.remove(dataDir, { recursive: true });
   }
 });

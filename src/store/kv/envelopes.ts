@@ -1,6 +1,8 @@
 /**
  * The envelope port on Deno KV: `submissions/{id}` (the head) and `queue/{fingerprint}/{seq}`
- * (one small row per queued version) in the store; the ciphertexts in append-only segment
+ * (one small row per queued version), both in the compact encoding of
+ * src/store/kv/envelope_rows.ts, and `queue_keys/{fingerprint}` (the recipient key, written
+ * once, which queue rows then leave out) in the store; the ciphertexts in append-only segment
  * files (src/store/segments.ts), written in arrival order and fsynced by the group commit just
  * before the commit of the rows that point into them. A crash in between leaves bytes no row
  * refers to, which go with their segment; segments no row refers to are deleted by
@@ -10,7 +12,7 @@
  * @module
  */
 import { GroupCommitter } from "../group_commit.ts";
-import { keys, type QueueRow } from "../keys.ts";
+import { keys } from "../keys.ts";
 import {
   type AckEntry,
   type EnvelopePort,
@@ -25,6 +27,7 @@ import {
 import type { SegmentLog } from "../segments.ts";
 import { KV_LIMITS, KvWrite } from "../write.ts";
 import { kvPart, type WritePart } from "../write_part.ts";
+import { decodeHead, decodeQueued, encodeHead, encodeQueued } from "./envelope_rows.ts";
 import { KeyCounter } from "./key_count.ts";
 import { QueuedListeners } from "../queued_listeners.ts";
 import { QueueLeases } from "./queue_leases.ts";
@@ -51,6 +54,8 @@ export class KvEnvelopes implements EnvelopePort {
   readonly #counter: KeyCounter | null;
   readonly #leases = new QueueLeases();
   readonly #listeners = new QueuedListeners();
+  /** Fingerprint → the recipient key stored for its queue (stored once, never changed). */
+  readonly #queueKeys = new Map<string, Promise<string | null>>();
 
   /** `storePath`: the store's file, for counting queue rows without reading them. */
   constructor(
@@ -64,7 +69,8 @@ export class KvEnvelopes implements EnvelopePort {
   }
 
   async getSubmission(submissionId: string): Promise<SubmissionRow | null> {
-    return (await this.kv.get<SubmissionRow>(keys.submission(submissionId))).value;
+    const { value } = await this.kv.get<Uint8Array>(keys.submission(submissionId));
+    return value ? decodeHead(submissionId, value) : null;
   }
 
   async writeVersion(
@@ -74,26 +80,31 @@ export class KvEnvelopes implements EnvelopePort {
   ): Promise<boolean> {
     let versionstamp: string | null = null;
     if (expectedVersion !== null) {
-      const current = await this.kv.get<SubmissionRow>(keys.submission(head.id));
-      if (current.value?.version !== expectedVersion) return false;
+      const current = await this.kv.get<Uint8Array>(keys.submission(head.id));
+      if (!current.value || decodeHead(head.id, current.value).version !== expectedVersion) {
+        return false;
+      }
       versionstamp = current.versionstamp;
     }
+    const queueKey = await this.#queueKey(head.fingerprint, envelope.recipientPubkey);
     const ref = this.segments.append(envelope.ciphertext);
     try {
       const result = await this.#committer.commit({
         lock: head.id,
         build: (w, seq) => {
-          const queued: QueueRow = {
+          const queued = encodeQueued({
             submissionId: head.id,
             version: head.version,
             formId: envelope.formId,
-            recipientPubkey: envelope.recipientPubkey,
+            recipientPubkey: envelope.recipientPubkey === queueKey
+              ? null
+              : envelope.recipientPubkey,
             submitterId: envelope.submitterId,
             receivedAt: new Date().toISOString(),
             ref,
-          };
+          });
           w.check({ key: keys.submission(head.id), versionstamp })
-            .set(keys.submission(head.id), head)
+            .set(keys.submission(head.id), encodeHead(head))
             .set(keys.queue(head.fingerprint, seq), queued);
         },
       });
@@ -113,7 +124,7 @@ export class KvEnvelopes implements EnvelopePort {
     const items: QueuedEnvelope[] = [];
     let bytes = 0;
     let more = false;
-    const iter = this.kv.list<QueueRow>({
+    const iter = this.kv.list<Uint8Array>({
       start: keys.queue(fingerprint, after + 1),
       end: keys.queue(fingerprint, Number.MAX_SAFE_INTEGER),
     }, lease ? {} : { limit: limit + 1 }); // leased ones may be skipped: as far as needed
@@ -124,7 +135,7 @@ export class KvEnvelopes implements EnvelopePort {
       }
       const seq = entry.key[2] as number;
       if (lease && !this.#leases.take(fingerprint, seq, lease)) continue;
-      const item = await this.#queued(entry);
+      const item = await this.#queued(entry, fingerprint);
       if (!item) {
         this.#leases.release(fingerprint, [seq]);
         continue;
@@ -156,8 +167,8 @@ export class KvEnvelopes implements EnvelopePort {
       ? this.#counter.count(prefix, cap)
       : (await Array.fromAsync(this.kv.list({ prefix }, { limit: cap }))).length;
     let oldestReceivedAt: string | null = null;
-    for await (const head of this.kv.list<QueueRow>({ prefix }, { limit: 1 })) {
-      oldestReceivedAt = head.value.receivedAt;
+    for await (const head of this.kv.list<Uint8Array>({ prefix }, { limit: 1 })) {
+      oldestReceivedAt = decodeQueued(head.value).receivedAt;
     }
     return { depth, oldestReceivedAt };
   }
@@ -178,27 +189,62 @@ export class KvEnvelopes implements EnvelopePort {
   }
 
   /**
+   * The recipient key stored for `fingerprint`'s queue; with `pubkey`, that key is stored first
+   * when none is (its own durable write, before any row that leaves it out). Null when none is
+   * stored and none given.
+   */
+  #queueKey(fingerprint: string, pubkey?: string): Promise<string | null> {
+    let known = this.#queueKeys.get(fingerprint);
+    if (!known) {
+      known = this.#storeQueueKey(fingerprint, pubkey);
+      this.#queueKeys.set(fingerprint, known);
+      // Not remembered when unknown or failed: the next call asks the store again.
+      const forget = () => this.#queueKeys.delete(fingerprint);
+      known.then((key) => key === null && forget(), forget);
+    }
+    return known;
+  }
+
+  async #storeQueueKey(fingerprint: string, pubkey?: string): Promise<string | null> {
+    const key = keys.queueKey(fingerprint);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const stored = await this.kv.get<string>(key);
+      if (stored.value !== null || pubkey === undefined) return stored.value;
+      if ((await this.kv.atomic().check(stored).set(key, pubkey).commit()).ok) return pubkey;
+    }
+    throw new QueueContendedError("The queue's recipient key kept changing");
+  }
+
+  /**
    * The envelope of queue row `entry`; when its segment went meanwhile (a compaction moved it),
    * the row is read again. Null when the row is gone (acked meanwhile).
    */
-  async #queued(entry: Deno.KvEntry<QueueRow>): Promise<QueuedEnvelope | null> {
-    let row = entry.value;
+  async #queued(
+    entry: Deno.KvEntry<Uint8Array>,
+    fingerprint: string,
+  ): Promise<QueuedEnvelope | null> {
+    let row = decodeQueued(entry.value);
     let ciphertext: Uint8Array;
     try {
       ciphertext = await this.segments.read(row.ref);
     } catch (err) {
-      const again = await this.kv.get<QueueRow>(entry.key);
+      const again = await this.kv.get<Uint8Array>(entry.key);
       if (!again.value) return null;
-      if (again.value.ref.s === row.ref.s) throw err;
-      row = again.value;
+      const moved = decodeQueued(again.value);
+      if (moved.ref.s === row.ref.s) throw err;
+      row = moved;
       ciphertext = await this.segments.read(row.ref);
+    }
+    const recipientPubkey = row.recipientPubkey ?? await this.#queueKey(fingerprint);
+    if (recipientPubkey === null) {
+      throw new Error(`The recipient key of queue ${fingerprint} is missing: the store is damaged`);
     }
     return {
       seq: entry.key[2] as number,
       submissionId: row.submissionId,
       version: row.version,
       formId: row.formId,
-      recipientPubkey: row.recipientPubkey,
+      recipientPubkey,
       submitterId: row.submitterId,
       receivedAt: row.receivedAt,
       ciphertext,
@@ -208,12 +254,12 @@ export class KvEnvelopes implements EnvelopePort {
   async #ackBatch(fingerprint: string, seqs: number[]): Promise<number> {
     let todo = seqs;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const rows: Deno.KvEntry<QueueRow>[] = [];
+      const rows: Deno.KvEntry<Uint8Array>[] = [];
       for (let i = 0; i < todo.length; i += 10) {
-        const read = await this.kv.getMany<QueueRow[]>(
+        const read = await this.kv.getMany<Uint8Array[]>(
           todo.slice(i, i + 10).map((s) => keys.queue(fingerprint, s)),
         );
-        for (const entry of read) if (entry.value) rows.push(entry as Deno.KvEntry<QueueRow>);
+        for (const entry of read) if (entry.value) rows.push(entry as Deno.KvEntry<Uint8Array>);
       }
       if (rows.length === 0) return 0;
       // Checked, so that two acks of one entry at once count it once; when the write fails,

@@ -12,19 +12,23 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 
+/** A key part {@link KeyCounter} counts under: a string or bytes. */
+export type PrefixPart = string | Uint8Array;
+
 /**
- * The tuple encoding of a key made of strings (a prefix of the key space).
+ * The tuple encoding of a key made of strings and bytes (a prefix of the key space).
  *
  * @example
  * ```ts
- * encodeStringKey(["queue"]); // Uint8Array [0x02, ...utf8("queue"), 0x00]
+ * encodePrefix(["queue"]); // Uint8Array [0x02, ...utf8("queue"), 0x00]
  * ```
  */
-export function encodeStringKey(parts: readonly string[]): Uint8Array {
+export function encodePrefix(parts: readonly PrefixPart[]): Uint8Array {
   const out: number[] = [];
   for (const part of parts) {
-    out.push(0x02);
-    for (const byte of new TextEncoder().encode(part)) {
+    const bytes = typeof part === "string" ? new TextEncoder().encode(part) : part;
+    out.push(typeof part === "string" ? 0x02 : 0x01);
+    for (const byte of bytes) {
       out.push(byte);
       if (byte === 0x00) out.push(0xff);
     }
@@ -34,7 +38,7 @@ export function encodeStringKey(parts: readonly string[]): Uint8Array {
 }
 
 /**
- * Counts keys under string prefixes of the store file at `path`, at most `cap` each.
+ * Counts keys under prefixes (strings and bytes) of the store file at `path`, at most `cap` each.
  *
  * @example
  * ```ts
@@ -50,14 +54,14 @@ export class KeyCounter {
   constructor(private readonly path: string) {}
 
   /** Keys strictly under `prefix` (as `kv.list({ prefix })` sees them), at most `cap`. */
-  count(prefix: readonly string[], cap: number): number {
+  count(prefix: readonly PrefixPart[], cap: number): number {
     if (!this.#statement) {
       this.#db = new DatabaseSync(this.path, { readOnly: true });
       this.#statement = this.#db.prepare(
         "SELECT count(*) AS n FROM (SELECT 1 FROM kv WHERE k > ? AND k < ? LIMIT ?)",
       );
     }
-    const start = encodeStringKey(prefix);
+    const start = encodePrefix(prefix);
     const end = new Uint8Array([...start, 0xff]);
     const row = this.#statement.get(start, end, cap) as { n: number };
     return Number(row.n);

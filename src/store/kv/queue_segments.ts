@@ -8,41 +8,54 @@
  *
  * @module
  */
-import { keys, type QueueRow } from "../keys.ts";
 import type { SegmentLog, SegmentRef } from "../segments.ts";
 import { KvWrite } from "../write.ts";
+import { decodeQueued, encodeQueued } from "./envelope_rows.ts";
+
+/** A queue row with its segment reference read. */
+type Row = Deno.KvEntry<Uint8Array> & { ref: SegmentRef };
+
+const withRef = (entry: Deno.KvEntry<Uint8Array>): Row => ({
+  ...entry,
+  ref: decodeQueued(entry.value).ref,
+});
+
+/** Just after every key of the queue whose key part (a fingerprint) is `part`. */
+function pastQueue(part: Deno.KvKeyPart): Deno.KvKey {
+  return ["queue", part instanceof Uint8Array ? Uint8Array.of(...part, 0) : `${String(part)}\0`];
+}
 
 /** The first row of every recipient's queue. */
-async function* queueHeads(kv: Deno.Kv): AsyncGenerator<Deno.KvEntry<QueueRow>> {
+async function* queueHeads(kv: Deno.Kv): AsyncGenerator<Row> {
   let start: Deno.KvKey | null = null;
   for (let i = 0; i < 1_000_000; i++) {
     const selector: Deno.KvListSelector = start
       ? { prefix: ["queue"], start }
       : { prefix: ["queue"] };
-    const iter: Deno.KvListIterator<QueueRow> = kv.list<QueueRow>(selector, { limit: 1 });
-    const next: IteratorResult<Deno.KvEntry<QueueRow>> = await iter.next();
+    const iter: Deno.KvListIterator<Uint8Array> = kv.list<Uint8Array>(selector, { limit: 1 });
+    const next: IteratorResult<Deno.KvEntry<Uint8Array>> = await iter.next();
     if (next.done) return;
-    yield next.value;
-    start = ["queue", `${next.value.key[1] as string}\0`];
+    yield withRef(next.value);
+    start = pastQueue(next.value.key[1]);
   }
 }
 
 /** The oldest segment a queue row refers to (Infinity when every queue is empty). */
 export async function oldestReferencedSegment(kv: Deno.Kv): Promise<number> {
   let oldest = Infinity;
-  for await (const head of queueHeads(kv)) oldest = Math.min(oldest, head.value.ref.s);
+  for await (const head of queueHeads(kv)) oldest = Math.min(oldest, head.ref.s);
   return oldest;
 }
 
 /** Rows of every queue that refer to segment `id` (a prefix of each queue). */
-async function rowsIn(kv: Deno.Kv, id: number): Promise<Deno.KvEntry<QueueRow>[]> {
-  const rows: Deno.KvEntry<QueueRow>[] = [];
+async function rowsIn(kv: Deno.Kv, id: number): Promise<Row[]> {
+  const rows: Row[] = [];
   for await (const head of queueHeads(kv)) {
-    if (head.value.ref.s !== id) continue;
-    const fp = head.key[1] as string;
-    for await (const entry of kv.list<QueueRow>({ prefix: keys.queueOf(fp) })) {
-      if (entry.value.ref.s !== id) break;
-      rows.push(entry);
+    if (head.ref.s !== id) continue;
+    for await (const entry of kv.list<Uint8Array>({ prefix: head.key.slice(0, 2) })) {
+      const row = withRef(entry);
+      if (row.ref.s !== id) break;
+      rows.push(row);
     }
   }
   return rows;
@@ -78,7 +91,7 @@ export async function sweepQueueSegments(
     const oldest = await oldestReferencedSegment(kv);
     if (!(oldest < segments.current)) break;
     const rows = await rowsIn(kv, oldest);
-    const live = rows.reduce((sum, row) => sum + row.value.ref.n, 0);
+    const live = rows.reduce((sum, row) => sum + row.ref.n, 0);
     if (live > maxLiveShare * await segments.size(oldest)) break;
     await moveRows(kv, segments, rows);
     removed += await segments.sweep(() => oldestReferencedSegment(kv));
@@ -87,17 +100,17 @@ export async function sweepQueueSegments(
 }
 
 /** Copies the ciphertexts of `rows` to the current segment and repoints each row (checked). */
-async function moveRows(kv: Deno.Kv, segments: SegmentLog, rows: Deno.KvEntry<QueueRow>[]) {
+async function moveRows(kv: Deno.Kv, segments: SegmentLog, rows: Row[]) {
   for (let i = 0; i < rows.length; i += 100) {
     const batch = rows.slice(i, i + 100);
     const refs: SegmentRef[] = [];
     try {
       const w = new KvWrite();
       for (const entry of batch) {
-        const ref = segments.append(await segments.read(entry.value.ref));
+        const ref = segments.append(await segments.read(entry.ref));
         refs.push(ref);
         // An ack meanwhile fails the check: then nothing moves and the next sweep sees.
-        w.check(entry).set(entry.key, { ...entry.value, ref });
+        w.check(entry).set(entry.key, encodeQueued({ ...decodeQueued(entry.value), ref }));
       }
       await segments.flush();
       await w.commit(kv);

@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { keys, type QueueRow } from "../../../src/store/keys.ts";
+import { keys } from "../../../src/store/keys.ts";
+import { decodeQueued } from "../../../src/store/kv/envelope_rows.ts";
 import { KV_FILE } from "../../../src/store/kv.ts";
 import { KvEnvelopes } from "../../../src/store/kv/envelopes.ts";
 import type { SubmissionRow } from "../../../src/store/ports/envelopes.ts";
@@ -39,9 +40,10 @@ Deno.test("kv envelopes: a queue row points into the segment files, which hold t
     const ciphertext = new Uint8Array(2 * 1024 * 1024 + 1).fill(7);
     assert.equal(await port.writeVersion(head, null, envelope(ciphertext)), true);
     const [item] = (await port.listQueue("fp", 0, 1)).items;
-    const row = (await kv.get<QueueRow>(keys.queue("fp", item.seq))).value!;
+    const stored = (await kv.get<Uint8Array>(keys.queue("fp", item.seq))).value!;
+    const row = decodeQueued(stored);
     assert.deepEqual(row.ref, { s: 1, o: 0, n: ciphertext.length });
-    assert.equal("ciphertext" in row, false, "the row holds no bytes");
+    assert.ok(stored.length < 64, `the row holds no bytes of the envelope (${stored.length} B)`);
     assert.equal((await Deno.stat(join(dir, SEGMENTS_DIR, "000000000001.seg"))).size, row.ref.n);
     const storeBytes = (await Deno.stat(join(dir, KV_FILE))).size +
       (await Deno.stat(join(dir, `${KV_FILE}-wal`))).size;
@@ -66,6 +68,32 @@ Deno.test("kv envelopes: bytes a crash left before their rows go with their segm
     assert.deepEqual(await segmentFiles(dir), ["000000000002.seg"]);
     const [item] = (await port.listQueue("fp", 0, 1)).items;
     assert.deepEqual(item.ciphertext, new Uint8Array(100).fill(1), "the committed one stays");
+  } finally {
+    await port.close();
+    await close();
+  }
+});
+
+Deno.test("kv envelopes: the queue's recipient key is stored once; a row keeps only another one", async () => {
+  const { kv, dir, close } = await freshKv();
+  const open = async () => new KvEnvelopes(kv, await SegmentLog.open(join(dir, SEGMENTS_DIR)));
+  let port = await open();
+  try {
+    const one = new Uint8Array(60).fill(1);
+    assert.equal(await port.writeVersion(head, null, envelope(one)), true);
+    // The same key written otherwise (a sender's encoding), kept as sent.
+    const other = { ...envelope(one), recipientPubkey: "pk=" };
+    assert.equal(await port.writeVersion({ ...head, id: "s2" }, null, other), true);
+    assert.equal((await kv.get(keys.queueKey("fp"))).value, "pk");
+    const rows = await Array.fromAsync(kv.list<Uint8Array>({ prefix: keys.queueOf("fp") }));
+    assert.deepEqual(rows.map((r) => decodeQueued(r.value).recipientPubkey), [null, "pk="]);
+    await port.close();
+    port = await open(); // nothing remembered: the key is read from the store
+    const { items } = await port.listQueue("fp", 0, 10);
+    assert.deepEqual(items.map((i) => [i.submissionId, i.recipientPubkey]), [
+      ["s1", "pk"],
+      ["s2", "pk="],
+    ]);
   } finally {
     await port.close();
     await close();

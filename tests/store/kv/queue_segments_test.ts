@@ -4,7 +4,8 @@ import {
   oldestReferencedSegment,
   sweepQueueSegments,
 } from "../../../src/store/kv/queue_segments.ts";
-import { keys, type QueueRow } from "../../../src/store/keys.ts";
+import { decodeQueued, encodeQueued } from "../../../src/store/kv/envelope_rows.ts";
+import { keys } from "../../../src/store/keys.ts";
 import { SegmentLog } from "../../../src/store/segments.ts";
 import { KvWrite } from "../../../src/store/write.ts";
 
@@ -17,7 +18,7 @@ async function setup(segmentBytes: number) {
   const enqueue = async (fp: string, bytes: Uint8Array) => {
     const ref = segments.append(bytes);
     await segments.flush();
-    const row: QueueRow = {
+    const row = encodeQueued({
       submissionId: crypto.randomUUID().replaceAll("-", ""),
       version: 1,
       formId: "contact",
@@ -25,7 +26,7 @@ async function setup(segmentBytes: number) {
       submitterId: null,
       receivedAt: new Date().toISOString(),
       ref,
-    };
+    });
     await new KvWrite().set(keys.queue(fp, ++seq), row).commit(kv);
     segments.settle(ref);
     return seq;
@@ -40,6 +41,8 @@ async function setup(segmentBytes: number) {
   return { kv, segments, envelopes, enqueue, files, close };
 }
 
+/** A second queue, keyed by its fingerprint's bytes (the first, "a", by a string). */
+const B = "b".repeat(64);
 const value = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => i ^ seed);
 
 Deno.test("queue segments: the oldest referenced is the smallest among the queues' first rows", async () => {
@@ -47,7 +50,7 @@ Deno.test("queue segments: the oldest referenced is the smallest among the queue
   try {
     assert.equal(await oldestReferencedSegment(t.kv), Infinity);
     const a1 = await t.enqueue("a", value(900, 1)); // segment 1
-    await t.enqueue("b", value(900, 2)); // segment 2
+    await t.enqueue(B, value(900, 2)); // segment 2
     await t.enqueue("a", value(900, 3)); // segment 3
     assert.equal(await oldestReferencedSegment(t.kv), 1);
     await t.envelopes.ack("a", [a1]);
@@ -62,7 +65,7 @@ Deno.test("queue segments: acked segments are deleted, those still referenced ke
   try {
     const seqs = [];
     for (let i = 0; i < 4; i++) seqs.push(await t.enqueue("a", value(900, i))); // segments 1..4
-    await t.enqueue("b", value(900, 9)); // segment 5, current
+    await t.enqueue(B, value(900, 9)); // segment 5, current
     assert.equal(await t.files(), 5);
     await t.envelopes.ack("a", seqs.slice(0, 2));
     assert.equal(await sweepQueueSegments(t.kv, t.segments), 2);
@@ -82,7 +85,7 @@ Deno.test("queue segments: a mostly acked old segment is compacted; its live val
   try {
     const seqs = [];
     for (let i = 0; i < 10; i++) seqs.push(await t.enqueue("a", value(1000, i))); // segment 1
-    await t.enqueue("b", value(1000, 99)); // segment 2 (segment 1 is full)
+    await t.enqueue(B, value(1000, 99)); // segment 2 (segment 1 is full)
     // A vault that never drains "a" keeps its oldest envelope; the others are acked.
     await t.envelopes.ack("a", seqs.slice(1));
     const before = await t.envelopes.listQueue("a", 0, 10);
@@ -92,7 +95,7 @@ Deno.test("queue segments: a mostly acked old segment is compacted; its live val
       after.items.map((i) => [i.seq, i.ciphertext]),
       before.items.map((i) => [i.seq, i.ciphertext]),
     );
-    const row = (await t.kv.get<QueueRow>(keys.queue("a", seqs[0]))).value!;
+    const row = decodeQueued((await t.kv.get<Uint8Array>(keys.queue("a", seqs[0]))).value!);
     assert.equal(row.ref.s, 2, "the row points into the current segment now");
   } finally {
     await t.close();
@@ -104,10 +107,11 @@ Deno.test("queue segments: an old segment still mostly live is left as it is", a
   try {
     const seqs = [];
     for (let i = 0; i < 10; i++) seqs.push(await t.enqueue("a", value(1000, i))); // segment 1
-    await t.enqueue("b", value(1000, 99)); // segment 2
+    await t.enqueue(B, value(1000, 99)); // segment 2
     await t.envelopes.ack("a", seqs.slice(0, 3));
     assert.equal(await sweepQueueSegments(t.kv, t.segments), 0);
-    assert.equal((await t.kv.get<QueueRow>(keys.queue("a", seqs[5]))).value!.ref.s, 1);
+    const row = decodeQueued((await t.kv.get<Uint8Array>(keys.queue("a", seqs[5]))).value!);
+    assert.equal(row.ref.s, 1);
   } finally {
     await t.close();
   }
