@@ -23,6 +23,20 @@ Deno.test("openConfiguredStore on Deno KV: the data dir's store and secret, or t
       const secret = (await Deno.readTextFile(join(dir, "relay.secret"))).trim();
       assert.equal(store.relaySecret.toBase64(), secret);
       assert.equal((await store.ports.relay.identity.getUser(init.userId))?.name, "owner");
+      // The store-wide lock: holders one at a time, a failing one releases it.
+      let inside = 0;
+      let most = 0;
+      const hold = (i: number) =>
+        store.exclusive("test", async () => {
+          most = Math.max(most, ++inside);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          inside--;
+          if (i === 0) throw new Error("first holder fails");
+          return i;
+        });
+      const held = await Promise.allSettled([0, 1, 2].map(hold));
+      assert.equal(most, 1);
+      assert.deepEqual(held.map((r) => r.status), ["rejected", "fulfilled", "fulfilled"]);
       assert.equal(await store.exclusive("test", () => Promise.resolve(7)), 7);
     } finally {
       await store.close();

@@ -49,14 +49,19 @@ export async function openKvBackend(
     const queue = new QueueDispatcher(kv);
     const ports = await openKvStore(kv, dataDir, queue, options);
     let listening: Promise<void> | null = null;
+    let held: Promise<unknown> = Promise.resolve();
     return {
       backend: "kv",
       kv,
       ports,
       relaySecret,
       start: () => void (listening ??= queue.start()),
-      // One process owns a KV store (the data dir's lock): no other process can hold it.
-      exclusive: (_name, fn) => fn(),
+      // One process owns a KV store (the data dir's lock): holders queue in this process.
+      exclusive: (_name, fn) => {
+        const run = held.then(fn, fn);
+        held = run.catch(() => {});
+        return run;
+      },
       close: async () => {
         await ports.close();
         kv.close();
