@@ -57,10 +57,9 @@ export interface PgStoreOptions {
   webhookClaimLeaseMs?: number;
 }
 
-/** The PostgreSQL backend, opened: its pool, what the migration did, and every port. */
+/** The PostgreSQL backend, opened: its pool and every port. */
 export interface PgStore {
   sql: Sql;
-  migration: PgMigrationResult;
   ports: StorePorts;
   /** Closes the ports (waiting for their commits in flight), then the pool. */
   close(): Promise<void>;
@@ -80,7 +79,7 @@ export interface PgStore {
 export async function openPgStore(url: string, options: PgStoreOptions): Promise<PgStore> {
   const sql = openPg(url, { max: options.poolSize, applicationName: options.applicationName });
   try {
-    const migration = await migrateReachable(sql, url);
+    await migrateReachable(sql, url);
     const envelopes = await PgEnvelopes.open(sql);
     const webhooks = await webhookPgPorts(sql, { claimLeaseMs: options.webhookClaimLeaseMs });
     const ports: StorePorts = {
@@ -100,7 +99,6 @@ export async function openPgStore(url: string, options: PgStoreOptions): Promise
     };
     return {
       sql,
-      migration,
       ports,
       close: async () => {
         await ports.close();
