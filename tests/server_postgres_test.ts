@@ -19,7 +19,7 @@ import {
   sha256Hex,
   submitForm,
 } from "../src/sdk/mod.ts";
-import { type ServeProcess, spawnServe } from "./_support/process.ts";
+import { type ServeChild, spawnServeArgs } from "./_support/process.ts";
 import { call, startInstance } from "./_support/server.ts";
 import { vaultForm } from "./_support/vault.ts";
 import { freshPg } from "./store/contract/_pg.ts";
@@ -210,14 +210,14 @@ Deno.test("postgres: a relay and two vault workers as processes on one database"
   const pg = await freshPg();
   const work = await Deno.makeTempDir({ prefix: "sealpost-pg-roles-" });
   const dirs = { relay: join(work, "relay"), v1: join(work, "v1"), v2: join(work, "v2") };
-  const procs: ServeProcess[] = [];
+  const procs: ServeChild[] = [];
   try {
     const env = pgEnv(pg);
-    const relay = await spawnServe(["--role", "relay", "--data", dirs.relay], env);
+    const relay = await spawnServeArgs(["--role", "relay", "--data", dirs.relay], env);
     procs.push(relay);
     const credentials = (await readCredentials(dirs.relay))!;
     const vaultEnv = { ...env, SEALPOST_RELAY_TOKEN: credentials.ownerToken };
-    const vault1 = await spawnServe(
+    const vault1 = await spawnServeArgs(
       ["--role", "vault", "--relay", relay.url, "--data", dirs.v1],
       vaultEnv,
     );
@@ -233,7 +233,7 @@ Deno.test("postgres: a relay and two vault workers as processes on one database"
     await new Deno.Command("cp", {
       args: ["-a", join(dirs.v1, "vault", "keys"), join(dirs.v2, "vault", "keys")],
     }).output();
-    const vault2 = await spawnServe(
+    const vault2 = await spawnServeArgs(
       ["--role", "vault", "--relay", relay.url, "--data", dirs.v2],
       vaultEnv,
     );
@@ -263,16 +263,19 @@ Deno.test("postgres: a relay and two vault workers as processes on one database"
 Deno.test("postgres: two vault workers starting together set the vault up once", async () => {
   const pg = await freshPg();
   const work = await Deno.makeTempDir({ prefix: "sealpost-pg-setup-" });
-  const procs: ServeProcess[] = [];
+  const procs: ServeChild[] = [];
   try {
     const env = pgEnv(pg);
-    const relay = await spawnServe(["--role", "relay", "--data", join(work, "relay")], env);
+    const relay = await spawnServeArgs(["--role", "relay", "--data", join(work, "relay")], env);
     procs.push(relay);
     const token = (await readCredentials(join(work, "relay")))!.ownerToken;
     const vaultEnv = { ...env, SEALPOST_RELAY_TOKEN: token };
     const vaults = await Promise.all(
       ["v1", "v2"].map((name) =>
-        spawnServe(["--role", "vault", "--relay", relay.url, "--data", join(work, name)], vaultEnv)
+        spawnServeArgs(
+          ["--role", "vault", "--relay", relay.url, "--data", join(work, name)],
+          vaultEnv,
+        )
       ),
     );
     procs.push(...vaults);

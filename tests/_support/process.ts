@@ -41,7 +41,7 @@ export interface ServerProcess {
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /** A `sealpost serve` process, listening. */
-export interface ServeProcess {
+export interface ServeChild {
   url: string;
   port: number;
   child: Deno.ChildProcess;
@@ -53,11 +53,11 @@ export interface ServeProcess {
  * Starts `sealpost serve --port PORT ...args` and waits for `/healthz` (rate limits and request
  * log off unless `env` says).
  */
-export async function spawnServe(
+export async function spawnServeArgs(
   args: string[],
   env: Record<string, string> = {},
   port = freePort(),
-): Promise<ServeProcess> {
+): Promise<ServeChild> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, "serve", "--port", String(port), ...args],
     env: {
@@ -92,7 +92,7 @@ export async function spawnServer(
   env: Record<string, string> = {},
   port = freePort(),
 ): Promise<ServerProcess> {
-  const served = await spawnServe(["--data", dataDir], env, port);
+  const served = await spawnServeArgs(["--data", dataDir], env, port);
   const credentials = JSON.parse(await Deno.readTextFile(`${dataDir}/credentials.json`));
   return { ...served, dataDir, credentials };
 }
