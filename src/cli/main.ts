@@ -72,6 +72,8 @@ SIGINT/SIGTERM stop accepting, finish in-flight requests and close the store.
 Prepares a data dir, idempotently: relay secret, admin token, a first user with its owner
 token, and credentials.json (0600). --json prints
 {"dataDir","baseUrl","userId","ownerToken","adminToken"}.
+With store.backend = "postgres" the relay secret is kept in the database, and a database
+another process initialised is joined: no new tokens (ownerToken and adminToken are null).
 `,
   "user add":
     `Usage: sealpost user add --name NAME [--url URL] [--token ADMIN_TOKEN] [--data DIR] [--json]
