@@ -1,7 +1,8 @@
 /**
  * `moveStore` (src/store/migrate_store.ts): a stopped KV/fs instance into PostgreSQL and a
  * radosgw bucket; refused while the instance serves; run again, it copies nothing new; after
- * an interruption, it finishes the copy.
+ * an interruption, it finishes the copy; then `serve` on PostgreSQL has its records, tokens and
+ * files.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -12,7 +13,7 @@ import { DataDirError } from "../../src/store/data_lock.ts";
 import { moveStore, MoveStoreError } from "../../src/store/migrate_store.ts";
 import { PgBlobMeta } from "../../src/store/pg/blob_meta.ts";
 import { PgIdentity } from "../../src/store/pg/identity.ts";
-import { dropBucket, prepareBucket } from "../_support/services/radosgw.ts";
+import { dropBucket, prepareBucket, s3ServerEnv } from "../_support/services/radosgw.ts";
 import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
@@ -38,6 +39,7 @@ async function freshBucket() {
     secret_access_key_env: "AWS_SECRET_ACCESS_KEY",
   };
   return {
+    s3,
     store: new S3BlobStore(settings, await readS3Credentials(settings)),
     close: () => dropBucket(s3),
   };
@@ -54,7 +56,7 @@ async function fetchObject(store: S3BlobStore, key: { userId: string; hash: stri
   return new Uint8Array(await res.arrayBuffer());
 }
 
-Deno.test("migrate-store: blobs into the bucket, refused while serving, idempotent and resumable", async () => {
+Deno.test("migrate-store: an instance into PostgreSQL and a bucket, then served from there; refused while serving, idempotent, resumable", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sealpost-move-" });
   const pg = await freshPg();
   const bucket = await freshBucket();
@@ -155,6 +157,37 @@ Deno.test("migrate-store: blobs into the bucket, refused while serving, idempote
     assert.equal(resumed.blobs?.copied, 1);
     assert.equal(resumed.blobs?.present, 2);
     assert.equal(resumed.blobs?.bytes, 70_000);
+
+    // Served on PostgreSQL and the bucket, the instance has its records, tokens and files.
+    const secrets = await Deno.makeTempDir({ prefix: "sealpost-move-keys-" });
+    const moved = await startInstance({
+      SEALPOST_STORE_BACKEND: "postgres",
+      SEALPOST_POSTGRES_URL: target.postgresUrl,
+      ...await s3ServerEnv(bucket.s3, secrets),
+    }, dir);
+    try {
+      const token = moved.credentials.ownerToken;
+      const records = await call(`${moved.url}/vault/forms/${form.formId}/records`, { token });
+      assert.equal(records.status, 200);
+      assert.deepEqual(
+        records.body.items.map((r: { values: { name: string } }) => r.values.name).sort(),
+        ["Ada", "Edsger", "Grace"],
+      );
+      const read = await call(`${moved.url}/submissions/blob/${userId}/${gone.hash}`, { token });
+      // Its metadata moved, its bytes could not: the bucket answers its read URL 404.
+      const missing = await fetch(read.body.url);
+      await missing.body?.cancel();
+      assert.equal(missing.status, 404);
+      const url =
+        (await call(`${moved.url}/submissions/blob/${userId}/${keyOf(files[0].bytes).hash}`, {
+          token,
+        })).body.url;
+      assert.ok(url.startsWith(bucket.s3.endpoint), url);
+      assert.deepEqual(new Uint8Array(await (await fetch(url)).arrayBuffer()), files[0].bytes);
+    } finally {
+      await moved.server.shutdown();
+      await Deno.remove(secrets, { recursive: true });
+    }
   } finally {
     await inst?.server.shutdown();
     await bucket.close();
