@@ -20,6 +20,7 @@ const known = [
   "vault_store",
   "relay_meta",
   "pg_envelopes",
+  "pg_webhooks",
 ];
 const present = known.filter((name) => {
   try {

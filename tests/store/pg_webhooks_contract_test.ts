@@ -4,7 +4,7 @@ import { freshPg } from "./contract/_pg.ts";
 import { recordEventsContract } from "./contract/record_events.ts";
 import { webhooksContract, type WebhooksFixture } from "./contract/webhooks.ts";
 import { webhookProcessesContract } from "./contract/webhook_processes.ts";
-import { emitPgRecordEvent, ensureRecordEventsTable } from "./pg/_record_events.ts";
+import { emitPgRecordEvent } from "./pg/_record_events.ts";
 
 /** Short waits: the tests' schedules are in tenths of seconds. */
 const FAST: WebhookPgOptions = { pollMs: 100, retryMs: 200 };
@@ -12,7 +12,6 @@ const FAST: WebhookPgOptions = { pollMs: 100, retryMs: 200 };
 /** The webhook ports on a fresh PostgreSQL schema; `second` opens another process's. */
 async function pgFixture() {
   const pg = await freshPg();
-  await ensureRecordEventsTable(pg.sql);
   const opened: { close(): Promise<void> }[] = [];
   const ports = async (sql = pg.sql, options: WebhookPgOptions = {}) => {
     const port = await webhookPgPorts(sql, { ...FAST, ...options });
@@ -40,6 +39,17 @@ webhookProcessesContract("postgres", async () => {
   const { fixture, pg, ports } = await pgFixture();
   return {
     ...fixture,
-    process: (options) => ports(pg.open(), options),
+    process: async (options) => {
+      const sql = pg.open();
+      const port = await ports(sql, options);
+      return {
+        ...port,
+        kill: async () => {
+          // Stops its timers without waiting for its work, then drops its connections.
+          port.close().catch(() => {});
+          await sql.end({ timeout: 0 });
+        },
+      };
+    },
   };
 });

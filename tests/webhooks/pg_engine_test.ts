@@ -13,16 +13,14 @@ import { PgWebhookConfigs } from "../../src/store/pg/webhook_configs.ts";
 import { newConfig } from "../../src/webhooks/config.ts";
 import { WebhookCreateSchema } from "../../src/webhooks/index.ts";
 import { freshPg } from "../store/contract/_pg.ts";
-import { ensureRecordEventsTable } from "../store/pg/_record_events.ts";
 import { type Receiver, startReceiver, until } from "./_harness.ts";
 import { emitContact, startPgWorker } from "./_pg_harness.ts";
 
 const VALUES = { name: "Ada", age: 36, tags: ["math"] };
 
-/** A fresh schema with the vault's outbox table and one webhook of form `contact`. */
+/** A fresh schema with one webhook of form `contact`. */
 async function setup(receiver: Receiver) {
   const pg = await freshPg();
-  await ensureRecordEventsTable(pg.sql);
   const { row } = newConfig("contact", WebhookCreateSchema.parse({ url: receiver.url }));
   assert.ok(await new PgWebhookConfigs(pg.sql).createConfig(row));
   return { pg, hook: row };

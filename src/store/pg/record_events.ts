@@ -1,13 +1,15 @@
 /**
  * The record events outbox in PostgreSQL, as its consumer (webhook delivery) sees it, behind
  * the {@linkcode RecordEventOutbox} port. The outbox is the vault's table
- * `vault_record_events (event_id, event, created_at)`: the vault inserts an event in the
- * record's transaction with `pg_notify('sealpost_record_events', event_id)`.
+ * `vault_record_events (event_id, event, created_at)` (migration 4): the vault inserts an event
+ * in the record's transaction with `pg_notify('sealpost_record_events', event_id)`
+ * (`record_event_rows.ts`).
  *
  * Every vault worker hears every announcement, so an event is taken by CLAIMING it
  * (`webhook_event_claims`: the holder and until when): an announcement or a scan hands this
  * process only the events it claimed, those claimed by another live worker are left to it,
- * and a claim whose lease ran out (its worker died) is taken over. Two engines on one
+ * and a claim whose lease ran out is taken over. A worker renews the leases of the events it
+ * took, every third of the lease, until it removes them: only a dead worker's run out. Two engines on one
  * database thus do not both fan one event out; should a lease run out mid-way, the delivery's
  * id (from the event and the configuration) still writes each delivery once. A removal leaves
  * the claim: another worker's claim statement, begun before the removal committed, could
@@ -21,21 +23,19 @@ import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
 import type { WritePart } from "../write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql } from "./db.ts";
+import { RECORD_EVENTS_CHANNEL } from "./record_event_rows.ts";
 import { pgPart } from "./write_part.ts";
-
-/** The channel the vault announces committed events on (payload: the event id). */
-export const RECORD_EVENTS_CHANNEL = "sealpost_record_events";
 
 /** Event ids read per statement while scanning. */
 const SCAN_PAGE = 500;
 
 /**
  * The consumer's side of the outbox in PostgreSQL; `leaseMs`: how long an event this process
- * took is left to it by the other processes.
+ * took is left to it by the other processes unless renewed.
  *
  * @example
  * ```ts
- * const outbox = new PgRecordEventOutbox(sql, 120_000);
+ * const outbox = new PgRecordEventOutbox(sql, 30_000);
  * const stop = outbox.onAnnounced((events) => take(events));
  * ```
  */
@@ -48,6 +48,9 @@ export class PgRecordEventOutbox implements RecordEventOutbox {
   #heard: string[] = [];
   #reading: Promise<void> | null = null;
   #removals: Batcher<string, void>;
+  /** The events this process took and has not removed: their leases are renewed. */
+  #held = new Set<string>();
+  #renew: ReturnType<typeof setInterval> | null = null;
 
   constructor(private sql: Sql, private leaseMs: number) {
     this.#removals = new Batcher(async (ids) => {
@@ -98,23 +101,38 @@ export class PgRecordEventOutbox implements RecordEventOutbox {
 
   removal(stored: StoredRecordEvent): WritePart {
     const id = stored.event.eventId;
+    this.#held.delete(id);
     return pgPart(async (tx) => {
       await tx`delete from vault_record_events where event_id = ${id}`;
     });
   }
 
   remove(stored: StoredRecordEvent): Promise<void> {
+    this.#held.delete(stored.event.eventId);
     return this.#removals.submit(stored.event.eventId);
   }
 
-  /** Stops listening; waits for the read and the removals under way. */
+  /** Stops listening and renewing; waits for the read and the removals under way. */
   async close(): Promise<void> {
+    if (this.#renew !== null) clearInterval(this.#renew);
+    this.#renew = null;
     this.#listeners.clear();
     const listening = this.#listening;
     this.#listening = null;
-    if (listening) await listening.then((l) => l.unlisten(), () => {});
+    if (listening) await listening.then((l) => l.unlisten()).catch(() => {}); // Gone with its connection.
     await this.#reading;
     await this.#removals.idle();
+  }
+
+  /** Moves the leases of the events this process holds a lease ahead again. */
+  async #renewLeases(): Promise<void> {
+    if (this.#held.size === 0) return;
+    try {
+      await this.sql`update webhook_event_claims set until = ${Date.now() + this.leaseMs}
+        where holder = ${this.holder} and event_id = any(${[...this.#held]}::text[])`;
+    } catch (err) {
+      log("Renewing the claims of record events failed", err);
+    }
   }
 
   /** Takes an announced id: read with the others heard meanwhile, once no read is under way. */
@@ -133,11 +151,7 @@ export class PgRecordEventOutbox implements RecordEventOutbox {
         for (const listener of [...this.#listeners]) listener(events);
       } catch (err) {
         // Left in the outbox: the consumer's next scan takes them.
-        console.error(JSON.stringify({
-          level: "error",
-          msg: "Reading announced record events failed",
-          error: String(err),
-        }));
+        log("Reading announced record events failed", err);
       }
     }
   }
@@ -163,9 +177,15 @@ export class PgRecordEventOutbox implements RecordEventOutbox {
       select e.event_id, e.event from vault_record_events e
       join claimed c on c.event_id = e.event_id`;
     const byId = new Map(rows.map((r) => [r.event_id, r.event]));
+    for (const id of byId.keys()) this.#held.add(id);
+    this.#renew ??= setInterval(() => this.#renewLeases(), this.leaseMs / 3);
     return ids.flatMap((id) => {
       const event = byId.get(id);
       return event ? [{ event, parts: 1 }] : [];
     });
   }
+}
+
+function log(msg: string, err: unknown): void {
+  console.error(JSON.stringify({ level: "error", msg, error: String(err) }));
 }

@@ -64,7 +64,7 @@ function decodeCursor(text: string, webhookId: string, failed: boolean): string 
  *
  * @example
  * ```ts
- * const deliveries = new PgWebhookDeliveries(sql, { pollMs: 1000, claimLeaseMs: 120_000, maxInFlight: 64, retryMs: 2000 });
+ * const deliveries = new PgWebhookDeliveries(sql, { pollMs: 1000, claimLeaseMs: 30_000, maxInFlight: 64, retryMs: 2000 });
  * deliveries.onDue(async (attempt) => await attemptNow(attempt));
  * await deliveries.close();
  * ```
@@ -73,8 +73,9 @@ export class PgWebhookDeliveries implements WebhookDeliveries {
   #writes: DeliveryWriter;
   #schedule: PgSchedule;
 
-  constructor(private sql: Sql, schedule: ScheduleOptions) {
-    this.#writes = new DeliveryWriter(sql, schedule.pollMs);
+  /** `maxBatch`: delivery writes per group commit at most (default 128). */
+  constructor(private sql: Sql, schedule: ScheduleOptions, maxBatch?: number) {
+    this.#writes = new DeliveryWriter(sql, schedule.pollMs, maxBatch);
     this.#schedule = new PgSchedule(sql, schedule);
   }
 

@@ -1,10 +1,11 @@
 /**
- * The writes of webhook deliveries in PostgreSQL: each creation or step is ONE statement (the
- * delivery row, its attempt row, its schedule rows and its failure flag in data-modifying
- * CTEs that act only if the delivery's own insert or conditional update did), and the writes
- * queued meanwhile are group-committed (`Batcher`): one transaction per batch, its
- * statements pipelined. A write whose check fails fails alone; a batch that deadlocks with
- * another process's is rolled back whole and run again.
+ * The writes of webhook deliveries in PostgreSQL, group-committed (`Batcher`): the writes
+ * queued meanwhile go in ONE multi-row statement. Its rows (`json_to_recordset`) are inserted
+ * (creations, `on conflict do nothing`) or applied by conditional update (steps, `where
+ * revision = $read`); the writes that took, and only they, then write their attempt rows,
+ * schedule rows and failure flags in data-modifying CTEs of the same statement. A write whose
+ * check fails fails alone; a batch that deadlocks with another process's is rolled back whole
+ * and run again.
  *
  * @module
  */
@@ -13,7 +14,6 @@ import type { DeliveryChange, StoredDelivery } from "../ports/webhooks.ts";
 import type { WritePart } from "../write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql, Tx } from "./db.ts";
-import { json } from "./json.ts";
 import { runPgParts } from "./write_part.ts";
 
 /** The channel that wakes the vault workers for an attempt due now (payload: epoch ms). */
@@ -33,16 +33,22 @@ const BATCH_TRIES = 4;
  *
  * @example
  * ```ts
- * const writes = new DeliveryWriter(sql, 1_000);
+ * const writes = new DeliveryWriter(sql, 1_000, 128);
  * const ok = await writes.submit({ kind: "update", before, change });
  * ```
  */
 export class DeliveryWriter {
   #batcher: Batcher<DeliveryWrite, boolean>;
 
-  /** `wakeWithinMs`: a schedule due sooner than this wakes the workers (NOTIFY). */
-  constructor(private sql: Sql, private wakeWithinMs: number) {
-    this.#batcher = new Batcher((items) => this.#flush(items), { maxItems: 128, inFlight: 2 });
+  /**
+   * `wakeWithinMs`: a schedule due sooner than this wakes the workers (NOTIFY); `maxBatch`:
+   * writes per transaction at most.
+   */
+  constructor(private sql: Sql, private wakeWithinMs: number, maxBatch = 128) {
+    this.#batcher = new Batcher((items) => this.#flush(items), {
+      maxItems: maxBatch,
+      inFlight: 2,
+    });
   }
 
   /** Queues `write`; resolves once its batch is committed. */
@@ -59,7 +65,7 @@ export class DeliveryWriter {
     for (let tries = 1;; tries++) {
       try {
         return await this.sql.begin(async (tx) => {
-          const done = await Promise.all(items.map((item) => writeOne(tx, item)));
+          const done = await writeBatch(tx, items);
           const soon = items.map((i) => i.change.schedule?.dueAt ?? Infinity)
             .reduce((a, b) => Math.min(a, b), Infinity);
           if (soon < Date.now() + this.wakeWithinMs) {
@@ -75,61 +81,132 @@ export class DeliveryWriter {
   }
 }
 
-/** Runs one write in `tx`: true when its insert or conditional update took. */
-async function writeOne(tx: Tx, write: DeliveryWrite): Promise<boolean> {
+/** A write as one row of the batch statement's input. */
+interface InputRow {
+  i: number;
+  kind: DeliveryWrite["kind"];
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  status: string;
+  rev: number | null;
+  /** The failure listing: true, false, or null to leave it. */
+  failed: boolean | null;
+  /** Whether the change sets `due_at` (to `due_at`, null included). */
+  set_due: boolean;
+  due_at: number | null;
+  delivery: unknown;
+  /** The body (creations), base64, or null when none is kept. */
+  body: string | null;
+  attempt_n: number | null;
+  attempt: unknown;
+  /** The schedule rows of the delivery go (any schedule given, null included). */
+  unschedule: boolean;
+  /** A new schedule row with the state's token, due at `due_at`. */
+  schedule: boolean;
+  token: string;
+  flag: unknown;
+  clear_flag: boolean;
+}
+
+function inputRow(write: DeliveryWrite, i: number): InputRow {
   const { state, attempt, schedule, failure } = write.change;
-  const id = state.id;
-  const webhookId = state.webhookId;
-  const failed = failure === undefined ? undefined : failure !== "clear";
-  const dueAt = schedule === undefined ? undefined : schedule?.dueAt ?? null;
-  const head = write.kind === "create"
-    ? tx`insert into webhook_deliveries
-          (id, webhook_id, event_id, status, failed, due_at, delivery, body)
-        values (${id}, ${webhookId}, ${state.eventId}, ${state.status}, ${failed ?? false},
-          ${dueAt ?? null}, ${json(state)}::json, ${write.body})
-        on conflict do nothing returning id`
-    : tx`update webhook_deliveries set status = ${state.status},
-          delivery = ${json(state)}::json, revision = revision + 1
-          ${failed === undefined ? tx`` : tx`, failed = ${failed}`}
-          ${dueAt === undefined ? tx`` : tx`, due_at = ${dueAt}`}
-        where id = ${id} and revision = ${Number(write.before.revision)} returning id`;
-  const attempted = attempt
-    ? tx`, attempt as (
-        insert into webhook_attempts (delivery_id, n, attempt)
-        select id, ${attempt.n}, ${json(attempt)}::json from written
-        on conflict do nothing
-      ), trimmed as (
-        delete from webhook_attempts where delivery_id = ${id}
-          and n <= ${attempt.n - MAX_LOGGED_ATTEMPTS} and exists (select 1 from written)
-      )`
-    : tx``;
-  const unscheduled = schedule !== undefined
-    ? tx`, unscheduled as (
-        delete from webhook_schedule
-        where delivery_id = ${id} and exists (select 1 from written)
-      )`
-    : tx``;
-  const scheduled = schedule
-    ? tx`, scheduled as (
-        insert into webhook_schedule (delivery_id, webhook_id, token, run_at)
-        select id, ${webhookId}, ${state.token}, ${schedule.dueAt} from written
-      )`
-    : tx``;
-  const flagged = failure === "clear"
-    ? tx`, flag as (
-        delete from webhook_flags where webhook_id = ${webhookId} and exists (select 1 from written)
-      )`
-    : failure
-    ? tx`, flag as (
-        insert into webhook_flags (webhook_id, flag)
-        select ${webhookId}, ${json(failure.flag)}::json from written
-        on conflict (webhook_id) do update set flag = excluded.flag
-      )`
-    : tx``;
-  const [{ n }] = await tx<{ n: number }[]>`
-    with written as (${head}) ${attempted} ${unscheduled} ${scheduled} ${flagged}
-    select count(*)::int as n from written`;
-  if (n !== 1) return false;
-  if (write.kind === "create" && write.also) await runPgParts(tx, [write.also]);
-  return true;
+  const create = write.kind === "create";
+  return {
+    i,
+    kind: write.kind,
+    id: state.id,
+    webhook_id: state.webhookId,
+    event_id: state.eventId,
+    status: state.status,
+    rev: create ? null : Number(write.before.revision),
+    failed: failure === undefined ? (create ? false : null) : failure !== "clear",
+    set_due: schedule !== undefined || create,
+    due_at: schedule?.dueAt ?? null,
+    delivery: state,
+    body: create && write.body !== null ? write.body.toBase64() : null,
+    attempt_n: attempt?.n ?? null,
+    attempt: attempt ?? null,
+    unschedule: schedule !== undefined,
+    schedule: schedule != null,
+    token: state.token,
+    flag: failure !== undefined && failure !== "clear" ? failure.flag : null,
+    clear_flag: failure === "clear",
+  };
+}
+
+/**
+ * Runs `writes` in `tx` as one statement; answers, for each, whether its insert or
+ * conditional update took. A creation whose id came earlier in the batch fails at once (as it
+ * would one statement later); of the failure flags the writes that took set or clear on one
+ * configuration, the last write's applies.
+ *
+ * @example
+ * ```ts
+ * const done = await sql.begin((tx) => writeBatch(tx, [{ kind: "create", change, body: null }]));
+ * ```
+ */
+export async function writeBatch(tx: Tx, writes: DeliveryWrite[]): Promise<boolean[]> {
+  const seen = new Set<string>();
+  const rows: InputRow[] = [];
+  writes.forEach((write, i) => {
+    const id = write.change.state.id;
+    if (write.kind === "create" && seen.has(id)) return;
+    if (write.kind === "create") seen.add(id);
+    rows.push(inputRow(write, i));
+  });
+  const won = await tx<{ i: number }[]>`
+    with x as (
+      select * from json_to_recordset(${JSON.stringify(rows)}::text::json) as x(
+        i integer, kind text, id text, webhook_id text, event_id text, status text, rev bigint,
+        failed boolean, set_due boolean, due_at bigint, delivery json, body text,
+        attempt_n integer, attempt json, unschedule boolean, schedule boolean, token text,
+        flag json, clear_flag boolean)
+    ), created as (
+      insert into webhook_deliveries
+        (id, webhook_id, event_id, status, failed, due_at, delivery, body)
+      select id, webhook_id, event_id, status, failed, due_at, delivery, decode(body, 'base64')
+      from x where kind = 'create' order by i
+      on conflict do nothing returning id
+    ), updated as (
+      update webhook_deliveries d set status = x.status, delivery = x.delivery,
+        revision = d.revision + 1, failed = coalesce(x.failed, d.failed),
+        due_at = case when x.set_due then x.due_at else d.due_at end
+      from x where x.kind = 'update' and d.id = x.id and d.revision = x.rev
+      returning x.i
+    ), won as (
+      select x.* from x join created c on x.kind = 'create' and c.id = x.id
+      union all
+      select x.* from x join updated u on u.i = x.i
+    ), attempts as (
+      insert into webhook_attempts (delivery_id, n, attempt)
+      select id, attempt_n, attempt from won where attempt_n is not null
+      on conflict do nothing
+    ), trimmed as (
+      delete from webhook_attempts a using won w
+      where w.attempt_n is not null and a.delivery_id = w.id
+        and a.n <= w.attempt_n - ${MAX_LOGGED_ATTEMPTS}
+    ), unscheduled as (
+      delete from webhook_schedule s using won w where w.unschedule and s.delivery_id = w.id
+    ), scheduled as (
+      insert into webhook_schedule (delivery_id, webhook_id, token, run_at)
+      select id, webhook_id, token, due_at from won where schedule
+    ), flag_ops as (
+      select distinct on (webhook_id) webhook_id, flag, clear_flag from won
+      where flag is not null or clear_flag order by webhook_id, i desc
+    ), flagged as (
+      insert into webhook_flags (webhook_id, flag)
+      select webhook_id, flag from flag_ops where flag is not null
+      on conflict (webhook_id) do update set flag = excluded.flag
+    ), cleared as (
+      delete from webhook_flags f using flag_ops o
+      where o.clear_flag and f.webhook_id = o.webhook_id
+    )
+    select i from won`;
+  const took = new Set(won.map((r) => r.i));
+  const done = writes.map((_, i) => took.has(i));
+  for (const [i, write] of writes.entries()) {
+    if (done[i] && write.kind === "create" && write.also) await runPgParts(tx, [write.also]);
+  }
+  return done;
 }

@@ -16,17 +16,22 @@ export interface WebhookPgOptions {
   /** How often a worker looks for due attempts besides NOTIFY wake-ups (default 1000 ms). */
   pollMs?: number;
   /**
-   * How long a claimed attempt is left to the worker that claimed it (default 120 s): a
-   * killed worker's attempt is taken by another after that. Must exceed the longest attempt
-   * (`webhooks.request_timeout_seconds` and a few seconds).
+   * How long a claimed attempt is left to the worker that claimed it unless renewed (default
+   * 30 s; renewed every third of it while the attempt runs): a killed worker's attempt is
+   * taken by another after that.
    */
   claimLeaseMs?: number;
-  /** How long a record event one worker took is left to it (default 120 s). */
+  /**
+   * How long a record event one worker took is left to it unless renewed (default 30 s;
+   * renewed every third of it until the event is removed).
+   */
   eventLeaseMs?: number;
   /** Attempts one worker has under way at most (default 256). */
   maxInFlight?: number;
   /** When an attempt whose handler threw comes again (default 2000 ms). */
   retryMs?: number;
+  /** Delivery writes committed together at most (default 128; 1: a transaction each). */
+  maxBatch?: number;
 }
 
 /** The webhook ports on PostgreSQL, and how to let go of them. */
@@ -52,11 +57,11 @@ export type WebhookPgPorts = WebhookPorts & {
 export function webhookPgPorts(sql: Sql, options: WebhookPgOptions = {}): Promise<WebhookPgPorts> {
   const deliveries = new PgWebhookDeliveries(sql, {
     pollMs: options.pollMs ?? 1_000,
-    claimLeaseMs: options.claimLeaseMs ?? 120_000,
+    claimLeaseMs: options.claimLeaseMs ?? 30_000,
     maxInFlight: options.maxInFlight ?? 256,
     retryMs: options.retryMs ?? 2_000,
-  });
-  const recordEvents = new PgRecordEventOutbox(sql, options.eventLeaseMs ?? 120_000);
+  }, options.maxBatch);
+  const recordEvents = new PgRecordEventOutbox(sql, options.eventLeaseMs ?? 30_000);
   return Promise.resolve({
     webhooks: new PgWebhookConfigs(sql),
     deliveries,

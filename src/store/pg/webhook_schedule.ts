@@ -2,9 +2,10 @@
  * The schedule of webhook attempts in PostgreSQL, shared by every vault worker of one
  * database: each scheduled (or redelivered) attempt is a row of `webhook_schedule` with the
  * time it comes due. A worker claims due rows with `for update skip locked`, moving them a
- * claim lease ahead under its name, and hands them to its handler; once handled the row
- * goes, and one whose handler threw comes again shortly. A worker killed meanwhile leaves its
- * rows to come due again when the lease runs out, for any worker to take.
+ * claim lease ahead under its name, and hands them to its handler; while the handler runs the
+ * worker renews the lease every third of it; once handled the row goes, and one whose handler
+ * threw comes again shortly. A worker killed meanwhile renews nothing: its rows come due again
+ * when the lease runs out, for any worker to take.
  *
  * Workers look for due rows every `pollMs`, and at once when a write schedules an attempt
  * due sooner than that (NOTIFY on {@link DUE_CHANNEL}).
@@ -20,8 +21,8 @@ export interface ScheduleOptions {
   /** How often a worker looks for due attempts. */
   pollMs: number;
   /**
-   * How long a claimed attempt is its worker's: after that it comes due for every worker
-   * again. Must exceed the longest attempt (slot wait, request timeout, commit).
+   * How long a claimed attempt is its worker's unless renewed (every third of it while the
+   * attempt runs): a dead worker's attempt comes due for every worker again after that.
    */
   claimLeaseMs: number;
   /** Attempts one worker has under way at most. */
@@ -42,7 +43,7 @@ interface ClaimedRow {
  *
  * @example
  * ```ts
- * const schedule = new PgSchedule(sql, { pollMs: 1000, claimLeaseMs: 120_000, maxInFlight: 64, retryMs: 2000 });
+ * const schedule = new PgSchedule(sql, { pollMs: 1000, claimLeaseMs: 30_000, maxInFlight: 64, retryMs: 2000 });
  * schedule.start((attempt) => attempt(attempt));
  * await schedule.close();
  * ```
@@ -52,6 +53,9 @@ export class PgSchedule {
   readonly holder = `w_${crypto.getRandomValues(new Uint8Array(8)).toHex()}`;
   #handler: ((attempt: ScheduledAttempt) => Promise<void>) | null = null;
   #running = new Set<Promise<void>>();
+  /** The rows whose handler runs here, their lease renewed. */
+  #held = new Set<number>();
+  #renew: ReturnType<typeof setInterval> | null = null;
   #poll: ReturnType<typeof setTimeout> | null = null;
   #wake: ReturnType<typeof setTimeout> | null = null;
   #wakeAt = Infinity;
@@ -68,6 +72,7 @@ export class PgSchedule {
     this.#handler = handler;
     this.#listening = this.sql.listen(DUE_CHANNEL, (payload) => this.#wakeFor(Number(payload)));
     this.#listening.catch((err) => this.#log("Listening for due webhook attempts failed", err));
+    this.#renew = setInterval(() => this.#renewLeases(), this.options.claimLeaseMs / 3);
     this.#tick();
   }
 
@@ -88,8 +93,22 @@ export class PgSchedule {
     if (this.#wake !== null) clearTimeout(this.#wake);
     const listening = this.#listening;
     this.#listening = null;
-    if (listening) await listening.then((l) => l.unlisten(), () => {});
+    if (listening) await listening.then((l) => l.unlisten()).catch(() => {}); // Gone with its connection.
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    if (this.#renew !== null) clearInterval(this.#renew);
+    this.#renew = null;
+  }
+
+  /** Moves the lease of the rows whose handler runs here a lease ahead again. */
+  async #renewLeases(): Promise<void> {
+    if (this.#held.size === 0) return;
+    try {
+      await this.sql`update webhook_schedule
+        set run_at = ${Date.now() + this.options.claimLeaseMs}
+        where holder = ${this.holder} and id in ${this.sql([...this.#held])}`;
+    } catch (err) {
+      this.#log("Renewing the leases of webhook attempts failed", err);
+    }
   }
 
   /** Claims now, and again after `pollMs` give or take half (workers do not poll in step). */
@@ -134,7 +153,7 @@ export class PgSchedule {
         if (rows.length === room) this.#again = true;
       } while (this.#again && !this.#closed);
     } catch (err) {
-      if (!this.#closed) this.#log("Claiming due webhook attempts failed", err);
+      this.#log("Claiming due webhook attempts failed", err);
     } finally {
       this.#claiming = false;
     }
@@ -163,6 +182,7 @@ export class PgSchedule {
     const attempt = { webhookId: row.webhook_id, deliveryId: row.delivery_id, token: row.token };
     const full = this.#running.size + 1 >= this.options.maxInFlight;
     const handler = this.#handler!;
+    this.#held.add(row.id);
     const done = Promise.resolve().then(() => handler(attempt)).then(
       () => this.sql`delete from webhook_schedule where id = ${row.id} and holder = ${this.holder}`,
       () =>
@@ -170,13 +190,16 @@ export class PgSchedule {
           holder = null where id = ${row.id} and holder = ${this.holder}`,
     ).then(() => {}, (err) => this.#log("Settling a webhook attempt's schedule row failed", err))
       .finally(() => {
+        this.#held.delete(row.id);
         this.#running.delete(done);
         if (full && !this.#closed) this.#claim();
       });
     this.#running.add(done);
   }
 
+  /** Logs a failure, unless closing (the pool may be gone: the leases then run out). */
   #log(msg: string, err: unknown): void {
+    if (this.#closed) return;
     console.error(JSON.stringify({ level: "error", msg, error: String(err) }));
   }
 }

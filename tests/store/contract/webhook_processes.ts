@@ -19,15 +19,20 @@ import {
 
 /** How another process works the shared schedule. */
 export interface ProcessOptions {
-  /** How long an attempt it claimed stays its own. */
+  /** How long an attempt it claimed stays its own unless renewed. */
   claimLeaseMs?: number;
+  /** How long an event it took stays its own unless renewed. */
+  eventLeaseMs?: number;
   /** Attempts it has under way at most. */
   maxInFlight?: number;
 }
 
+/** Another process's ports; `kill` ends it at once (its connections drop, nothing is renewed). */
+export type ProcessPorts = WebhookPorts & { kill(): Promise<void> };
+
 /** A store several processes share: `process` opens another one's ports (own connections). */
 export interface ProcessesFixture extends WebhooksFixture {
-  process(options?: ProcessOptions): Promise<WebhookPorts>;
+  process(options?: ProcessOptions): Promise<ProcessPorts>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,30 +73,52 @@ export function webhookProcessesContract(
     assert.ok(came.some((c) => c.by === "a") && came.some((c) => c.by === "b"), "both worked");
   });
 
-  test("a stuck process's claimed attempt is taken over after its lease", async ({ port, process }) => {
-    const lease = 800;
+  test("a live process keeps its claimed attempt; a killed one's is taken over after the lease", async ({ port, process }) => {
+    const lease = 600;
     const state = pendingRow("d1", "w1", { token: "t1" });
     await port.deliveries.createDelivery({ state, schedule: { dueAt: Date.now() } }, null);
     const { promise: stuck, resolve: unstick } = Promise.withResolvers<void>();
-    let claimedAt = 0;
+    let claimed = 0;
     const a = await process({ claimLeaseMs: lease });
     a.deliveries.onDue(async () => {
-      claimedAt = Date.now();
-      await stuck; // Never answers while the test runs: as good as killed.
+      claimed++;
+      await stuck; // A slow attempt: its lease is renewed while it runs.
     });
-    await eventually(() => claimedAt > 0);
+    await eventually(() => claimed > 0);
     const b = await process({ claimLeaseMs: lease });
     const tookOver: ScheduledAttempt[] = [];
     b.deliveries.onDue((attempt) => {
       tookOver.push(attempt);
       return Promise.resolve();
     });
-    await eventually(() => tookOver.length > 0);
-    assert.ok(Date.now() - claimedAt >= lease * 0.75, "not before the lease ran out");
-    assert.deepEqual(tookOver[0], { webhookId: "w1", deliveryId: "d1", token: "t1" });
-    unstick();
-    await sleep(lease + 300);
-    assert.equal(tookOver.length, 1, "handled once it was taken over: not due again");
+    try {
+      await sleep(lease * 3);
+      assert.deepEqual(tookOver, [], "a live process's claim is renewed");
+      await a.kill();
+      const killedAt = Date.now();
+      await eventually(() => tookOver.length > 0);
+      assert.ok(Date.now() - killedAt >= lease / 3, "not before the lease ran out");
+      assert.deepEqual(tookOver[0], { webhookId: "w1", deliveryId: "d1", token: "t1" });
+      await sleep(lease * 2);
+      assert.equal(tookOver.length, 1, "handled once it was taken over: not due again");
+      assert.equal(claimed, 1);
+    } finally {
+      unstick();
+    }
+  });
+
+  test("a live process keeps the events it took; a killed one's are taken over", async ({ emit, process }) => {
+    const lease = 600;
+    const [a, b] = [await process({ eventLeaseMs: lease }), await process({ eventLeaseMs: lease })];
+    const ids = ["e1", "e2", "e3"];
+    for (const id of ids) await emit(recordEvent(id));
+    const all = { skip: () => false, limit: 10 };
+    const taken = await a.recordEvents.scan(all);
+    assert.deepEqual(taken.events.map((s) => s.event.eventId), ids);
+    await sleep(lease * 2);
+    assert.deepEqual((await b.recordEvents.scan(all)).events, [], "renewed while a lives");
+    await a.kill();
+    await eventually(async () => (await b.recordEvents.scan(all)).events.length === 3);
   });
 
   test("an announced event is taken by one process only", async ({ emit, process }) => {

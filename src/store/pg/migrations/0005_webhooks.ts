@@ -68,5 +68,6 @@ export const webhooks: PgMigration = {
       holder text not null,
       until bigint not null
     );
+    create index webhook_event_claims_until on webhook_event_claims (until);
   `,
 };
