@@ -104,7 +104,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const metrics = config.metrics.enabled
     ? new ServiceMetrics({
       relayPorts: relay,
-      vaultCounts: opened.vaultCounts,
+      vaultPorts: { quarantine: store.vault.quarantine, deliveries: store.webhooks.deliveries },
       relay: role !== "vault",
       vault: role !== "relay",
     })

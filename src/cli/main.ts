@@ -11,6 +11,7 @@ import { ListenError, type RunningServer, startServer } from "../server.ts";
 import { claimDataDir, DataDirError } from "../store/data_lock.ts";
 import { SchemaVersionError } from "../store/schema.ts";
 import type { StoreMigration } from "../store/open.ts";
+import { PgUnavailableError } from "../store/pg/store.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import { programCommand } from "./program.ts";
@@ -71,6 +72,8 @@ SIGINT/SIGTERM stop accepting, finish in-flight requests and close the store.
 Prepares a data dir, idempotently: relay secret, admin token, a first user with its owner
 token, and credentials.json (0600). --json prints
 {"dataDir","baseUrl","userId","ownerToken","adminToken"}.
+With store.backend = "postgres" the relay secret is kept in the database, and a database
+another process initialised is joined: no new tokens (ownerToken and adminToken are null).
 `,
   "user add":
     `Usage: sealpost user add --name NAME [--url URL] [--token ADMIN_TOKEN] [--data DIR] [--json]
@@ -321,7 +324,8 @@ export async function main(args: string[]): Promise<number> {
   } catch (err) {
     if (
       err instanceof ConfigError || err instanceof ApiCallError || err instanceof ListenError ||
-      err instanceof SchemaVersionError || err instanceof DataDirError
+      err instanceof SchemaVersionError || err instanceof DataDirError ||
+      err instanceof PgUnavailableError
     ) {
       console.error(err.message);
       return 1;

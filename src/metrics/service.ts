@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { VaultCounts } from "../store/open.ts";
 import type { RelayPorts } from "../store/ports/bundle.ts";
+import type { QuarantinePort } from "../store/ports/quarantine.ts";
+import type { WebhookDeliveries } from "../store/ports/webhooks.ts";
 import { VERSION } from "../version.ts";
 import { Registry } from "./registry.ts";
 
@@ -22,8 +23,11 @@ export type IntakeKind = "submit" | "amend";
 export interface MetricsSources {
   /** The relay's stores: queues (by recipient) and blob usage. */
   relayPorts: Pick<RelayPorts, "envelopes" | "identity" | "blobMeta">;
-  /** The vault's quarantine and webhook deliveries, counted. */
-  vaultCounts: VaultCounts;
+  /** The vault's stores: quarantine and webhook deliveries, counted. */
+  vaultPorts: {
+    quarantine: Pick<QuarantinePort, "count">;
+    deliveries: Pick<WebhookDeliveries, "countByState">;
+  };
   /** The process holds the relay's queues and blobs (roles `all` and `relay`). */
   relay: boolean;
   /** The process holds the vault's quarantine and webhook deliveries (roles `all`, `vault`). */
@@ -35,7 +39,7 @@ export interface MetricsSources {
  *
  * @example
  * ```ts
- * const metrics = new ServiceMetrics({ relayPorts, vaultCounts, relay: true, vault: true });
+ * const metrics = new ServiceMetrics({ relayPorts, vaultPorts, relay: true, vault: true });
  * metrics.request("GET", "/healthz", 200, 0.001);
  * const text = await metrics.render();
  * ```
@@ -176,10 +180,10 @@ export class ServiceMetrics {
   }
 
   async #collectVault(): Promise<void> {
-    const counts = this.sources.vaultCounts;
+    const { quarantine, deliveries: store } = this.sources.vaultPorts;
     const [quarantined, deliveries] = await Promise.all([
-      counts.quarantined(COUNT_CAP),
-      counts.deliveries(COUNT_CAP),
+      quarantine.count(COUNT_CAP),
+      store.countByState(COUNT_CAP),
     ]);
     this.#quarantine.set({}, quarantined);
     this.#backlog.set({}, deliveries.pending);

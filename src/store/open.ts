@@ -5,20 +5,12 @@
  *
  * @module
  */
-import { type Config, ConfigError } from "../config/index.ts";
+import type { Config } from "../config/index.ts";
 import { readRelaySecret, readRelaySecretFile } from "../init/data_dir.ts";
 import type { IdentityPort } from "./ports/identity.ts";
 import type { StorePorts } from "./ports/bundle.ts";
 import { type KvOpenStore, openKvBackend, setUpKvStore } from "./kv/open.ts";
-import { setUpPgStore } from "./pg/open.ts";
-
-/** What the metrics read at scrape time from the vault's side of the store, capped. */
-export interface VaultCounts {
-  /** Envelopes in quarantine, at most `cap`. */
-  quarantined(cap: number): Promise<number>;
-  /** Webhook deliveries pending an attempt and failed for good, at most `cap` each. */
-  deliveries(cap: number): Promise<{ pending: number; failed: number }>;
-}
+import { openPgBackend, type PgOpenStore, setUpPgStore } from "./pg/open.ts";
 
 /** A store opened for serving, whatever its backend. */
 export interface OpenStoreBase {
@@ -26,8 +18,6 @@ export interface OpenStoreBase {
   ports: StorePorts;
   /** HMAC key of edit tokens and pre-signed URLs, the same in every process of one store. */
   relaySecret: Uint8Array;
-  /** The vault's counts for the metrics. */
-  vaultCounts: VaultCounts;
   /** Starts the store's background listeners, once every consumer has registered. */
   start(): void;
   /**
@@ -40,7 +30,7 @@ export interface OpenStoreBase {
 }
 
 /** The opened store of either backend (`backend` tells which). */
-export type OpenStore = KvOpenStore;
+export type OpenStore = KvOpenStore | PgOpenStore;
 
 /**
  * Opens the store `config.store` names, migrated to the current schema version, with its
@@ -55,9 +45,7 @@ export type OpenStore = KvOpenStore;
  * ```
  */
 export async function openConfiguredStore(config: Config): Promise<OpenStore> {
-  if (config.store.backend !== "kv") {
-    throw new ConfigError(`store.backend = "${config.store.backend}" is not wired in this build`);
-  }
+  if (config.store.backend === "postgres") return await openPgBackend(config);
   const file = config.store.relay_secret_file;
   const secret = file ? await readRelaySecretFile(file) : await readRelaySecret(config.data_dir);
   return await openKvBackend(config.data_dir, secret, {

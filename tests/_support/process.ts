@@ -40,14 +40,26 @@ export interface ServerProcess {
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
-/** Starts `sealpost serve` on `dataDir` (rate limits and request log off unless `env` says). */
-export async function spawnServer(
-  dataDir: string,
+/** A `sealpost serve` process, listening. */
+export interface ServeChild {
+  url: string;
+  port: number;
+  child: Deno.ChildProcess;
+  /** Sends `signal` and waits for the exit. */
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+/**
+ * Starts `sealpost serve --port PORT ...args` and waits for `/healthz` (rate limits and request
+ * log off unless `env` says).
+ */
+export async function spawnServeArgs(
+  args: string[],
   env: Record<string, string> = {},
   port = freePort(),
-): Promise<ServerProcess> {
+): Promise<ServeChild> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "serve", "--data", dataDir, "--port", String(port)],
+    args: ["run", "-A", MAIN, "serve", "--port", String(port), ...args],
     env: {
       SEALPOST_RATE_LIMITS_ENABLED: "false",
       SEALPOST_SERVER_REQUEST_LOG: "false",
@@ -61,13 +73,10 @@ export async function spawnServer(
   }).spawn();
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`);
-  const credentials = JSON.parse(await Deno.readTextFile(`${dataDir}/credentials.json`));
   return {
     url,
     port,
-    dataDir,
     child,
-    credentials,
     stop: async (signal: Deno.Signal = "SIGTERM") => {
       try {
         child.kill(signal);
@@ -75,4 +84,15 @@ export async function spawnServer(
       return await child.status;
     },
   };
+}
+
+/** Starts `sealpost serve` on `dataDir` (rate limits and request log off unless `env` says). */
+export async function spawnServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  port = freePort(),
+): Promise<ServerProcess> {
+  const served = await spawnServeArgs(["--data", dataDir], env, port);
+  const credentials = JSON.parse(await Deno.readTextFile(`${dataDir}/credentials.json`));
+  return { ...served, dataDir, credentials };
 }

@@ -1,6 +1,7 @@
 import { sealpost } from "../_support/cli.ts";
 import assert from "node:assert/strict";
 import { spawnServer } from "../_support/process.ts";
+import { freshPg } from "../store/contract/_pg.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -204,6 +205,61 @@ Deno.test("serve: a port in use is a clear error and exit 1, not a crash", async
     assert.doesNotMatch(res.stderr, /Uncaught|at startServer/);
   } finally {
     taken.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("init --json on postgres: the first process initialises, the next joins with no tokens", async () => {
+  const pg = await freshPg();
+  const dir = await Deno.makeTempDir();
+  try {
+    const env = {
+      SEALPOST_STORE_BACKEND: "postgres",
+      SEALPOST_POSTGRES_URL: `${pg.url}?search_path=${pg.schema}`,
+    };
+    const first = await sealpost(["init", "--json", "--data", `${dir}/a`], env);
+    assert.equal(first.code, 0, first.stderr);
+    const created = JSON.parse(first.stdout);
+    assert.match(created.ownerToken, /^spo_/);
+    const second = await sealpost(["init", "--data", `${dir}/b`], env);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /^Already initialised: .*\/b\n/);
+    assert.match(second.stdout, new RegExp(`user id: +${created.userId}`));
+    assert.match(second.stdout, /joined a database another process initialised/);
+    const joined = JSON.parse(
+      (await sealpost(["init", "--json", "--data", `${dir}/c`], env)).stdout,
+    );
+    assert.deepEqual(
+      { ...joined, dataDir: "" },
+      { ...created, dataDir: "", ownerToken: null, adminToken: null },
+    );
+    assert.doesNotMatch(first.stderr + second.stderr, /sealpost:[^@]*@/, "no password shown");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await pg.close();
+  }
+});
+
+Deno.test("serve and init on an unreachable PostgreSQL: one line naming the database, no password", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close(); // nothing listens there now
+    const env = {
+      SEALPOST_STORE_BACKEND: "postgres",
+      SEALPOST_POSTGRES_URL: `postgres://sealpost:pw-never-shown@127.0.0.1:${port}/sealpost`,
+    };
+    for (const command of [["init"], ["serve", "--port", "0"]]) {
+      const answer = await sealpost([...command, "--data", `${dir}/data`], env);
+      assert.equal(answer.code, 1, answer.stderr);
+      assert.equal(
+        answer.stderr.trim(),
+        `Cannot use the PostgreSQL database 127.0.0.1:${port}/sealpost: ` +
+          `connect ECONNREFUSED 127.0.0.1:${port}`,
+      );
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -16,7 +16,6 @@ import { QueueDispatcher } from "../queue.ts";
 import { migrateStore } from "../schema.ts";
 import { KvIdentity } from "./identity.ts";
 import { openKvStore } from "./store.ts";
-import { KvVaultCounts } from "./vault_counts.ts";
 
 /** The Deno KV backend, opened. */
 export interface KvOpenStore extends OpenStoreBase {
@@ -49,20 +48,22 @@ export async function openKvBackend(
     // The webhook engine's scheduled attempts and any other queue work: one listener per process.
     const queue = new QueueDispatcher(kv);
     const ports = await openKvStore(kv, dataDir, queue, options);
-    const vaultCounts = new KvVaultCounts(dataDir);
     let listening: Promise<void> | null = null;
+    let held: Promise<unknown> = Promise.resolve();
     return {
       backend: "kv",
       kv,
       ports,
       relaySecret,
-      vaultCounts,
       start: () => void (listening ??= queue.start()),
-      // One process owns a KV store (the data dir's lock): no other process can hold it.
-      exclusive: (_name, fn) => fn(),
+      // One process owns a KV store (the data dir's lock): holders queue in this process.
+      exclusive: (_name, fn) => {
+        const run = held.then(fn, fn);
+        held = run.catch(() => {});
+        return run;
+      },
       close: async () => {
         await ports.close();
-        vaultCounts.close();
         kv.close();
         await listening;
       },

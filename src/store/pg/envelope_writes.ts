@@ -14,6 +14,9 @@ import type { Tx } from "./db.ts";
 /** The channel of the NOTIFY sent for each recipient with newly committed envelopes. */
 export const QUEUED_CHANNEL = "sealpost_queued";
 
+/** Ciphertext bytes one insert statement takes at most (unless one envelope is larger). */
+const STATEMENT_BYTES = 16 * 1024 * 1024;
+
 /** One `writeVersion` waiting for its batch. */
 export interface VersionWrite {
   head: SubmissionRow;
@@ -121,7 +124,16 @@ async function queue(tx: Tx, writes: VersionWrite[]) {
       ciphertext: w.envelope.ciphertext,
     };
   });
-  await tx`insert into relay_queue ${tx(rows)}`;
+  // Several statements when the ciphertexts are large: none carries much more than 16 MiB.
+  for (let start = 0; start < rows.length;) {
+    let end = start + 1;
+    let bytes = rows[start].ciphertext.length;
+    while (end < rows.length && bytes + rows[end].ciphertext.length <= STATEMENT_BYTES) {
+      bytes += rows[end++].ciphertext.length;
+    }
+    await tx`insert into relay_queue ${tx(rows.slice(start, end))}`;
+    start = end;
+  }
   await tx`select pg_notify(${QUEUED_CHANNEL}, f) from unnest(${fingerprints}::text[]) f`;
 }
 

@@ -8,23 +8,13 @@
  */
 import { FormVersionCache } from "../form_version_cache.ts";
 import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
-import { KV_LIMITS, valueSize, WriteTooLargeError } from "../write.ts";
-import type { Sql } from "./db.ts";
+import { PgCheckFailedError } from "./check_failed.ts";
+import { checkRowSize, json } from "./json.ts";
+import type { Sql, Tx } from "./db.ts";
 import { transaction } from "./transaction.ts";
 
 /** Tries of an optimistic update before "conflict". */
 const TRIES = 5;
-
-/** Throws {@link WriteTooLargeError} when `value` is over one store value. */
-function checkSize(what: string, value: unknown) {
-  const bytes = valueSize(value);
-  if (bytes > KV_LIMITS.valueBytes) {
-    throw new WriteTooLargeError(`${what} of ${bytes} bytes exceeds ${KV_LIMITS.valueBytes}`);
-  }
-}
-
-/** Rolls an update's transaction back: its row or version changed meanwhile. */
-class Stale extends Error {}
 
 /**
  * The PostgreSQL forms store.
@@ -41,17 +31,14 @@ export class PgForms implements FormsPort {
   constructor(private sql: Sql) {}
 
   async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
-    checkSize("A form", row);
-    checkSize("A form version", version);
+    checkRowSize(row);
+    checkRowSize(version);
     return await transaction(this.sql, async (tx) => {
-      const added = await tx`insert into vault_forms (form_id, data)
-        values (${row.formId}, ${
-        JSON.stringify(row)
-      }::text::jsonb) on conflict do nothing returning form_id`;
+      const added = await tx`
+        insert into vault_forms (form_id, data) values (${row.formId}, ${json(row)}::jsonb)
+        on conflict do nothing returning form_id`;
       if (added.length === 0) return false;
-      await tx`insert into vault_form_versions (form_id, schema_version, data)
-        values (${row.formId}, ${version.schemaVersion}, ${JSON.stringify(version)}::text::jsonb)
-        on conflict do nothing`;
+      await this.#addVersion(tx, version);
       return true;
     });
   }
@@ -92,28 +79,32 @@ export class PgForms implements FormsPort {
         select data, rev from vault_forms where form_id = ${formId}`;
       if (!current) return null;
       const next = await change(current.data);
-      checkSize("A form", next.row);
-      if (next.version) checkSize("A form version", next.version);
+      checkRowSize(next.row);
+      if (next.version) checkRowSize(next.version);
       try {
         await transaction(this.sql, async (tx) => {
-          const updated = await tx`update vault_forms set data = ${
-            JSON.stringify(next.row)
-          }::text::jsonb, rev = rev + 1
+          const updated = await tx`
+            update vault_forms set data = ${json(next.row)}::jsonb, rev = rev + 1
             where form_id = ${formId} and rev = ${current.rev} returning rev`;
-          if (updated.length === 0) throw new Stale();
-          if (!next.version) return;
-          const added = await tx`insert into vault_form_versions (form_id, schema_version, data)
-            values (${formId}, ${next.version.schemaVersion}, ${
-            JSON.stringify(next.version)
-          }::text::jsonb)
-            on conflict do nothing returning schema_version`;
-          if (added.length === 0) throw new Stale();
+          if (updated.length === 0) throw new PgCheckFailedError(`Form ${formId} changed`);
+          if (next.version && !await this.#addVersion(tx, next.version)) {
+            throw new PgCheckFailedError(`Version ${next.version.schemaVersion} exists`);
+          }
         });
         return next;
       } catch (err) {
-        if (!(err instanceof Stale)) throw err;
+        if (!(err instanceof PgCheckFailedError)) throw err;
       }
     }
     return "conflict";
+  }
+
+  /** Adds an archived version; false (nothing written) when its number is taken. */
+  async #addVersion(tx: Tx, version: VaultFormVersionRow): Promise<boolean> {
+    const added = await tx`
+      insert into vault_form_versions (form_id, schema_version, data)
+      values (${version.formId}, ${version.schemaVersion}, ${json(version)}::jsonb)
+      on conflict do nothing returning schema_version`;
+    return added.length === 1;
   }
 }

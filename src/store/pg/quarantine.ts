@@ -8,6 +8,7 @@ import { partCount } from "../parts.ts";
 import type { QuarantineEntry, QuarantinePort, VaultQuarantineRow } from "../ports/quarantine.ts";
 import type { WritePart } from "../write_part.ts";
 import { PgCheckFailedError } from "./check_failed.ts";
+import { json } from "./json.ts";
 import type { Sql } from "./db.ts";
 import { transaction } from "./transaction.ts";
 import { pgPart, runPgParts } from "./write_part.ts";
@@ -43,7 +44,7 @@ export class PgQuarantine implements QuarantinePort {
     await transaction(this.sql, async (tx) => {
       await tx`
         insert into vault_quarantine (id, data, quarantined_at, box_bytes, box)
-        values (${entry.id}, ${JSON.stringify(entry)}::text::jsonb, ${new Date().toISOString()},
+        values (${entry.id}, ${json(entry)}::jsonb, ${new Date().toISOString()},
           ${ciphertext.length}, ${ciphertext})
         on conflict (id) do update set data = excluded.data`;
       if (ack) await runPgParts(tx, [ack]);

@@ -116,15 +116,15 @@ async function flushIn(
   tx: Tx,
   items: Item[],
 ): Promise<{ outcomes: SubmissionOutcome[]; events: StoredRecordEvent[] }> {
-  const keys = [...new Map(items.map((item) => [keyOf(item.write), item.write])).values()]
-    .map((w) => ({ form_id: w.formId, record_id: w.recordId }));
+  const keys = JSON.stringify(
+    [...new Map(items.map((item) => [keyOf(item.write), item.write])).values()]
+      .map((w) => ({ form_id: w.formId, record_id: w.recordId })),
+  );
   const heads = await tx<HeadRow[]>`
     select ${headColumns(tx)} from vault_records
     where (form_id, record_id) in (
       select x.form_id, x.record_id
-      from json_to_recordset(${
-    JSON.stringify(keys)
-  }::text::json) as x(form_id text, record_id text))
+      from json_to_recordset(${keys}::text::json) as x(form_id text, record_id text))
     order by form_id, record_id
     for update`;
   const state = new Map(

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ConsoleSessionRow, SessionsPort } from "../ports/sessions.ts";
+import { json } from "./json.ts";
 import type { Sql } from "./db.ts";
 
 /** Expired sessions pruned per new session at most (bounded work per sign-in). */
@@ -26,7 +27,7 @@ export class PgSessions implements SessionsPort {
   async create(idHash: string, row: ConsoleSessionRow, ttlMs: number): Promise<void> {
     await this.sql`
       insert into vault_console_sessions (id_hash, user_id, data, seen_at, expires_at)
-      values (${idHash}, ${row.userId}, ${JSON.stringify(row)}::text::jsonb, ${row.seenAt},
+      values (${idHash}, ${row.userId}, ${json(row)}::jsonb, ${row.seenAt},
         now() + ${ttlMs} * interval '1 millisecond')
       on conflict (id_hash) do update set user_id = excluded.user_id, data = excluded.data,
         seen_at = excluded.seen_at, expires_at = excluded.expires_at`;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { VaultDatabaseRow, VaultDatabasesPort } from "../ports/vault_databases.ts";
+import { json } from "./json.ts";
 import type { Sql } from "./db.ts";
 
 /**
@@ -19,9 +20,8 @@ export class PgVaultDatabases implements VaultDatabasesPort {
   constructor(private sql: Sql) {}
 
   async put(row: VaultDatabaseRow): Promise<void> {
-    await this.sql`insert into vault_databases (id, data) values (${row.id}, ${
-      JSON.stringify(row)
-    }::text::jsonb)
+    await this.sql`
+      insert into vault_databases (id, data) values (${row.id}, ${json(row)}::jsonb)
       on conflict (id) do update set data = excluded.data`;
   }
 
@@ -43,9 +43,8 @@ export class PgVaultDatabases implements VaultDatabasesPort {
   }
 
   async setFact(name: string, value: unknown): Promise<void> {
-    await this.sql`insert into vault_facts (name, value) values (${name}, ${
-      JSON.stringify(value)
-    }::text::jsonb)
+    await this.sql`
+      insert into vault_facts (name, value) values (${name}, ${json(value)}::jsonb)
       on conflict (name) do update set value = excluded.value`;
   }
 }

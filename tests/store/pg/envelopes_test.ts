@@ -135,3 +135,32 @@ Deno.test("pg envelopes: a process hears the NOTIFY of another's commit", async 
     clearTimeout(timer);
   });
 });
+
+Deno.test("pg envelopes: a batch of large envelopes goes in several statements, all read back whole", async () => {
+  await twoProcesses(async (a) => {
+    const big = Array.from({ length: 4 }, (_, i) => {
+      const bytes = new Uint8Array(9 * 1024 * 1024);
+      for (let o = 0; o < bytes.length; o += 65536) {
+        bytes.set(crypto.getRandomValues(new Uint8Array(65536)), o);
+      }
+      bytes[0] = i;
+      return bytes;
+    });
+    const results = await Promise.all(
+      big.map((ciphertext, i) =>
+        a.writeVersion(head(`big${i}`), null, { ...envelope(), ciphertext })
+      ),
+    );
+    assert.deepEqual(results, [true, true, true, true]);
+    let after = 0;
+    const read = new Map<string, Uint8Array>();
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await a.listQueue(FP, after, 10);
+      for (const item of page.items) read.set(item.submissionId, item.ciphertext);
+      if (page.nextCursor === null) break;
+      after = page.nextCursor;
+    }
+    assert.equal(read.size, 4);
+    big.forEach((bytes, i) => assert.deepEqual(read.get(`big${i}`), bytes));
+  });
+});

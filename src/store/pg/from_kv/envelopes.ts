@@ -60,7 +60,7 @@ async function copySubmissions(kv: Deno.Kv, port: KvEnvelopes, sql: Sql): Promis
     batch = [];
   };
   for await (const entry of kv.list({ prefix })) {
-    const head = await port.getSubmission(entry.key.at(-1) as string);
+    const head = await port.getSubmission(idOf(entry.key.at(-1)!));
     if (head) batch.push(head);
     if (batch.length >= ROWS_PER_INSERT) await flush();
   }
@@ -71,7 +71,7 @@ async function copySubmissions(kv: Deno.Kv, port: KvEnvelopes, sql: Sql): Promis
 async function copyQueues(kv: Deno.Kv, port: KvEnvelopes, sql: Sql): Promise<number> {
   const fingerprints = new Set<string>();
   const prefix = keys.queueOf("").slice(0, -1);
-  for await (const entry of kv.list({ prefix })) fingerprints.add(entry.key[1] as string);
+  for await (const entry of kv.list({ prefix })) fingerprints.add(idOf(entry.key[1]));
   let count = 0;
   for (const fingerprint of fingerprints) {
     let after = 0;
@@ -103,4 +103,9 @@ async function copyQueues(kv: Deno.Kv, port: KvEnvelopes, sql: Sql): Promise<num
     }
   }
   return count;
+}
+
+/** The id a key part stands for: hex ids are stored as their bytes (`hexPart` of keys.ts). */
+function idOf(part: Deno.KvKeyPart): string {
+  return part instanceof Uint8Array ? part.toHex() : String(part);
 }

@@ -8,6 +8,10 @@ import { SegmentLog, SEGMENTS_DIR } from "../../../../src/store/segments.ts";
 import { freshKv } from "../../contract/_kv.ts";
 import { freshPg } from "../../contract/_pg.ts";
 
+/** Hex, as real fingerprints are (KV keeps them as bytes in its keys). */
+const FP_A = "ab".repeat(16);
+const FP_B = "cd".repeat(16);
+
 function head(id: string, fingerprint: string, version = 1): SubmissionRow {
   return {
     id,
@@ -38,19 +42,19 @@ Deno.test("copyEnvelopesFromKv: heads and queued envelopes read back the same th
   let pgPort: PgEnvelopes | null = null;
   try {
     for (let i = 0; i < 4; i++) {
-      assert.ok(await kvPort.writeVersion(head(`a${i}`, "fp-a"), null, envelope(100 + i)));
+      assert.ok(await kvPort.writeVersion(head(`a${i}`, FP_A), null, envelope(100 + i)));
     }
-    assert.ok(await kvPort.writeVersion(head("a1", "fp-a", 2), 1, envelope(5000, "sub-1")));
-    assert.ok(await kvPort.writeVersion(head("b0", "fp-b"), null, envelope(700_000)));
-    assert.ok(await kvPort.writeVersion(head("gone", "fp-b"), null, envelope(10)));
-    const gone = (await kvPort.listQueue("fp-b", 0, 10)).items[1];
-    assert.equal(await kvPort.ack("fp-b", [gone.seq]), 1);
+    assert.ok(await kvPort.writeVersion(head("a1", FP_A, 2), 1, envelope(5000, "sub-1")));
+    assert.ok(await kvPort.writeVersion(head("b0", FP_B), null, envelope(700_000)));
+    assert.ok(await kvPort.writeVersion(head("gone", FP_B), null, envelope(10)));
+    const gone = (await kvPort.listQueue(FP_B, 0, 10)).items[1];
+    assert.equal(await kvPort.ack(FP_B, [gone.seq]), 1);
     const heads = await Promise.all(
       ["a0", "a1", "a2", "a3", "b0", "gone"].map((id) => kvPort.getSubmission(id)),
     );
     const queues = {
-      "fp-a": (await kvPort.listQueue("fp-a", 0, 100)).items,
-      "fp-b": (await kvPort.listQueue("fp-b", 0, 100)).items,
+      [FP_A]: (await kvPort.listQueue(FP_A, 0, 100)).items,
+      [FP_B]: (await kvPort.listQueue(FP_B, 0, 100)).items,
     };
     await kvPort.close();
 
@@ -65,10 +69,10 @@ Deno.test("copyEnvelopesFromKv: heads and queued envelopes read back the same th
     }
     const [{ n }] = await pg.sql`select count(*)::int as n from relay_queue`;
     assert.equal(n, 6, "no row copied twice");
-    assert.ok(await pgPort.writeVersion(head("new", "fp-a"), null, envelope(10)));
-    const after = (await pgPort.listQueue("fp-a", 0, 100)).items;
+    assert.ok(await pgPort.writeVersion(head("new", FP_A), null, envelope(10)));
+    const after = (await pgPort.listQueue(FP_A, 0, 100)).items;
     assert.equal(after.at(-1)!.submissionId, "new");
-    assert.ok(after.at(-1)!.seq > queues["fp-a"].at(-1)!.seq, "positions go on after the copy");
+    assert.ok(after.at(-1)!.seq > queues[FP_A].at(-1)!.seq, "positions go on after the copy");
   } finally {
     await pgPort?.close();
     await pg.close();
