@@ -1,6 +1,6 @@
 /**
- * Storage trouble (a full disk, a read-only data dir): recognising it in errors, and the
- * state `/healthz` reports.
+ * Storage trouble (a full disk, a read-only data dir, an unreachable database): recognising it
+ * in errors, and the state `/healthz` reports.
  *
  * @module
  */
@@ -11,8 +11,16 @@ const STORAGE_FAILURE =
   /no space left on device|os error 28\b|disk quota exceeded|os error 122\b|database or disk is full|read-only file system|os error 30\b|readonly database|disk I\/O error/i;
 
 /**
- * The storage failure `err` stands for (a short reason), or null when it is something else.
- * Causes are followed, since wrappers keep the original error there.
+ * Error codes of npm:postgres (its connection errors) and of PostgreSQL (class 08, connection
+ * exception; shutdown; too many connections) that mean "the database cannot be used now".
+ */
+const DATABASE_DOWN =
+  /^(ECONNREFUSED|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|CONNECT_TIMEOUT|08...|57P0[123]|53300)$/;
+
+/**
+ * The storage failure `err` stands for (a short reason), or null when it is something else:
+ * a full disk, a read-only data dir, or a PostgreSQL store that cannot be reached. Causes are
+ * followed, since wrappers keep the original error there.
  *
  * @example
  * ```ts
@@ -21,6 +29,8 @@ const STORAGE_FAILURE =
  */
 export function storageFailure(err: unknown): string | null {
   for (let e = err, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && DATABASE_DOWN.test(code)) return "database unavailable";
     const message = e instanceof Error ? e.message : String(e);
     const match = STORAGE_FAILURE.exec(message);
     if (match) {

@@ -17,6 +17,16 @@ Deno.test("storageFailure: disk full and read-only errors, also as causes; other
     storageFailure(new Error("commit failed", { cause: new Error("os error 28") })),
     "disk full",
   );
+  // PostgreSQL that cannot be used now: npm:postgres's connection errors, the server's codes.
+  const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
+  for (const code of ["ECONNREFUSED", "CONNECTION_CLOSED", "CONNECT_TIMEOUT", "08006", "57P01"]) {
+    assert.equal(storageFailure(coded("down", code)), "database unavailable", code);
+  }
+  assert.equal(
+    storageFailure(new Error("save failed", { cause: coded("write", "CONNECTION_ENDED") })),
+    "database unavailable",
+  );
+  assert.equal(storageFailure(coded("duplicate key", "23505")), null, "a constraint is not");
   assert.equal(storageFailure(new Error("Invalid cursor")), null);
   assert.equal(storageFailure("os error 280"), null);
   assert.equal(storageFailure(undefined), null);
