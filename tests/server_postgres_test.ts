@@ -354,7 +354,7 @@ function cuttableProxy(target: URL) {
   };
 }
 
-Deno.test("postgres: a database that cannot be reached is a 503 storage_unavailable, then serves again", async () => {
+Deno.test("postgres: a database that cannot be reached is a 503 storage_unavailable and a degraded /healthz, then serves again", async () => {
   const pg = await freshPg();
   const proxy = cuttableProxy(new URL(pg.url));
   const url = new URL(pg.url);
@@ -381,7 +381,15 @@ Deno.test("postgres: a database that cannot be reached is a 503 storage_unavaila
       assert.match(answer.body.error.message, /database unavailable/);
       assert.equal(answer.headers.get("retry-after"), "30");
     }
+    // The health check asks the database too: degraded while it cannot be reached.
+    const health = await call(`${inst.url}/healthz`);
+    assert.equal(health.status, 503);
+    assert.equal(health.body.reason, "database unavailable");
     proxy.restore();
+    await until(async () => {
+      const answer = await call(`${inst.url}/healthz`);
+      return answer.status === 200 ? answer : null;
+    }, "a healthy check again");
     const back = await until(async () => {
       const answer = await submit();
       return answer.status === 200 ? answer : null;

@@ -44,8 +44,8 @@ export function storageFailure(err: unknown): string | null {
 const PROBE_EVERY_MS = 2000;
 
 /**
- * Storage health of one data dir: degraded after a storage failure, healthy again once a
- * probe write succeeds.
+ * Storage health of one data dir (and its store): degraded after a storage failure, healthy
+ * again once a probe write succeeds (and the store answers its ping).
  *
  * @example
  * ```ts
@@ -59,7 +59,15 @@ export class StorageHealth {
   #probedAt = -Infinity;
   #probing: Promise<void> | null = null;
 
-  constructor(private dataDir: string, private now: () => number = Date.now) {}
+  /**
+   * `ping`, when given, is the store's own check (a PostgreSQL round trip), run after the probe
+   * write: a store that cannot be reached keeps the state degraded.
+   */
+  constructor(
+    private dataDir: string,
+    private now: () => number = Date.now,
+    private ping?: () => Promise<void>,
+  ) {}
 
   /** Records a storage failure seen while serving. */
   failed(reason: string): void {
@@ -80,6 +88,7 @@ export class StorageHealth {
     try {
       await Deno.writeFile(path, new Uint8Array(4096), { mode: 0o600 });
       await Deno.remove(path);
+      await this.ping?.();
       this.#reason = null;
     } catch (err) {
       this.#reason = storageFailure(err) ?? `storage unavailable: ${(err as Error).message}`;

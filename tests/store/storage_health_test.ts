@@ -52,3 +52,24 @@ Deno.test("StorageHealth: degraded after a failure until a probe write succeeds"
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("StorageHealth: the store's ping runs after the probe write; its failure keeps it degraded", async () => {
+  const dir = await Deno.makeTempDir();
+  let now = 0;
+  let down = true;
+  const ping = () =>
+    down
+      ? Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))
+      : Promise.resolve();
+  const health = new StorageHealth(dir, () => now, ping);
+  try {
+    assert.deepEqual(await health.check(), { ok: false, reason: "database unavailable" });
+    down = false;
+    assert.deepEqual(await health.check(), { ok: false, reason: "database unavailable" }, "reused");
+    now += 2000;
+    assert.deepEqual(await health.check(), { ok: true });
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "the probe file is removed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
