@@ -82,6 +82,7 @@ export async function openPgBackend(config: Config): Promise<PgOpenStore> {
       sql: store.sql,
       ports: store.ports,
       relaySecret,
+      ping: async () => void await store.sql`select 1`,
       // The ports listen (LISTEN/NOTIFY and polls) from when they open.
       start: () => {},
       exclusive: (name, fn) => withPgLock(store.sql, name, fn),
