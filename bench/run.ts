@@ -21,6 +21,7 @@ const known = [
   "relay_meta",
   "pg_envelopes",
   "pg_webhooks",
+  "scale",
 ];
 const present = known.filter((name) => {
   try {

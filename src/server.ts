@@ -148,7 +148,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       ? (ref, { formId, lifetimeSeconds }) => vault.files.url(formId, ref, lifetimeSeconds)
       : undefined,
   });
-  await webhooks.start();
+  // Events become deliveries where records are saved: a relay-only process on a shared database
+  // would render bodies without the vault's forms and file links, so it leaves them to the vault.
+  if (vault) await webhooks.start();
   opened.start();
   const log = new BufferedLines();
   const app = buildApp({

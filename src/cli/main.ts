@@ -38,6 +38,8 @@ Commands:
   backup --out FILE     Archive the data dir (store snapshot, blobs, secrets), live
   restore FILE --data DIR
                         Unpack a backup into a new, empty data dir
+  migrate-store --config FILE
+                        Copy a stopped KV/fs instance into PostgreSQL/S3
   key export-age FINGERPRINT --out FILE
                         A database's private key as an age identity (age -d -i FILE)
 
@@ -279,6 +281,10 @@ export async function main(args: string[]): Promise<number> {
   if (args[0] === "backup" || args[0] === "restore") {
     const { backupCommand } = await import("./backup.ts");
     return await backupCommand(args);
+  }
+  if (args[0] === "migrate-store") {
+    const { migrateStoreCommand } = await import("./migrate_store.ts");
+    return await migrateStoreCommand(args.slice(1));
   }
   if (args[0] === "key") {
     const { keyCommand } = await import("./key_export.ts");

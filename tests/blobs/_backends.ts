@@ -4,12 +4,12 @@
  * Each s3 instance gets a bucket of its own, dropped when it closes.
  */
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import {
   dropBucket,
   prepareBucket,
   type RadosgwEnv,
   radosgwUp,
+  s3ServerEnv,
 } from "../_support/services/radosgw.ts";
 import { startInstance, type TestInstance } from "../_support/server.ts";
 
@@ -41,17 +41,7 @@ export async function startOn(
   const s3 = { ...await radosgw(), bucket: `t-${randomBytes(8).toString("hex")}` };
   await prepareBucket(s3);
   const secrets = await Deno.makeTempDir({ prefix: "sealpost-s3-keys-" });
-  await Deno.writeTextFile(join(secrets, "id"), s3.accessKeyId);
-  await Deno.writeTextFile(join(secrets, "secret"), `${s3.secretAccessKey}\n`);
-  const inst = await startInstance({
-    SEALPOST_BLOBS_BACKEND: "s3",
-    SEALPOST_BLOBS_S3_ENDPOINT: s3.endpoint,
-    SEALPOST_BLOBS_S3_REGION: s3.region,
-    SEALPOST_BLOBS_S3_BUCKET: s3.bucket,
-    SEALPOST_BLOBS_S3_ACCESS_KEY_ID_FILE: join(secrets, "id"),
-    SEALPOST_BLOBS_S3_SECRET_ACCESS_KEY_FILE: join(secrets, "secret"),
-    ...env,
-  });
+  const inst = await startInstance({ ...await s3ServerEnv(s3, secrets), ...env });
   return {
     ...inst,
     s3,

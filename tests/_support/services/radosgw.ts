@@ -156,6 +156,28 @@ export async function prepareBucket(env: RadosgwEnv): Promise<void> {
 }
 
 /**
+ * The `SEALPOST_BLOBS_*` settings of a server storing its blobs in bucket `env.bucket`, with the
+ * keys written as files into `dir` (never in the environment of the server).
+ *
+ * @example
+ * ```ts
+ * const settings = await s3ServerEnv({ ...await radosgwUp(), bucket: "t-1234" }, secretsDir);
+ * ```
+ */
+export async function s3ServerEnv(env: RadosgwEnv, dir: string): Promise<Record<string, string>> {
+  await Deno.writeTextFile(join(dir, "id"), env.accessKeyId);
+  await Deno.writeTextFile(join(dir, "secret"), `${env.secretAccessKey}\n`);
+  return {
+    SEALPOST_BLOBS_BACKEND: "s3",
+    SEALPOST_BLOBS_S3_ENDPOINT: env.endpoint,
+    SEALPOST_BLOBS_S3_REGION: env.region,
+    SEALPOST_BLOBS_S3_BUCKET: env.bucket,
+    SEALPOST_BLOBS_S3_ACCESS_KEY_ID_FILE: join(dir, "id"),
+    SEALPOST_BLOBS_S3_SECRET_ACCESS_KEY_FILE: join(dir, "secret"),
+  };
+}
+
+/**
  * Starts the gateway of this checkout (or reuses it when it answers) and returns how to reach
  * it. Throws with the failing step and its log when a daemon does not come up.
  *
