@@ -12,10 +12,18 @@
  *    process each on its own KV file: the baseline), and by 1 and 2 vault workers on
  *    PostgreSQL behind 2 relays. Records per second from the worker's start to an empty queue.
  *
+ * PostgreSQL: by default a cluster of the run's own with PostgreSQL's durable settings (fsync,
+ * synchronous_commit, full_page_writes on: a commit is on disk before the answer, as with KV);
+ * `--cluster tests` uses the tests' shared cluster instead (all three off: an upper bound).
+ * The PostgreSQL CPU is that cluster's processes'.
+ *
  * Usage: deno run -A bench/scale.ts [--seconds 8] [--connections 64] [--rounds 3]
- *   [--count 5000] [--skip intake|ingest]
+ *   [--count 5000] [--skip intake|ingest] [--cluster durable|tests]
  */
+import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { servicesDir } from "../tests/_support/services/_run.ts";
+import { postgresDown, type PostgresEnv, postgresUp } from "../tests/_support/services/postgres.ts";
 import { publishForm, registerDatabase, type Target } from "../tests/_support/owner.ts";
 import { spawnServer } from "../tests/_support/process.ts";
 import {
@@ -43,8 +51,10 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     count: { type: "string", default: "5000" },
     skip: { type: "string", default: "" },
+    cluster: { type: "string", default: "durable" },
   },
 });
+const durable = values.cluster === "durable";
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
@@ -64,15 +74,18 @@ function cpuOf(pids: number[]): number {
   return ms;
 }
 
-/** The PostgreSQL server processes of the machine (every backend of the cluster). */
+/** The benchmark's PostgreSQL cluster: its postmaster and every process it started. */
 function postgresPids(): number[] {
-  const out: number[] = [];
+  const postmaster = Number(
+    Deno.readTextFileSync(join(cluster.dir, "postgres", "data", "postmaster.pid")).split("\n")[0],
+  );
+  const out = [postmaster];
   for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
     try {
-      if (Deno.readTextFileSync(`/proc/${entry.name}/comm`).trim() === "postgres") {
-        out.push(Number(entry.name));
-      }
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === postmaster) out.push(Number(entry.name));
     } catch { /* gone meanwhile */ }
   }
   return out;
@@ -135,7 +148,7 @@ async function intake(): Promise<void> {
   Deno.env.set("FORM_ID", "bench");
   const kvDir = await Deno.makeTempDir({ prefix: "sealpost-bench-scale-kv-" });
   const kv = await spawnServer(kvDir);
-  const backing = await pgBacking();
+  const backing = await pgBacking(cluster.env);
   const relays: ServeProcess[] = [];
   try {
     const kvKey = await benchForm(kv);
@@ -184,17 +197,20 @@ async function intake(): Promise<void> {
         `${rounds} interleaved rounds, medians; 1 KiB, random ids)\n`,
     );
     console.log(
-      "| subject | submissions/s | vs KV | p99 ms | sealpost cores | postgres cores | machine cores |",
+      "| subject | submissions/s | vs KV | p99 ms | sealpost cores | postgres cores | " +
+        "machine cores | CPU µs per submission: sealpost + postgres |",
     );
-    console.log("| --- | --- | --- | --- | --- | --- | --- |");
+    console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const s of subjects) {
       const xs = runs.get(s.name)!;
       const rps = median(xs.map((x) => x.r.rps));
       const core = (k: string) => fmt(median(xs.map((x) => x.cores[k])), 2);
+      // CPU seconds per wall second over submissions per second: CPU per submission.
+      const us = (k: string) => fmt(median(xs.map((x) => (x.cores[k] / x.r.rps) * 1e6)), 0);
       console.log(
         `| ${s.name} | ${fmt(rps, 0)} | ${fmt(rps / base, 2)}x | ` +
           `${fmt(median(xs.map((x) => x.r.p99ms)), 1)} | ${core("sealpost")} | ` +
-          `${core("postgres")} | ${core("machine")} |`,
+          `${core("postgres")} | ${core("machine")} | ${us("sealpost")} + ${us("postgres")} |`,
       );
     }
     const bad = [...runs.values()].flat().reduce((n, x) => n + x.r.non2xx + x.r.errors, 0);
@@ -238,7 +254,10 @@ async function ingest(): Promise<void> {
     rows.push(
       `| ${name} | ${fmt(x.rate, 0)} | ${fmt(x.rate / base, 2)}x | ${fmt(x.seconds, 1)} | ` +
         `${fmt(x.cores.vaults, 2)} | ${fmt(x.cores.relays, 2)} | ` +
-        `${fmt(x.cores.postgres, 2)} | ${fmt(x.cores.machine, 2)} |`,
+        `${fmt(x.cores.postgres, 2)} | ${fmt(x.cores.machine, 2)} | ` +
+        [x.cores.vaults, x.cores.relays, x.cores.postgres]
+          .map((c) => fmt((c / x.rate) * 1e6, 0)).join(" + ") +
+        " |",
     );
   const run = async (backing: Backing, relays: number, vaults: number) =>
     await startDeployment({ relays, vaults, backing });
@@ -251,7 +270,7 @@ async function ingest(): Promise<void> {
   } finally {
     await kv.close();
   }
-  const backing = await pgBacking();
+  const backing = await pgBacking(cluster.env);
   try {
     const pg = await run(backing, 2, 2);
     try {
@@ -264,16 +283,59 @@ async function ingest(): Promise<void> {
     await backing.close();
   }
   console.log(
-    `\nIngest (${count} queued 1-field-set envelopes drained from the worker's start to an ` +
+    `\nIngest (${count} queued demo-form envelopes drained from the worker's start to an ` +
       `empty queue; load ${loadavg()})\n`,
   );
   console.log(
-    "| subject | records/s | vs KV | seconds | vault cores | relay cores | postgres cores | machine cores |",
+    "| subject | records/s | vs KV | seconds | vault cores | relay cores | postgres cores | " +
+      "machine cores | CPU µs per record: vault + relay + postgres |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const line of rows) console.log(line);
 }
 
-console.log(`bench/scale on ${navigator.hardwareConcurrency} cores; load average ${loadavg()}`);
-if (values.skip !== "intake") await intake();
-if (values.skip !== "ingest") await ingest();
+/**
+ * The PostgreSQL cluster of the run: by default one of its own with PostgreSQL's durable
+ * settings (as KV's fsync), in a services folder of its own; `--cluster tests` uses the tests'
+ * shared cluster (fsync, synchronous_commit and full_page_writes off).
+ */
+async function startCluster(): Promise<{ env: PostgresEnv; dir: string; stop(): Promise<void> }> {
+  const shared = Deno.env.get("SERVICES_DIR");
+  const dir = durable ? await Deno.makeTempDir({ prefix: "sealpost-bench-pg-" }) : servicesDir();
+  // The server runs as the postgres user: it must reach its folder inside.
+  if (durable) await Deno.chmod(dir, 0o755);
+  const inDir = async <T>(work: () => Promise<T>): Promise<T> => {
+    Deno.env.set("SERVICES_DIR", dir);
+    try {
+      return await work();
+    } finally {
+      if (shared === undefined) Deno.env.delete("SERVICES_DIR");
+      else Deno.env.set("SERVICES_DIR", shared);
+    }
+  };
+  const env = await inDir(() => postgresUp({ durable }));
+  return {
+    env,
+    dir,
+    stop: async () => {
+      if (!durable) return;
+      await inDir(() => postgresDown());
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+const cluster = await startCluster();
+try {
+  console.log(
+    `bench/scale on ${navigator.hardwareConcurrency} cores; PostgreSQL cluster: ` +
+      (durable
+        ? "the run's own, durable (fsync, synchronous_commit, full_page_writes on)"
+        : "the tests' (fsync, synchronous_commit, full_page_writes off)") +
+      `; load average ${loadavg()}`,
+  );
+  if (values.skip !== "intake") await intake();
+  if (values.skip !== "ingest") await ingest();
+} finally {
+  await cluster.stop();
+}

@@ -50,8 +50,8 @@ async function readBlob(
 }
 
 /**
- * Copies the blobs `kv` knows from `<dataDir>/blobs/` into `store`; `onBlob` is told of each
- * blob settled (for progress). Throws {@link BlobCopyError} when the store refuses one.
+ * Copies the blobs `kv` knows from `<dataDir>/blobs/` into `store`. Throws
+ * {@link BlobCopyError} when the store refuses one.
  *
  * @example
  * ```ts
@@ -63,7 +63,6 @@ export async function copyBlobsToS3(
   kv: Deno.Kv,
   dataDir: string,
   store: S3BlobStore,
-  onBlob?: () => void,
 ): Promise<BlobCopyReport> {
   const report: BlobCopyReport = { copied: 0, present: 0, bytes: 0, missing: [] };
   const copyOne = async (meta: BlobMetaRow) => {
@@ -107,7 +106,6 @@ export async function copyBlobsToS3(
   await Promise.all(Array.from({ length: COPY_CONCURRENCY }, async () => {
     for (let next = await take(); !next.done; next = await take()) {
       await copyOne(next.value.value);
-      onBlob?.();
     }
   }));
   report.missing.sort();

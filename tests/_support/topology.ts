@@ -16,7 +16,7 @@ import {
 } from "../../src/sdk/mod.ts";
 import { fingerprint } from "../../src/crypto/keys.ts";
 import { openPg } from "../../src/store/pg/db.ts";
-import { postgresUp } from "./services/postgres.ts";
+import { type PostgresEnv, postgresUp } from "./services/postgres.ts";
 import { dropBucket, prepareBucket, radosgwUp, s3ServerEnv } from "./services/radosgw.ts";
 import { freePort, waitFor } from "./process.ts";
 
@@ -525,7 +525,7 @@ export async function queued(
 
 /**
  * Every process on one PostgreSQL schema and one radosgw bucket of the test services (started
- * on first use; a fresh schema and bucket each time, dropped by `close`). The blob store's
+ * on first use; a fresh schema and bucket each time, dropped by `close`), or of `cluster`. The blob store's
  * keys go to the processes in files, the database URL (with the schema as its `search_path`)
  * in `SEALPOST_POSTGRES_URL`.
  *
@@ -535,8 +535,8 @@ export async function queued(
  * const d = await startDeployment({ relays: 3, vaults: 2, backing });
  * ```
  */
-export async function pgBacking(): Promise<Backing> {
-  const pg = await postgresUp();
+export async function pgBacking(cluster?: PostgresEnv): Promise<Backing> {
+  const pg = cluster ?? await postgresUp();
   const s3 = { ...await radosgwUp(), bucket: `t-${crypto.randomUUID().slice(0, 18)}` };
   const schema = `t_${crypto.randomUUID().replaceAll("-", "")}`;
   const admin = openPg(pg.url, { max: 1 });

@@ -75,14 +75,16 @@ function superSql(port: number, sql: string) {
 
 /**
  * Starts the cluster of this checkout (or reuses it when it answers) and returns how to
- * reach it.
+ * reach it. The tests' cluster trades durability for speed (`fsync`, `synchronous_commit` and
+ * `full_page_writes` off); `durable` starts it with PostgreSQL's durable defaults instead (a
+ * benchmark's cluster, in a `SERVICES_DIR` of its own).
  *
  * @example
  * ```ts
  * const pg = await postgresUp(); // { url: "postgres://sealpost:…@127.0.0.1:…/sealpost_test" }
  * ```
  */
-export async function postgresUp(): Promise<PostgresEnv> {
+export async function postgresUp(options: { durable?: boolean } = {}): Promise<PostgresEnv> {
   const known = await readState<PostgresEnv>(stateFile());
   if (known && await ready(known)) return known;
   await postgresDown();
@@ -115,7 +117,9 @@ export async function postgresUp(): Promise<PostgresEnv> {
       "start",
       "-o",
       `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${join(dir(), "run")}` +
-      " -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+      (options.durable
+        ? " -c fsync=on -c synchronous_commit=on -c full_page_writes=on"
+        : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"),
     ], { timeoutMs: 90_000 });
     await until("PostgreSQL did not accept connections", () => ready({ port }), 30_000);
     step("start");
