@@ -48,6 +48,8 @@ export interface AppDeps {
   blobs: Blobs | null;
   /** Metrics (src/metrics); null when `metrics.enabled` is off. */
   metrics?: ServiceMetrics | null;
+  /** The store's own check for `/healthz` (src/store/open.ts `ping`). */
+  storePing?: () => Promise<void>;
 }
 
 /** Builds the application. */
@@ -77,7 +79,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   }
   // Storage health (src/store/storage_health.ts): degraded after a failed write until a probe
   // write succeeds again.
-  const storage = new StorageHealth(config.data_dir);
+  const storage = new StorageHealth(config.data_dir, Date.now, deps.storePing);
   app.get("/healthz", async (c) => {
     const state = await storage.check();
     return state.ok

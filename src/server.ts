@@ -165,6 +165,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     vault,
     blobs,
     metrics,
+    storePing: opened.ping,
   });
   let server: HttpServer;
   try {

@@ -304,3 +304,101 @@ Deno.test("postgres: two vault workers starting together set the vault up once",
     await pg.close();
   }
 });
+
+/** A TCP relay to the database that the test can cut (every connection) and restore. */
+function cuttableProxy(target: URL) {
+  const open = new Set<Deno.Conn>();
+  let listener: Deno.Listener | null = null;
+  const serve = (port: number) => {
+    listener = Deno.listen({ hostname: "127.0.0.1", port });
+    (async () => {
+      for await (const client of listener!) {
+        const server = await Deno.connect({
+          hostname: target.hostname,
+          port: Number(target.port),
+        }).catch(() => null);
+        if (!server) {
+          client.close();
+          continue;
+        }
+        open.add(client).add(server);
+        const pipe = (from: Deno.Conn, to: Deno.Conn) =>
+          from.readable.pipeTo(to.writable).catch(() => {}).finally(() => {
+            for (const conn of [from, to]) {
+              open.delete(conn);
+              try {
+                conn.close();
+              } catch { /* closed */ }
+            }
+          });
+        pipe(client, server);
+        pipe(server, client);
+      }
+    })().catch(() => {});
+    return (listener.addr as Deno.NetAddr).port;
+  };
+  const port = serve(0);
+  return {
+    port,
+    cut() {
+      listener?.close();
+      listener = null;
+      for (const conn of open) {
+        try {
+          conn.close();
+        } catch { /* closed */ }
+      }
+      open.clear();
+    },
+    restore: () => void (listener ?? serve(port)),
+  };
+}
+
+Deno.test("postgres: a database that cannot be reached is a 503 storage_unavailable and a degraded /healthz, then serves again", async () => {
+  const pg = await freshPg();
+  const proxy = cuttableProxy(new URL(pg.url));
+  const url = new URL(pg.url);
+  url.host = `127.0.0.1:${proxy.port}`;
+  const inst = await startInstance({
+    ...pgEnv(pg),
+    SEALPOST_POSTGRES_URL: `${url}?search_path=${pg.schema}`,
+  });
+  try {
+    const { token, form, pin } = await vaultForm(inst, "Contact", FIELDS);
+    const manifest = await fetchManifest(form.formId, { relayUrl: inst.url, pin });
+    const envelope = async () =>
+      buildEnvelope(
+        manifest,
+        await seal(buildPayload(manifest, { name: "Ada" }), manifest.recipient.publicKey),
+      );
+    const submit = async () =>
+      call(`${inst.url}/submissions`, { method: "POST", json: await envelope() });
+    assert.equal((await submit()).status, 200);
+    proxy.cut();
+    for (const answer of [await submit(), await call(`${inst.url}/vault/forms`, { token })]) {
+      assert.equal(answer.status, 503, JSON.stringify(answer.body));
+      assert.equal(answer.body.error.code, "storage_unavailable");
+      assert.match(answer.body.error.message, /database unavailable/);
+      assert.equal(answer.headers.get("retry-after"), "30");
+    }
+    // The health check asks the database too: degraded while it cannot be reached.
+    const health = await call(`${inst.url}/healthz`);
+    assert.equal(health.status, 503);
+    assert.equal(health.body.reason, "database unavailable");
+    proxy.restore();
+    await until(async () => {
+      const answer = await call(`${inst.url}/healthz`);
+      return answer.status === 200 ? answer : null;
+    }, "a healthy check again");
+    const back = await until(async () => {
+      const answer = await submit();
+      return answer.status === 200 ? answer : null;
+    }, "intake on the database again");
+    assert.match(back.body.editToken, /^[A-Za-z0-9_-]{43}$/);
+  } finally {
+    proxy.restore();
+    await inst.close();
+    proxy.cut();
+    await pg.close();
+  }
+});

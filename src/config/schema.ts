@@ -196,7 +196,7 @@ export const ConfigSchema = z.strictObject({
     postgres_pool_size: z.number().int().min(2).max(1000).default(10),
     /**
      * File holding the relay secret (base64 of 32 bytes) every process of one database shares;
-     * empty: the secret is made once and kept in the database.
+     * empty: `<data_dir>/relay.secret` (kv), or made once and kept in the database (postgres).
      */
     relay_secret_file: z.string().default(""),
   }).prefault({}).refine(

@@ -18,6 +18,8 @@ export interface OpenStoreBase {
   ports: StorePorts;
   /** HMAC key of edit tokens and pre-signed URLs, the same in every process of one store. */
   relaySecret: Uint8Array;
+  /** Resolves when the store can be used now; throws its error when it cannot. */
+  ping(): Promise<void>;
   /** Starts the store's background listeners, once every consumer has registered. */
   start(): void;
   /**

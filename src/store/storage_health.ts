@@ -1,6 +1,6 @@
 /**
- * Storage trouble (a full disk, a read-only data dir): recognising it in errors, and the
- * state `/healthz` reports.
+ * Storage trouble (a full disk, a read-only data dir, an unreachable database): recognising it
+ * in errors, and the state `/healthz` reports.
  *
  * @module
  */
@@ -11,8 +11,16 @@ const STORAGE_FAILURE =
   /no space left on device|os error 28\b|disk quota exceeded|os error 122\b|database or disk is full|read-only file system|os error 30\b|readonly database|disk I\/O error/i;
 
 /**
- * The storage failure `err` stands for (a short reason), or null when it is something else.
- * Causes are followed, since wrappers keep the original error there.
+ * Error codes of npm:postgres (its connection errors) and of PostgreSQL (class 08, connection
+ * exception; shutdown; too many connections) that mean "the database cannot be used now".
+ */
+const DATABASE_DOWN =
+  /^(ECONNREFUSED|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|CONNECT_TIMEOUT|08...|57P0[123]|53300)$/;
+
+/**
+ * The storage failure `err` stands for (a short reason), or null when it is something else:
+ * a full disk, a read-only data dir, or a PostgreSQL store that cannot be reached. Causes are
+ * followed, since wrappers keep the original error there.
  *
  * @example
  * ```ts
@@ -21,6 +29,8 @@ const STORAGE_FAILURE =
  */
 export function storageFailure(err: unknown): string | null {
   for (let e = err, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && DATABASE_DOWN.test(code)) return "database unavailable";
     const message = e instanceof Error ? e.message : String(e);
     const match = STORAGE_FAILURE.exec(message);
     if (match) {
@@ -34,8 +44,8 @@ export function storageFailure(err: unknown): string | null {
 const PROBE_EVERY_MS = 2000;
 
 /**
- * Storage health of one data dir: degraded after a storage failure, healthy again once a
- * probe write succeeds.
+ * Storage health of one data dir (and its store): degraded after a storage failure, healthy
+ * again once a probe write succeeds (and the store answers its ping).
  *
  * @example
  * ```ts
@@ -49,7 +59,15 @@ export class StorageHealth {
   #probedAt = -Infinity;
   #probing: Promise<void> | null = null;
 
-  constructor(private dataDir: string, private now: () => number = Date.now) {}
+  /**
+   * `ping`, when given, is the store's own check (a PostgreSQL round trip), run after the probe
+   * write: a store that cannot be reached keeps the state degraded.
+   */
+  constructor(
+    private dataDir: string,
+    private now: () => number = Date.now,
+    private ping?: () => Promise<void>,
+  ) {}
 
   /** Records a storage failure seen while serving. */
   failed(reason: string): void {
@@ -70,6 +88,7 @@ export class StorageHealth {
     try {
       await Deno.writeFile(path, new Uint8Array(4096), { mode: 0o600 });
       await Deno.remove(path);
+      await this.ping?.();
       this.#reason = null;
     } catch (err) {
       this.#reason = storageFailure(err) ?? `storage unavailable: ${(err as Error).message}`;

@@ -165,7 +165,6 @@ export class WebhookEngine {
     this.#life.start();
     this.#outbox.start();
     await this.webhooks.resumeRemovals();
-    await this.#fanout.loadBlocked();
     await this.sweep(0);
     const grace = SWEEP_INTERVAL_MS + this.#settings.request_timeout_seconds * 1000;
     this.#sweeper = setInterval(() => {
@@ -225,11 +224,14 @@ export class WebhookEngine {
   }
 
   /**
-   * Re-arms pending deliveries overdue by more than `graceMs` (their message may be lost;
-   * 0 on start, when nothing is under way) and asks for a scan of the outbox for events
-   * older than `graceMs`. Returns how many deliveries it re-armed.
+   * Reads which configurations are flagged `blocked`, re-arms pending deliveries overdue by
+   * more than `graceMs` (their message may be lost; 0 on start, when nothing is under way) and
+   * asks for a scan of the outbox for events older than `graceMs`. Returns how many deliveries
+   * it re-armed.
    */
   async sweep(graceMs: number): Promise<number> {
+    // Blocked flags another worker of the store set: cleared here too once their event goes.
+    await this.#fanout.loadBlocked();
     const rearmed = await sweepPending(this.deliveries, this.#dispatcher, graceMs);
     // Events announced but never settled (or never announced) are taken from the outbox.
     this.#outbox.requestScan(graceMs);

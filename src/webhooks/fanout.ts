@@ -74,9 +74,15 @@ export class Fanout {
 
   constructor(private options: FanoutOptions) {}
 
-  /** Reads which configurations are flagged `blocked` (on start). */
+  /**
+   * Reads which configurations are flagged `blocked` (on start and at each sweep: another
+   * worker of the store may have flagged them); a flag cleared meanwhile is cleared again,
+   * conditionally, which does nothing.
+   */
   async loadBlocked(): Promise<void> {
-    this.#blocked = await this.options.configs.blockedFlags();
+    for (const [id, eventId] of await this.options.configs.blockedFlags()) {
+      this.#blocked.set(id, eventId);
+    }
   }
 
   /** Makes the deliveries of one event and removes it from the outbox. */

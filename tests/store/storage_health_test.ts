@@ -17,6 +17,16 @@ Deno.test("storageFailure: disk full and read-only errors, also as causes; other
     storageFailure(new Error("commit failed", { cause: new Error("os error 28") })),
     "disk full",
   );
+  // PostgreSQL that cannot be used now: npm:postgres's connection errors, the server's codes.
+  const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
+  for (const code of ["ECONNREFUSED", "CONNECTION_CLOSED", "CONNECT_TIMEOUT", "08006", "57P01"]) {
+    assert.equal(storageFailure(coded("down", code)), "database unavailable", code);
+  }
+  assert.equal(
+    storageFailure(new Error("save failed", { cause: coded("write", "CONNECTION_ENDED") })),
+    "database unavailable",
+  );
+  assert.equal(storageFailure(coded("duplicate key", "23505")), null, "a constraint is not");
   assert.equal(storageFailure(new Error("Invalid cursor")), null);
   assert.equal(storageFailure("os error 280"), null);
   assert.equal(storageFailure(undefined), null);
@@ -37,6 +47,27 @@ Deno.test("StorageHealth: degraded after a failure until a probe write succeeds"
     assert.equal(state.ok, false);
     now += 1000;
     assert.deepEqual(await broken.check(), state);
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "the probe file is removed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("StorageHealth: the store's ping runs after the probe write; its failure keeps it degraded", async () => {
+  const dir = await Deno.makeTempDir();
+  let now = 0;
+  let down = true;
+  const ping = () =>
+    down
+      ? Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))
+      : Promise.resolve();
+  const health = new StorageHealth(dir, () => now, ping);
+  try {
+    assert.deepEqual(await health.check(), { ok: false, reason: "database unavailable" });
+    down = false;
+    assert.deepEqual(await health.check(), { ok: false, reason: "database unavailable" }, "reused");
+    now += 2000;
+    assert.deepEqual(await health.check(), { ok: true });
     assert.deepEqual([...Deno.readDirSync(dir)], [], "the probe file is removed");
   } finally {
     await Deno.remove(dir, { recursive: true });

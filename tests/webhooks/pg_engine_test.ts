@@ -9,11 +9,13 @@ import assert from "node:assert/strict";
 import type { RecordEvent } from "../../src/events/record_event.ts";
 import type { WebhookDeliveries } from "../../src/store/ports/webhooks.ts";
 import type { WebhookDeliveryRow } from "../../src/store/rows.ts";
+import { json } from "../../src/store/pg/json.ts";
 import { PgWebhookConfigs } from "../../src/store/pg/webhook_configs.ts";
+import { webhookPgPorts } from "../../src/store/pg/webhook_ports.ts";
 import { newConfig } from "../../src/webhooks/config.ts";
 import { WebhookCreateSchema } from "../../src/webhooks/index.ts";
 import { freshPg } from "../store/contract/_pg.ts";
-import { type Receiver, startReceiver, until } from "./_harness.ts";
+import { contactEvent, type Receiver, startReceiver, until } from "./_harness.ts";
 import { emitContact, startPgWorker } from "./_pg_harness.ts";
 
 const VALUES = { name: "Ada", age: 36, tags: ["math"] };
@@ -184,6 +186,42 @@ test("kill -9 mid-attempt: another worker takes the attempt over after the claim
   } finally {
     release();
     await b?.stop();
+    await receiver.close();
+    await pg.close();
+  }
+});
+
+test("a dead worker's blocked event goes through here, and its flag is cleared", async () => {
+  const receiver = startReceiver(() => new Response("ok"));
+  const { pg, hook } = await setup(receiver);
+  const lease = { eventLeaseMs: 600 };
+  // An event taken by a worker that then flags its webhook blocked (its form's fields were
+  // unavailable there) and dies, while b runs.
+  const event = contactEvent(VALUES);
+  await pg.sql`insert into vault_record_events (event_id, event)
+    values (${event.eventId}, ${json(event)}::jsonb)`;
+  const dead = await webhookPgPorts(pg.open(), lease);
+  const taken = await dead.recordEvents.scan({ skip: () => false, limit: 10 });
+  assert.deepEqual(taken.events.map((s) => s.event.eventId), [event.eventId]);
+  const b = await startPgWorker(pg.open(), {}, lease);
+  try {
+    const flag = {
+      at: new Date().toISOString(),
+      deliveryId: null,
+      reason: "blocked" as const,
+      eventId: event.eventId,
+      status: null,
+      error: "fields unavailable",
+    };
+    await dead.webhooks.flagBlocked([hook.id], flag);
+    await dead.close();
+    // b's next sweep reads the flag, then takes the event once the dead worker's claim ran out.
+    await new Promise((r) => setTimeout(r, 700));
+    await b.engine.sweep(0);
+    await settled(b.ports.deliveries, hook.id, event, "delivered");
+    await until(async () => await b.ports.webhooks.flag(hook.id) === null, "the flag to clear");
+  } finally {
+    await b.stop();
     await receiver.close();
     await pg.close();
   }

@@ -55,6 +55,8 @@ export async function openKvBackend(
       kv,
       ports,
       relaySecret,
+      // The store is a file of the data dir, whose probe write is the check.
+      ping: () => Promise.resolve(),
       start: () => void (listening ??= queue.start()),
       // One process owns a KV store (the data dir's lock): holders queue in this process.
       exclusive: (_name, fn) => {

@@ -35,7 +35,7 @@ export class PgForms implements FormsPort {
     checkRowSize(version);
     return await transaction(this.sql, async (tx) => {
       const added = await tx`
-        insert into vault_forms (form_id, data) values (${row.formId}, ${json(row)}::jsonb)
+        insert into vault_forms (form_id, data) values (${row.formId}, ${json(row)}::json)
         on conflict do nothing returning form_id`;
       if (added.length === 0) return false;
       await this.#addVersion(tx, version);
@@ -84,7 +84,7 @@ export class PgForms implements FormsPort {
       try {
         await transaction(this.sql, async (tx) => {
           const updated = await tx`
-            update vault_forms set data = ${json(next.row)}::jsonb, rev = rev + 1
+            update vault_forms set data = ${json(next.row)}::json, rev = rev + 1
             where form_id = ${formId} and rev = ${current.rev} returning rev`;
           if (updated.length === 0) throw new PgCheckFailedError(`Form ${formId} changed`);
           if (next.version && !await this.#addVersion(tx, next.version)) {
@@ -103,7 +103,7 @@ export class PgForms implements FormsPort {
   async #addVersion(tx: Tx, version: VaultFormVersionRow): Promise<boolean> {
     const added = await tx`
       insert into vault_form_versions (form_id, schema_version, data)
-      values (${version.formId}, ${version.schemaVersion}, ${json(version)}::jsonb)
+      values (${version.formId}, ${version.schemaVersion}, ${json(version)}::json)
       on conflict do nothing returning schema_version`;
     return added.length === 1;
   }

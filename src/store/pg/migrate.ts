@@ -53,11 +53,9 @@ export async function migratePg(
       name text not null,
       applied_at timestamptz not null default now()
     )`;
-    const done = new Set(
-      (await tx<{ version: number }[]>`select version from sealpost_migrations`)
-        .map((row) => row.version),
-    );
-    const from = Math.max(0, ...done);
+    const [{ current }] = await tx<{ current: number | null }[]>`
+      select max(version) as current from sealpost_migrations`;
+    const from = current ?? 0;
     const last = migrations.at(-1)?.version ?? 0;
     if (from > last) {
       throw new SchemaVersionError(
@@ -66,9 +64,7 @@ export async function migratePg(
     }
     const applied: string[] = [];
     for (const migration of migrations) {
-      // By version, not by the highest applied: a migration numbered below one applied
-      // already (the areas' numbers are fixed, and may land in any order) still runs.
-      if (done.has(migration.version)) continue;
+      if (migration.version <= from) continue;
       await tx.unsafe(migration.sql);
       await tx`insert into sealpost_migrations (version, name)
         values (${migration.version}, ${migration.name})`;
@@ -80,11 +76,8 @@ export async function migratePg(
 
 function checkOrder(migrations: readonly PgMigration[]) {
   migrations.forEach((m, i) => {
-    const floor = i === 0 ? 1 : migrations[i - 1].version + 1;
-    if (!Number.isInteger(m.version) || m.version < floor) {
-      throw new Error(
-        `PostgreSQL migration "${m.name}" is number ${m.version}, expected ${floor} or more`,
-      );
+    if (m.version !== i + 1) {
+      throw new Error(`PostgreSQL migration "${m.name}" is number ${m.version}, expected ${i + 1}`);
     }
   });
 }

@@ -71,8 +71,6 @@ export async function openPgBackend(config: Config): Promise<PgOpenStore> {
   const store = await openPgStore(config.store.postgres_url, {
     poolSize: config.store.postgres_pool_size,
     applicationName: `sealpost-${config.server.role}`,
-    // A claimed attempt is another worker's to take only once it cannot still be running.
-    webhookClaimLeaseMs: Math.max(120_000, (config.webhooks.request_timeout_seconds + 30) * 1000),
   });
   try {
     const file = config.store.relay_secret_file;
@@ -82,6 +80,7 @@ export async function openPgBackend(config: Config): Promise<PgOpenStore> {
       sql: store.sql,
       ports: store.ports,
       relaySecret,
+      ping: async () => void await store.sql`select 1`,
       // The ports listen (LISTEN/NOTIFY and polls) from when they open.
       start: () => {},
       exclusive: (name, fn) => withPgLock(store.sql, name, fn),

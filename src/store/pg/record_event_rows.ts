@@ -33,7 +33,7 @@ export async function insertRecordEvents(
     with added as (
       insert into vault_record_events (event_id, event)
       select x.event_id, x.event
-      from json_to_recordset(${JSON.stringify(rows)}::text::json) as x(event_id text, event jsonb)
+      from json_to_recordset(${JSON.stringify(rows)}::text::json) as x(event_id text, event json)
       returning event_id
     )
     select pg_notify(${RECORD_EVENTS_CHANNEL}, event_id) from added`;

@@ -53,8 +53,6 @@ export interface PgStoreOptions {
   poolSize: number;
   /** Shown in `pg_stat_activity` (e.g. "sealpost-relay"). */
   applicationName?: string;
-  /** How long a claimed webhook attempt is left to the worker that claimed it, in ms. */
-  webhookClaimLeaseMs?: number;
 }
 
 /** The PostgreSQL backend, opened: its pool and every port. */
@@ -81,7 +79,7 @@ export async function openPgStore(url: string, options: PgStoreOptions): Promise
   try {
     await migrateReachable(sql, url);
     const envelopes = await PgEnvelopes.open(sql);
-    const webhooks = await webhookPgPorts(sql, { claimLeaseMs: options.webhookClaimLeaseMs });
+    const webhooks = await webhookPgPorts(sql);
     const ports: StorePorts = {
       relay: {
         envelopes,

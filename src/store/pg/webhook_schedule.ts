@@ -121,6 +121,7 @@ export class PgSchedule {
 
   /** Claims at `runAt` (a NOTIFY's): now if due, else by timer unless the poll comes first. */
   #wakeFor(runAt: number): void {
+    if (this.#closed) return;
     const delay = runAt - Date.now();
     if (!(delay > 0)) {
       this.#claim();

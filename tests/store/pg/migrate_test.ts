@@ -4,15 +4,12 @@ import { PG_MIGRATIONS } from "../../../src/store/pg/migrations/index.ts";
 import { SchemaVersionError } from "../../../src/store/schema.ts";
 import { freshPg } from "../contract/_pg.ts";
 
-/** The version of the last migration (numbers may have gaps while the areas land). */
-const LAST = PG_MIGRATIONS.at(-1)!.version;
-
 Deno.test("pg migrate: a fresh schema is at the last version; running again applies nothing", async () => {
   const pg = await freshPg();
   try {
     const again = await migratePg(pg.sql);
-    assert.equal(again.from, LAST);
-    assert.equal(again.to, LAST);
+    assert.equal(again.from, PG_MIGRATIONS.length);
+    assert.equal(again.to, PG_MIGRATIONS.length);
     assert.deepEqual(again.applied, []);
     const rows = await pg.sql`select version, name from sealpost_migrations order by version`;
     assert.deepEqual(rows.map((r) => r.name), PG_MIGRATIONS.map((m) => m.name));
@@ -25,7 +22,7 @@ Deno.test("pg migrate: processes starting together apply each migration once", a
   const pg = await freshPg();
   try {
     const extra: PgMigration[] = [...PG_MIGRATIONS, {
-      version: LAST + 1,
+      version: PG_MIGRATIONS.length + 1,
       name: "counter",
       sql: "create table counter (n integer); insert into counter values (1);",
     }];
@@ -43,14 +40,14 @@ Deno.test("pg migrate: a failing migration leaves nothing of the run", async () 
   const pg = await freshPg();
   try {
     const broken: PgMigration[] = [...PG_MIGRATIONS, {
-      version: LAST + 1,
+      version: PG_MIGRATIONS.length + 1,
       name: "half",
       sql: "create table half (n integer); select no_such_function();",
     }];
     await assert.rejects(migratePg(pg.sql, broken));
     const [{ t }] = await pg.sql`select to_regclass('half')::text as t`;
     assert.equal(t, null);
-    assert.equal((await migratePg(pg.sql)).from, LAST);
+    assert.equal((await migratePg(pg.sql)).from, PG_MIGRATIONS.length);
   } finally {
     await pg.close();
   }
@@ -70,29 +67,9 @@ Deno.test("pg migrate: migrations out of order are a program error", async () =>
   const pg = await freshPg();
   try {
     await assert.rejects(
-      migratePg(pg.sql, [{ version: 2, name: "b", sql: "" }, { version: 2, name: "c", sql: "" }]),
-      /expected 3 or more/,
+      migratePg(pg.sql, [{ version: 2, name: "gap", sql: "" }]),
+      /expected 1/,
     );
-    await assert.rejects(migratePg(pg.sql, [{ version: 0, name: "zero", sql: "" }]), /expected 1/);
-  } finally {
-    await pg.close();
-  }
-});
-
-Deno.test("pg migrate: a migration numbered below one applied already still runs, once", async () => {
-  const pg = await freshPg();
-  try {
-    const table = (version: number, name: string): PgMigration => ({
-      version,
-      name,
-      sql: `create table ${name} (n integer)`,
-    });
-    const later = [...PG_MIGRATIONS, table(LAST + 2, "later")];
-    assert.deepEqual((await migratePg(pg.sql, later)).applied, ["later"]);
-    const both = [...PG_MIGRATIONS, table(LAST + 1, "between"), table(LAST + 2, "later")];
-    const result = await migratePg(pg.sql, both);
-    assert.deepEqual([result.from, result.to, result.applied], [LAST + 2, LAST + 2, ["between"]]);
-    assert.deepEqual((await migratePg(pg.sql, both)).applied, []);
   } finally {
     await pg.close();
   }

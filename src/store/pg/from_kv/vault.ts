@@ -87,12 +87,12 @@ async function* outboxEvents(kv: Deno.Kv): AsyncIterable<object> {
 
 const count = (done: { n: number }[]) => done.length;
 
-/** The insert of rows `{ key, data }` into a table of a text key and a `jsonb` column. */
+/** The insert of rows `{ key, data }` into a table of a text key and a JSON column. */
 function keyed(table: string, keyColumn: string, dataColumn: string): Insert {
   return async (q, json) =>
     count(
       await q`insert into ${q(table)} (${q(keyColumn)}, ${q(dataColumn)})
-        select key, data from json_to_recordset(${json}::text::json) as x(key text, data jsonb)
+        select key, data from json_to_recordset(${json}::text::json) as x(key text, data json)
         on conflict do nothing returning 1 as n`,
     );
 }
@@ -143,7 +143,7 @@ export async function copyVaultFromKv(
       count(
         await q`insert into vault_form_versions (form_id, schema_version, data)
           select form_id, schema_version, data from json_to_recordset(${json}::text::json)
-            as x(form_id text, schema_version integer, data jsonb)
+            as x(form_id text, schema_version integer, data json)
           on conflict do nothing returning 1 as n`,
       ),
   );
@@ -223,7 +223,7 @@ export async function copyVaultFromKv(
   copied.recordEvents = await copy(sql, outboxEvents(kv), async (q, json) =>
     count(
       await q`insert into vault_record_events (event_id, event)
-        select * from json_to_recordset(${json}::text::json) as x(event_id text, event jsonb)
+        select * from json_to_recordset(${json}::text::json) as x(event_id text, event json)
         on conflict do nothing returning 1 as n`,
     ));
   return copied;

@@ -28,9 +28,9 @@ const BATCH = 100;
 
 /**
  * Copies every webhook row of `kv` into the migrated database of `sql`; returns how many
- * rows of each aggregate the database holds from the copy (`configs`, `flags`, `removals`,
- * `deliveries`, `attempts`). `dataDir`: the instance's data directory (webhooks keep nothing
- * there).
+ * rows of each aggregate it newly inserted (`configs`, `flags`, `removals`, `deliveries`,
+ * `attempts`; zeros on a second run). `dataDir`: the instance's data directory (webhooks keep
+ * nothing there).
  *
  * @example
  * ```ts
@@ -45,21 +45,23 @@ export async function copyWebhooksFromKv(
   const counts = { configs: 0, flags: 0, removals: 0, deliveries: 0, attempts: 0 };
   for await (const entry of kv.list<WebhookConfigRow>({ prefix: ["webhooks", "configs"] })) {
     const row = entry.value;
-    await sql`insert into webhook_configs (id, form_id, created_at, config)
+    const { count } = await sql`insert into webhook_configs (id, form_id, created_at, config)
       values (${row.id}, ${row.formId}, ${row.createdAt}, ${json(row)}::json)
       on conflict (id) do nothing`;
-    counts.configs++;
+    counts.configs += count;
   }
   for await (const entry of kv.list<WebhookFlagRow>({ prefix: k.flagsAll() })) {
-    await sql`insert into webhook_flags (webhook_id, flag)
+    const { count } = await sql`insert into webhook_flags (webhook_id, flag)
       values (${String(entry.key.at(-1))}, ${json(entry.value)}::json)
       on conflict (webhook_id) do nothing`;
-    counts.flags++;
+    counts.flags += count;
   }
   for await (const entry of kv.list({ prefix: k.purgesAll() })) {
-    await sql`insert into webhook_purges (webhook_id) values (${String(entry.key.at(-1))})
+    const { count } = await sql`insert into webhook_purges (webhook_id) values (${
+      String(entry.key.at(-1))
+    })
       on conflict (webhook_id) do nothing`;
-    counts.removals++;
+    counts.removals += count;
   }
   let batch: WebhookDeliveryRow[] = [];
   for await (const entry of kv.list<WebhookDeliveryRow>({ prefix: ["webhooks", "deliveries"] })) {
@@ -103,18 +105,20 @@ async function copyDeliveries(
     }
   }
   await sql.begin(async (tx) => {
-    await tx`
+    const [{ n }] = await tx<{ n: number }[]>`
       with copied as (
         insert into webhook_deliveries ${tx(values)} on conflict do nothing
         returning id, webhook_id, due_at, delivery->>'token' as token
+      ), scheduled as (
+        insert into webhook_schedule (delivery_id, webhook_id, token, run_at)
+        select id, webhook_id, token, due_at from copied where due_at is not null
       )
-      insert into webhook_schedule (delivery_id, webhook_id, token, run_at)
-      select id, webhook_id, token, due_at from copied where due_at is not null`;
+      select count(*)::int as n from copied`;
+    counts.deliveries += n;
     for (let i = 0; i < attempts.length; i += BATCH) {
       const some = attempts.slice(i, i + BATCH).map((a) => ({ ...a, attempt: json(a.attempt) }));
-      await tx`insert into webhook_attempts ${tx(some)} on conflict do nothing`;
+      const { count } = await tx`insert into webhook_attempts ${tx(some)} on conflict do nothing`;
+      counts.attempts += count;
     }
   });
-  counts.deliveries += rows.length;
-  counts.attempts += attempts.length;
 }

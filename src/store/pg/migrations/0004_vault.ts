@@ -6,7 +6,8 @@ import type { PgMigration } from "../migrate.ts";
  * `deleted_at` set; `rev` from a sequence changes with every write, never repeating) with their
  * saved versions, pending file releases, quarantined envelopes,
  * console sessions, and the record events outbox that webhook delivery consumes. Keys sort
- * bytewise (`collate "C"`), as Deno KV's keys do; record values are `json` (kept as written).
+ * bytewise (`collate "C"`), as Deno KV's keys do; forms, their archived versions,
+ * record values and record events are `json` (kept as written, key order included).
  */
 export const vault: PgMigration = {
   version: 4,
@@ -22,13 +23,13 @@ export const vault: PgMigration = {
     );
     create table vault_forms (
       form_id text collate "C" primary key,
-      data jsonb not null,
+      data json not null,
       rev bigint not null default 1
     );
     create table vault_form_versions (
       form_id text collate "C" not null,
       schema_version integer not null,
-      data jsonb not null,
+      data json not null,
       primary key (form_id, schema_version)
     );
     create sequence vault_record_revs;
@@ -83,7 +84,7 @@ export const vault: PgMigration = {
     create index vault_console_sessions_by_expiry on vault_console_sessions (expires_at);
     create table vault_record_events (
       event_id text primary key,
-      event jsonb not null,
+      event json not null,
       created_at timestamptz not null default now()
     );
   `,

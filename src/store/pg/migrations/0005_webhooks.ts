@@ -4,16 +4,17 @@ import type { PgMigration } from "../migrate.ts";
  * Webhook configurations and flags, deliveries with their bodies and attempts, the schedule
  * rows any vault worker claims, and the claims of record events (the outbox itself,
  * `vault_record_events`, is the vault's, migration 4). Rows are `json`, not `jsonb`: kept as
- * written, key order included (a configuration's mappings are in the order configured).
+ * written, key order included (a configuration's mappings are in the order configured); ids
+ * and times sort bytewise (`collate "C"`), as Deno KV's keys do.
  */
 export const webhooks: PgMigration = {
   version: 5,
   name: "webhooks",
   sql: `
     create table webhook_configs (
-      id text primary key,
+      id text collate "C" primary key,
       form_id text not null,
-      created_at text not null,
+      created_at text collate "C" not null,
       config json not null
     );
     create index webhook_configs_form on webhook_configs (form_id, created_at);
@@ -29,7 +30,7 @@ export const webhooks: PgMigration = {
     );
 
     create table webhook_deliveries (
-      id text primary key,
+      id text collate "C" primary key,
       webhook_id text not null,
       event_id text not null,
       status text not null,
