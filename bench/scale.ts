@@ -10,7 +10,9 @@
  * 2. **Ingest**: `--count` envelopes queued while the vault workers are stopped, then drained
  *    (pull over HTTP, open, validate, save, ack) by 1 vault worker on KV (a relay and a vault
  *    process each on its own KV file: the baseline), and by 1 and 2 vault workers on
- *    PostgreSQL behind 2 relays. Records per second from the worker's start to an empty queue.
+ *    PostgreSQL behind 2 relays. Records per second and CPU from the workers' start to 95% of
+ *    the records saved (the workers' `sealpost_records_saved_total`), and the time to 100%
+ *    (the last pages can wait out a lease).
  *
  * PostgreSQL: by default a cluster of the run's own with PostgreSQL's durable settings (fsync,
  * synchronous_commit, full_page_writes on: a commit is on disk before the answer, as with KV);
@@ -224,28 +226,45 @@ async function intake(): Promise<void> {
   }
 }
 
+/** Records the workers saved since they started (their `sealpost_records_saved_total`). */
+async function saved(workers: ServeProcess[]): Promise<number> {
+  let total = 0;
+  for (const w of workers) {
+    const text = await (await fetch(`${w.url}/metrics`)).text();
+    for (const line of text.split("\n")) {
+      if (line.startsWith("sealpost_records_saved_total")) total += Number(line.split(" ").at(-1));
+    }
+  }
+  return total;
+}
+
 /** Queues `count` envelopes while `d`'s workers are stopped, starts `workers` of them, times the drain. */
 async function drain(d: Deployment, workers: ServeProcess[]) {
   await Promise.all(d.vaults.map((v) => v.alive ? v.stop() : null));
   const envelopes = await sealEnvelopes(d.manifest, count);
   const spread = await submitSpread(envelopes, d.liveRelays);
   if (spread.acknowledged.size !== count) throw new Error("Not every submission was acknowledged");
+  // The active drain, timed and measured to 95% saved (the last pages can wait out a lease).
+  const most = Math.ceil(count * 0.95);
+  const t0 = performance.now();
   const { result: seconds, cores } = await measured({
     vaults: () => workers.map((w) => w.child.pid),
     relays: () => d.relays.map((r) => r.child.pid),
     postgres: postgresPids,
   }, async () => {
-    const t0 = performance.now();
     await Promise.all(workers.map((w) => w.restart()));
-    await poll(
-      "The queue drained",
-      async () => await queued(d.relays[0].url, d.relayToken, d.fingerprint) === 0 || null,
-      600_000,
-      100,
-    );
+    await poll("95% saved", async () => await saved(workers) >= most || null, 600_000, 100);
     return (performance.now() - t0) / 1000;
   });
-  return { rate: count / seconds, seconds, cores };
+  await poll("Every record saved", async () => await saved(workers) >= count || null, 600_000, 100);
+  const all = (performance.now() - t0) / 1000;
+  await poll(
+    "The queue drained",
+    async () => await queued(d.relays[0].url, d.relayToken, d.fingerprint) === 0 || null,
+    600_000,
+    100,
+  );
+  return { rate: most / seconds, seconds, all, cores };
 }
 
 async function ingest(): Promise<void> {
@@ -253,6 +272,7 @@ async function ingest(): Promise<void> {
   const row = (name: string, x: Awaited<ReturnType<typeof drain>>, base: number) =>
     rows.push(
       `| ${name} | ${fmt(x.rate, 0)} | ${fmt(x.rate / base, 2)}x | ${fmt(x.seconds, 1)} | ` +
+        `${fmt(x.all, 1)} | ` +
         `${fmt(x.cores.vaults, 2)} | ${fmt(x.cores.relays, 2)} | ` +
         `${fmt(x.cores.postgres, 2)} | ${fmt(x.cores.machine, 2)} | ` +
         [x.cores.vaults, x.cores.relays, x.cores.postgres]
@@ -283,14 +303,14 @@ async function ingest(): Promise<void> {
     await backing.close();
   }
   console.log(
-    `\nIngest (${count} queued demo-form envelopes drained from the worker's start to an ` +
-      `empty queue; load ${loadavg()})\n`,
+    `\nIngest (${count} queued demo-form envelopes; rate and CPU from the workers' start to 95% ` +
+      `saved (their records-saved counters), then the time to 100%; load ${loadavg()})\n`,
   );
   console.log(
-    "| subject | records/s | vs KV | seconds | vault cores | relay cores | postgres cores | " +
-      "machine cores | CPU µs per record: vault + relay + postgres |",
+    "| subject | records/s to 95% | vs KV | s to 95% | s to 100% | vault cores | relay cores | " +
+      "postgres cores | machine cores | CPU µs per record: vault + relay + postgres |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const line of rows) console.log(line);
 }
 
