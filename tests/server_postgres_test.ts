@@ -1,7 +1,8 @@
 /**
  * `store.backend = "postgres"` over real HTTP: one process of role `all`; a second relay joining
  * the initialised database (shared relay secret: its edit tokens and upload URLs work on the
- * other); and a relay with two vault workers as separate processes on one database.
+ * other); a relay with two vault workers as separate processes on one database; and relays
+ * and vault workers on databases of their own (the relays' never holds a record).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -257,6 +258,56 @@ Deno.test("postgres: a relay and two vault workers as processes on one database"
     for (const proc of procs.reverse()) await proc.stop();
     await Deno.remove(work, { recursive: true });
     await pg.close();
+  }
+});
+
+Deno.test("postgres: relays and vault workers on databases of their own; the relays' holds no record", async () => {
+  const relayDb = await freshPg();
+  const vaultDb = await freshPg();
+  const work = await Deno.makeTempDir({ prefix: "sealpost-pg-split-" });
+  const dirs = { relay: join(work, "relay"), v1: join(work, "v1"), v2: join(work, "v2") };
+  const procs: ServeChild[] = [];
+  try {
+    const relay = await spawnServeArgs(["--role", "relay", "--data", dirs.relay], pgEnv(relayDb));
+    procs.push(relay);
+    const relayToken = (await readCredentials(dirs.relay))!.ownerToken;
+    const vaultEnv = { ...pgEnv(vaultDb), SEALPOST_RELAY_TOKEN: relayToken };
+    const vault1 = await spawnServeArgs(
+      ["--role", "vault", "--relay", relay.url, "--data", dirs.v1],
+      vaultEnv,
+    );
+    procs.push(vault1);
+    // The vault's database is initialised by its first worker: users and tokens of its own.
+    const token = (await readCredentials(dirs.v1))!.ownerToken;
+    assert.notEqual(token, relayToken);
+    const demo = await until(async () => {
+      const forms = await call(`${vault1.url}/vault/forms`, { token });
+      return forms.body?.items?.[0]?.publishedVersion ? forms.body.items[0] : null;
+    }, "the demo form");
+    await Deno.mkdir(join(dirs.v2, "vault"), { recursive: true });
+    await new Deno.Command("cp", {
+      args: ["-a", join(dirs.v1, "vault", "keys"), join(dirs.v2, "vault", "keys")],
+    }).output();
+    const vault2 = await spawnServeArgs(
+      ["--role", "vault", "--relay", relay.url, "--data", dirs.v2],
+      vaultEnv,
+    );
+    procs.push(vault2);
+    const pin = (await call(`${vault2.url}/vault/manifest-key`, { token })).body.fingerprint;
+    const manifest = await fetchManifest(demo.formId, { relayUrl: relay.url, pin });
+    const ids = await submitMany(manifest, relay.url, 20);
+    for (const id of ids) await record(vault1.url, token, demo.formId, id);
+    const count = async (sql: Sql) =>
+      (await sql<{ n: number }[]>`select count(*)::int as n from vault_records`)[0].n;
+    assert.equal(await count(vaultDb.sql), 20);
+    assert.equal(await count(relayDb.sql), 0, "no record in the relays' database");
+    const queued = await relayDb.sql<{ n: number }[]>`select count(*)::int as n from relay_queue`;
+    assert.equal(queued[0].n, 0, "every envelope acked");
+  } finally {
+    for (const proc of procs.reverse()) await proc.stop();
+    await Deno.remove(work, { recursive: true });
+    await relayDb.close();
+    await vaultDb.close();
   }
 });
 

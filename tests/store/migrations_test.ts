@@ -19,6 +19,7 @@ import { decodeHead } from "../../src/store/kv/envelope_rows.ts";
 
 /** The data dir the migrations see (migration 4 writes segment files into it). */
 const FIXTURE_DIR = await Deno.makeTempDir({ prefix: "sealpost-migrations-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(FIXTURE_DIR, { recursive: true }));
 
 Deno.test("migrations 1 to 3: a version-0 store is rewritten into the current layout", async () => {
   using kv = await Deno.openKv(":memory:");

@@ -16,7 +16,7 @@ import {
   type SubmissionPayload,
 } from "../../src/sdk/mod.ts";
 import { NotFound } from "../../src/errors/index.ts";
-import { keys, type QueueRow } from "../../src/store/keys.ts";
+import { keys } from "../../src/store/keys.ts";
 import { openStore } from "../../src/store/kv.ts";
 import { relayKvPorts } from "../../src/store/kv/relay_ports.ts";
 import type { RelayPorts } from "../../src/store/ports/bundle.ts";
@@ -325,7 +325,7 @@ Deno.test("ingest (role all): each envelope's ack commits with its record, quara
     await t.submit({ name: "stale schema" }, 7);
     const queue = await t.queued();
     assert.equal(queue.length, 3);
-    const first = await t.kv.get<QueueRow>(keys.queue(t.db.fingerprint, queue[0].seq));
+    const first = await t.kv.get<Uint8Array>(keys.queue(t.db.fingerprint, queue[0].seq));
 
     assert.deepEqual(await t.vault.ingest.drain(), { records: 2, quarantined: 1, duplicates: 0 });
     assert.deepEqual(t.link.acks, [], "no separate ack");

@@ -1,8 +1,8 @@
 /**
  * Counting the keys under a prefix of the Deno KV store without reading its values.
  *
- * Deno KV has no keys-only listing, and a queue row carries its ciphertext (up to 60 KiB), so
- * counting a deep queue with `kv.list` would read every envelope on each scrape. The store is
+ * Deno KV has no keys-only listing, so counting a deep queue with `kv.list` would read and
+ * decode every row on each scrape. The store is
  * a SQLite file (table `kv`, keys in the tuple encoding Deno KV shares with FoundationDB);
  * this module counts key ranges there over a read-only connection, which reads the key B-tree
  * and none of the overflow pages holding large values. The count stops at a cap, so one
