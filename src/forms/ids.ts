@@ -47,6 +47,9 @@ export const DatabaseIdSchema: z.ZodString = wordId(128);
 /** A record id: 1 to 64 of `A-Z a-z 0-9 _ -` (a submission id, or a random one). */
 export const RecordIdSchema: z.ZodString = wordId(64);
 
+/** A vault worker's name as the holder of queue leases (`holder` of the queue route). */
+export const LeaseHolderSchema: z.ZodString = wordId(64);
+
 /** 64 lowercase hex characters: a SHA-256 (a file's hash, a recipient key's fingerprint). */
 export const Sha256HexSchema: z.ZodString = z.string().regex(HASH_PATTERN, {
   message: "Must be a SHA-256 as 64 lowercase hex characters",

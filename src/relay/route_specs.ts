@@ -8,7 +8,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorContent as error, intQuery, jsonContent as json } from "../http/openapi.ts";
 import { ManifestSchema } from "../forms/manifest.ts";
 import { SubmissionEnvelopeSchema, SubmissionIdSchema } from "../forms/payload.ts";
-import { ChallengeIdSchema, FormIdSchema, QueuePositionSchema } from "../http/ids.ts";
+import {
+  ChallengeIdSchema,
+  FormIdSchema,
+  LeaseHolderSchema,
+  QueuePositionSchema,
+} from "../http/ids.ts";
 import {
   AckRequestSchema,
   AmendReceiptSchema,
@@ -216,6 +221,12 @@ export const getQueue = createRoute({
           "until they are acknowledged or the lease ends, so several vault workers split one " +
           "queue. Without it every pending envelope is listed.",
       }),
+      holder: LeaseHolderSchema.optional().openapi({
+        description: "With lease: the leasing worker's name (1-64 of A-Z a-z 0-9 _ -). A " +
+          "read by the same holder takes that holder's leased envelopes again, so a worker " +
+          "that lost a page (a failed or cut-off read) gets it back at once instead of after " +
+          "the lease. Without it each leasing read is a holder of its own.",
+      }),
       wait: intQuery(0, 30).optional().openapi({
         description: "Seconds to wait, when there is nothing to answer, for envelopes to " +
           "arrive (long poll); the page is answered as soon as there are some, else empty " +
@@ -228,7 +239,7 @@ export const getQueue = createRoute({
       z.object({ items: z.array(QueueItemSchema), nextCursor: z.string().nullable() }),
       "A page of the queue",
     ),
-    400: error("Malformed cursor, limit, lease or wait"),
+    400: error("Malformed cursor, limit, lease, holder or wait"),
     401: error("No owner token"),
     404: error("Unknown key, or another user's (the same answer)"),
   },

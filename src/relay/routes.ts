@@ -173,10 +173,11 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   app.openapi({ ...getQueue, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
     await assertQueueOwner(identity, fingerprint, c.var.owner.userId);
-    const { after, limit, lease, wait } = c.req.valid("query");
+    const { after, limit, lease, holder, wait } = c.req.valid("query");
     const page = await listQueue(envelopes, fingerprint, after ? Number(after) : 0, limit, {
-      // Each leasing request is its own holder: what it got is hidden from every other read.
-      lease: lease ? { holder: crypto.randomUUID(), seconds: lease } : undefined,
+      // What a holder got is hidden from every other holder's read; an unnamed leasing
+      // request is a holder of its own.
+      lease: lease ? { holder: holder ?? crypto.randomUUID(), seconds: lease } : undefined,
       waitSeconds: wait,
       signal: c.req.raw.signal, // the server's shutdown ends a wait
     });

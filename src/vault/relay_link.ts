@@ -217,6 +217,11 @@ export class LocalRelayLink implements RelayLink {
 export class HttpRelayLink implements RelayLink {
   readonly events = null;
   #userId: Promise<string> | null = null;
+  /**
+   * This worker's name as a lease holder: a page leased to a read whose answer was lost (a
+   * failed or cut-off read, a prefetched page left behind) comes back on its next read.
+   */
+  readonly #holder = crypto.randomUUID().replaceAll("-", "");
   readonly relayUrl: string;
 
   constructor(relayUrl: string, private token: string, private timeoutMs = 30_000) {
@@ -306,7 +311,7 @@ export class HttpRelayLink implements RelayLink {
   ): Promise<QueueItem[]> {
     const { leaseSeconds, waitSeconds, signal } = options;
     let query = `after=${after}&limit=${limit}`;
-    if (leaseSeconds) query += `&lease=${leaseSeconds}`;
+    if (leaseSeconds) query += `&lease=${leaseSeconds}&holder=${this.#holder}`;
     if (waitSeconds) query += `&wait=${waitSeconds}`;
     const page = await this.#call<{ items: QueueItem[] }>(
       "GET",

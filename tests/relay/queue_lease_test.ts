@@ -1,5 +1,5 @@
 /**
- * `GET /owner/queues/{fingerprint}` with `lease` and `wait`, over real HTTP (the store is
+ * `GET /owner/queues/{fingerprint}` with `lease`, `holder` and `wait`, over real HTTP (the store is
  * Deno KV here; the PostgreSQL port passes the same contract, tests/store/pg_*).
  */
 import assert from "node:assert/strict";
@@ -49,6 +49,24 @@ Deno.test("GET /owner/queues?lease: leasing reads split the queue; plain reads s
   }
 });
 
+Deno.test("GET /owner/queues?lease&holder: a holder takes its own leases again, others skip them", async () => {
+  const { inst, list, submit } = await setup();
+  try {
+    const ids = [];
+    for (let i = 0; i < 4; i++) ids.push(await submit());
+    const taken = await list("?limit=2&lease=60&holder=worker-a");
+    assert.deepEqual(taken.map((i) => i.submissionId), ids.slice(0, 2));
+    // The answer was lost on the way (a cut-off read): worker-a reads again from the start.
+    const again = await list("?limit=2&lease=60&holder=worker-a");
+    assert.deepEqual(again.map((i) => i.submissionId), ids.slice(0, 2), "its own, at once");
+    const other = await list("?lease=60&holder=worker-b");
+    assert.deepEqual(other.map((i) => i.submissionId), ids.slice(2), "worker-a's are skipped");
+    assert.deepEqual(await list("?lease=60"), [], "an unnamed read is another holder");
+  } finally {
+    await inst.close();
+  }
+});
+
 Deno.test("GET /owner/queues?wait: answers as soon as an envelope is queued, else empty at the end", async () => {
   const { inst, list, submit } = await setup();
   try {
@@ -82,6 +100,9 @@ Deno.test("GET /owner/queues: a bad lease or wait is a 400 in the JSON error sha
         "wait=31",
         "wait=-1",
         "wait=x",
+        "holder=",
+        "holder=a%20b",
+        `holder=${"h".repeat(65)}`,
       ]
     ) {
       const res = await call(`${inst.url}/owner/queues/${db.fingerprint}?${query}`, {
