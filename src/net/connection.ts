@@ -220,6 +220,14 @@ export class HttpConnection {
           ? await readAll(framing.length, (into) => timedRead(body.readInto(into)))
           : body.stream(timedRead);
       }
+      // Nothing left to read of this request: watch the connection while the handler runs, so
+      // a client that goes away ends its request's signal (a long poll stops waiting and
+      // leases nothing for it). Bytes of a pipelined next request stay buffered.
+      if (body.done) {
+        reader.waitForData().then((more) => {
+          if (!more) exchangeAbort.abort();
+        }, () => exchangeAbort.abort());
+      }
       let request: Request;
       try {
         request = new Request(url, {

@@ -46,8 +46,18 @@ export class ConnReader {
     return this.#end - this.#start;
   }
 
-  /** Reads more into the buffer (growing it up to `limit` bytes held); false at end of stream. */
-  async #fill(limit: number): Promise<boolean> {
+  /** The read in flight: one at a time, whoever asks (see {@link waitForData}). */
+  #filling: Promise<boolean> | null = null;
+
+  /**
+   * Reads more into the buffer (growing it up to `limit` bytes held); false at end of stream.
+   * A read already in flight is awaited instead of starting another.
+   */
+  #fill(limit: number): Promise<boolean> {
+    return this.#filling ??= this.#read(limit).finally(() => this.#filling = null);
+  }
+
+  async #read(limit: number): Promise<boolean> {
     if (this.#start > 0 && this.#end === this.#buf.length) {
       this.#buf.copyWithin(0, this.#start, this.#end);
       this.#end -= this.#start;
@@ -67,7 +77,10 @@ export class ConnReader {
     return true;
   }
 
-  /** Waits until at least one byte is buffered; false when the peer closed first. */
+  /**
+   * Waits until at least one byte is buffered; false when the peer closed first. May run
+   * while a request is handled (watching for the peer to go away): the next read shares it.
+   */
   async waitForData(): Promise<boolean> {
     return this.buffered > 0 || await this.#fill(this.#buf.length);
   }
@@ -142,6 +155,11 @@ export class ConnReader {
       into.set(this.#buf.subarray(this.#start, this.#start + take));
       this.#start += take;
       return take;
+    }
+    if (this.#filling) {
+      // A watch's read is in flight (see waitForData): its bytes come first.
+      if (!await this.#filling) throw new UnexpectedEof("Connection closed inside the body");
+      return await this.readInto(into);
     }
     const n = await this.conn.read(into);
     if (n === null) throw new UnexpectedEof("Connection closed inside the body");

@@ -57,6 +57,9 @@ export async function waitForItems<P extends { items: readonly unknown[] }>(
         };
       });
       wake = () => {};
+      // The client went away, or the server shuts down: the empty page, without another
+      // (leasing) look that would hide envelopes behind an answer nobody reads.
+      if (signal?.aborted) return page;
     }
   } finally {
     signal?.removeEventListener("abort", abort);

@@ -119,6 +119,29 @@ Deno.test("GET /owner/queues: a bad lease or wait is a 400 in the JSON error sha
   }
 });
 
+Deno.test("GET /owner/queues?wait: a client gone mid-wait leases nothing", async () => {
+  const { inst, db, list, submit } = await setup();
+  try {
+    const url = new URL(inst.url);
+    const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+    const path = `/owner/queues/${db.fingerprint}?wait=20&lease=60&holder=gone`;
+    await conn.write(new TextEncoder().encode(
+      `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\n` +
+        `Authorization: Bearer ${inst.credentials.ownerToken}\r\n\r\n`,
+    ));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    conn.close(); // the worker was stopped (or killed) during its long poll
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const id = await submit();
+    // Had the abandoned poll been woken by the commit, it would have leased the envelope
+    // for 60 s to a reader that is gone.
+    const items = await list("?lease=60&holder=alive");
+    assert.deepEqual(items.map((i) => i.submissionId), [id]);
+  } finally {
+    await inst.close();
+  }
+});
+
 Deno.test("GET /owner/queues?wait: a shutdown answers a waiting read at once", async () => {
   const { inst, db } = await setup();
   const waiting = call(`${inst.url}/owner/queues/${db.fingerprint}?wait=30`, {
