@@ -181,8 +181,12 @@ export function startBalancer(upstreams: () => string[]): Balancer {
             headers,
             body,
             redirect: "manual",
+            // A client that goes away ends its upstream request, as a load balancer does (a
+            // stopped vault worker's long poll must not stay open at the relay).
+            signal: request.signal,
           });
         } catch {
+          if (request.signal.aborted) break;
           failovers++;
         }
       }
