@@ -207,6 +207,30 @@ async function submitMany(manifest: Manifest, relayUrl: string, count: number) {
   return ids;
 }
 
+/** The vault's demo form once its first worker has set it up and published it. */
+function demoForm(vaultUrl: string, token: string) {
+  return until(async () => {
+    const forms = await call(`${vaultUrl}/vault/forms`, { token });
+    return forms.body?.items?.[0]?.publishedVersion ? forms.body.items[0] : null;
+  }, "the demo form");
+}
+
+/**
+ * Starts a second vault worker on `dirs.v2` with the keys of the first (`dirs.v1`): vault
+ * workers of one database share the vault's keys (docs/scale.md).
+ */
+async function spawnSecondWorker(
+  relayUrl: string,
+  dirs: { v1: string; v2: string },
+  env: Record<string, string>,
+): Promise<ServeChild> {
+  await Deno.mkdir(join(dirs.v2, "vault"), { recursive: true });
+  await new Deno.Command("cp", {
+    args: ["-a", join(dirs.v1, "vault", "keys"), join(dirs.v2, "vault", "keys")],
+  }).output();
+  return await spawnServeArgs(["--role", "vault", "--relay", relayUrl, "--data", dirs.v2], env);
+}
+
 Deno.test("postgres: a relay and two vault workers as processes on one database", async () => {
   const pg = await freshPg();
   const work = await Deno.makeTempDir({ prefix: "sealpost-pg-roles-" });
@@ -225,19 +249,8 @@ Deno.test("postgres: a relay and two vault workers as processes on one database"
     procs.push(vault1);
     const token = credentials.ownerToken;
     // The first vault worker's setup: one database and a published demo form.
-    const demo = await until(async () => {
-      const forms = await call(`${vault1.url}/vault/forms`, { token });
-      return forms.body?.items?.[0]?.publishedVersion ? forms.body.items[0] : null;
-    }, "the demo form");
-    // Vault workers of one database share the vault's keys (docs/scale.md).
-    await Deno.mkdir(join(dirs.v2, "vault"), { recursive: true });
-    await new Deno.Command("cp", {
-      args: ["-a", join(dirs.v1, "vault", "keys"), join(dirs.v2, "vault", "keys")],
-    }).output();
-    const vault2 = await spawnServeArgs(
-      ["--role", "vault", "--relay", relay.url, "--data", dirs.v2],
-      vaultEnv,
-    );
+    const demo = await demoForm(vault1.url, token);
+    const vault2 = await spawnSecondWorker(relay.url, dirs, vaultEnv);
     procs.push(vault2);
     assert.equal(await readCredentials(dirs.v1), null, "the vault joined: no tokens of its own");
     assert.deepEqual(await identities(pg.sql), { users: 1, admins: 1 }, "initialised once");
@@ -280,18 +293,8 @@ Deno.test("postgres: relays and vault workers on databases of their own; the rel
     // The vault's database is initialised by its first worker: users and tokens of its own.
     const token = (await readCredentials(dirs.v1))!.ownerToken;
     assert.notEqual(token, relayToken);
-    const demo = await until(async () => {
-      const forms = await call(`${vault1.url}/vault/forms`, { token });
-      return forms.body?.items?.[0]?.publishedVersion ? forms.body.items[0] : null;
-    }, "the demo form");
-    await Deno.mkdir(join(dirs.v2, "vault"), { recursive: true });
-    await new Deno.Command("cp", {
-      args: ["-a", join(dirs.v1, "vault", "keys"), join(dirs.v2, "vault", "keys")],
-    }).output();
-    const vault2 = await spawnServeArgs(
-      ["--role", "vault", "--relay", relay.url, "--data", dirs.v2],
-      vaultEnv,
-    );
+    const demo = await demoForm(vault1.url, token);
+    const vault2 = await spawnSecondWorker(relay.url, dirs, vaultEnv);
     procs.push(vault2);
     const pin = (await call(`${vault2.url}/vault/manifest-key`, { token })).body.fingerprint;
     const manifest = await fetchManifest(demo.formId, { relayUrl: relay.url, pin });
