@@ -31,10 +31,8 @@ export const queueCiphertextsInSegments: Migration = {
   async run(kv, dataDir) {
     let segments: SegmentLog | null = null;
     try {
-      const queue = kv.list<QueueRowV3 | QueueRow | Uint8Array>({ prefix: ["queue"] });
-      for await (const entry of queue) {
-        // Moved already, or in the layout of a later version (migration 5).
-        if (entry.value instanceof Uint8Array || "ref" in entry.value) continue;
+      for await (const entry of kv.list<QueueRowV3 | QueueRow>({ prefix: ["queue"] })) {
+        if ("ref" in entry.value) continue;
         const { ciphertext, blobId, chunks, bytes: _, ...rest } = entry.value;
         const bytes = ciphertext ?? await readParts(kv, chunksOf(blobId!));
         if (!bytes) throw new Error(`Queue row ${JSON.stringify(entry.key)} lost its chunks`);
