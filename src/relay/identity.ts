@@ -8,6 +8,7 @@
  */
 import { fingerprint } from "../crypto/keys.ts";
 import { seal } from "../crypto/sealed_box.ts";
+import { CryptoError } from "../crypto/errors.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors/index.ts";
 import type { ChallengeRow, DatabaseRow, IdentityPort, UserRow } from "../store/ports/identity.ts";
@@ -85,8 +86,20 @@ export async function startRegistration(
     answerHash: await sha256Hex(answer),
     expiresAt: Date.now() + CHALLENGE_TTL_MS,
   };
+  // Sealed first: a key no box can be sealed to (a low-order point) is the sender's error,
+  // and leaves no challenge behind.
+  let sealed: Uint8Array;
+  try {
+    sealed = await seal(answer, publicKey);
+  } catch (err) {
+    if (!(err instanceof CryptoError)) throw err;
+    throw new Invalid(
+      "invalid_request",
+      `publicKey is not a usable X25519 key: ${err.message}`,
+      "publicKey",
+    );
+  }
   await identity.saveChallenge(row);
-  const sealed = await seal(answer, publicKey);
   return {
     challengeId: row.id,
     sealedChallenge: sealed.toBase64(),

@@ -270,3 +270,24 @@ Deno.test("acking one version's position leaves a newer amendment queued", async
     await inst.close();
   }
 });
+
+Deno.test("databases: a low-order public key (no box can be sealed to it) is a 400 on publicKey, not a 500", async () => {
+  const inst = await startInstance();
+  try {
+    for (const publicKey of [new Uint8Array(32), Uint8Array.of(1, ...new Uint8Array(31))]) {
+      const res = await call(`${inst.url}/owner/databases`, {
+        method: "POST",
+        token: inst.credentials.ownerToken,
+        json: { name: "n", publicKey: publicKey.toBase64() },
+      });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.code, "invalid_request");
+      assert.equal(res.body.error.field, "publicKey");
+      assert.match(res.body.error.message, /low-order/);
+    }
+    // Nothing was left half-registered: a usable key registers as usual.
+    await registerDatabase(inst);
+  } finally {
+    await inst.close();
+  }
+});
