@@ -11,7 +11,7 @@
  * Usage: deno run -A bench/intake_baseline.ts <port> <kv-path> <fingerprint>
  * (the segment files go to `<kv-path>.segments/`)
  */
-import { sha256 } from "@noble/hashes/sha2.js";
+import { createHash } from "node:crypto";
 import { GroupCommitter } from "../src/store/group_commit.ts";
 import { keys } from "../src/store/keys.ts";
 import { decodeHead, encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
@@ -52,7 +52,7 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => {} }, as
     env.submitterId ?? null,
     env.ciphertext,
   ]);
-  const digest = sha256(new TextEncoder().encode(canonical)).toHex();
+  const digest = createHash("sha256").update(canonical).digest("hex");
   const headKey = keys.submission(env.submissionId);
   const now = new Date().toISOString();
   const head = encodeHead({

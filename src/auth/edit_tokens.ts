@@ -9,6 +9,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 
 const LABEL = "sealpost/edit-token/v1:";
+const utf8 = new TextEncoder();
 
 /**
  * Issues and checks edit tokens.
@@ -30,7 +31,7 @@ export class EditTokens {
 
   /** The edit token of `submissionId` (base64url, 43 characters). */
   issue(submissionId: string): string {
-    const mac = this.#keyed.clone().update(new TextEncoder().encode(LABEL + submissionId)).digest();
+    const mac = this.#keyed.clone().update(utf8.encode(LABEL + submissionId)).digest();
     return mac.toBase64({ alphabet: "base64url", omitPadding: true });
   }
 

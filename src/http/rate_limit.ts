@@ -35,13 +35,12 @@ export function rateLimit(
   limiter: Limiter | null,
   trustedProxies: AddressRanges,
 ): MiddlewareHandler {
+  if (!limiter) return (_c, next) => next();
   return async (c, next) => {
-    if (limiter) {
-      const key = clientKey(clientIp(c, trustedProxies));
-      const wait = await limiter.port.take(limiter.family, key, limiter.rule);
-      if (wait > 0) {
-        throw new RateLimited("rate_limited", `Too many requests; retry in ${wait} s`, wait);
-      }
+    const key = clientKey(clientIp(c, trustedProxies));
+    const wait = await limiter.port.take(limiter.family, key, limiter.rule);
+    if (wait > 0) {
+      throw new RateLimited("rate_limited", `Too many requests; retry in ${wait} s`, wait);
     }
     await next();
   };

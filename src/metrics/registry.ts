@@ -11,7 +11,10 @@ export type Labels = Record<string, string>;
 /** The content type of the text exposition format. */
 export const EXPOSITION_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
+const NEEDS_ESCAPE = /[\\"\n]/;
+
 function escapeLabel(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
 }
 
@@ -20,8 +23,10 @@ function escapeHelp(value: string): string {
 }
 
 function labelText(labels: Labels): string {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
-  return parts.length === 0 ? "" : `{${parts.join(",")}}`;
+  // Called per request (the series key): a plain loop, no intermediate arrays.
+  let text = "";
+  for (const k in labels) text += `${text ? "," : "{"}${k}="${escapeLabel(labels[k])}"`;
+  return text && `${text}}`;
 }
 
 function numberText(value: number): string {
@@ -143,7 +148,7 @@ export class Histogram extends Family {
         s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 },
       );
     }
-    for (const [i, bound] of this.buckets.entries()) if (value <= bound) s.counts[i]++;
+    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) s.counts[i]++;
     s.sum += value;
     s.count++;
   }

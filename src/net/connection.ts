@@ -43,7 +43,10 @@ export class HttpConnection {
   #writeDeadline = Infinity;
   #requestDeadline = Infinity;
   #meter: { windowEnd: number; mark: number } | null = null;
-  /** Aborts the request signal of the exchange in progress (on close and on shutdown). */
+  /**
+   * Aborts the request signal of the exchange in progress (on close and on shutdown); only
+   * requests without a body have one.
+   */
   #exchangeAbort: AbortController | null = null;
   readonly address: string;
 
@@ -205,7 +208,6 @@ export class HttpConnection {
       return await this.#read(idleMs, read);
     };
     const { promise: completed, resolve: complete } = Promise.withResolvers<void>();
-    const exchangeAbort = this.#exchangeAbort = new AbortController();
     if (this.limits.isStreamingRoute(head.method, path)) {
       const windowEnd = Date.now() + this.limits.throughputWindowMs;
       this.#meter = { windowEnd, mark: this.#bytes };
@@ -220,10 +222,15 @@ export class HttpConnection {
           ? await readAll(framing.length, (into) => timedRead(body.readInto(into)))
           : body.stream(timedRead);
       }
-      // Nothing left to read of this request: watch the connection while the handler runs, so
-      // a client that goes away ends its request's signal (a long poll stops waiting and
-      // leases nothing for it). Bytes of a pipelined next request stay buffered.
-      if (body.done) {
+      // A request without a body (a long poll is one) gets a signal, ended when the connection
+      // closes, the server shuts down or the client goes away: the connection is watched while
+      // the handler runs (bytes of a pipelined next request stay buffered), so a long poll stops
+      // waiting and leases nothing for a client that left. A request with a body is answered as
+      // it comes: no signal to make (a dependent signal costs as much as the rest of the Request).
+      let signal: AbortSignal | undefined;
+      if (requestBody === null && body.done) {
+        const exchangeAbort = this.#exchangeAbort = new AbortController();
+        signal = exchangeAbort.signal;
         reader.waitForData().then((more) => {
           if (!more) exchangeAbort.abort();
         }, () => exchangeAbort.abort());
@@ -234,7 +241,7 @@ export class HttpConnection {
           method: head.method,
           headers: head.headers,
           body: requestBody,
-          signal: exchangeAbort.signal,
+          signal,
         });
       } catch {
         await this.#reject(400, "bad_request", "Malformed request");

@@ -134,7 +134,9 @@ export function applyAll(
 ): Deno.AtomicOperation {
   const touched = new Set<string>();
   const sums = new Map<string, { key: Deno.KvKey; value: bigint }>();
-  for (const w of writes) {
+  // Keys are compared only when there are sums to fold (an intake batch has none).
+  const folding = writes.some((w) => w.recorded.some((m) => m.kind === "sum"));
+  for (const w of folding ? writes : []) {
     for (const m of w.recorded) {
       if (m.kind === "set" || m.kind === "delete") touched.add(keyId(m.key));
       else if (m.kind === "sum") {

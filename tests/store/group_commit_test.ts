@@ -194,3 +194,38 @@ Deno.test("group commit: an item over Deno KV's limits fails alone with WriteToo
   assert.equal((await kv.get(["k", "small2"])).value !== null, true);
   kv.close();
 });
+
+Deno.test("group commit: the next batch is under way before a batch's writers hear of theirs; a failed beforeCommit fails its batch only", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const gates: PromiseWithResolvers<void>[] = [];
+  const committer = new GroupCommitter(kv, undefined, 1, () => {
+    gates.push(Promise.withResolvers<void>());
+    return gates.at(-1)!.promise;
+  });
+  const first = committer.commit(item("a", "1"));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(gates.length, 1, "the first batch waits in its beforeCommit");
+  const second = committer.commit(item("b", "2"));
+  const third = committer.commit(item("c", "3"));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(gates.length, 1, "one commit in flight: the others wait");
+  gates[0].resolve();
+  assert.ok((await first).ok);
+  assert.equal(gates.length, 2, "the second batch started before the first writer resumed");
+  gates[1].reject(new Error("disk full"));
+  await assert.rejects(second, /disk full/);
+  await assert.rejects(third, /disk full/, "b and c shared the second batch");
+  const fourth = committer.commit(item("d", "4"));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  gates[2].resolve();
+  const results = [await first, await fourth];
+  assert.ok(results[1].ok && results[1].seq > results[0].seq);
+  await committer.idle();
+  assert.deepEqual(
+    (await kv.getMany<{ value: string }[]>([["k", "a"], ["k", "b"], ["k", "d"]])).map((e) =>
+      e.value?.value ?? null
+    ),
+    ["1", null, "4"],
+  );
+  kv.close();
+});

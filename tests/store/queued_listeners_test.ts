@@ -26,3 +26,19 @@ Deno.test("queued listeners: one function added twice is two listeners, removed 
   queued.emit("fp");
   assert.equal(calls, 3);
 });
+
+Deno.test("queued listeners: announcements of one turn are told once per fingerprint, after it", async () => {
+  const queued = new QueuedListeners();
+  const heard: string[] = [];
+  queued.add((fp) => heard.push(fp));
+  // Writers of one batch resume in consecutive microtasks.
+  await Promise.all(["a", "b", "a", "a"].map(async (fp) => {
+    await Promise.resolve();
+    queued.announce(fp);
+  }));
+  assert.deepEqual(heard, ["a", "b"]);
+  queued.announce("a");
+  assert.deepEqual(heard, ["a", "b"], "told after the microtasks, not at once");
+  await Promise.resolve();
+  assert.deepEqual(heard, ["a", "b", "a"]);
+});

@@ -108,7 +108,7 @@ export class KvEnvelopes implements EnvelopePort {
             .set(keys.queue(head.fingerprint, seq), queued);
         },
       });
-      if (result.ok) this.#listeners.emit(head.fingerprint);
+      if (result.ok) this.#listeners.announce(head.fingerprint);
       return result.ok;
     } finally {
       this.segments.settle(ref);
