@@ -25,8 +25,11 @@ export interface RequestHead {
   target: string;
   /** Minor version: 1 for HTTP/1.1, 0 for HTTP/1.0. */
   minor: number;
-  /** The header fields as sent, in order (what `new Request` takes fastest). */
-  headers: [string, string][];
+  /**
+   * The header fields by name as sent (a repeated name once, its values joined by ", " as
+   * `Headers` joins them): a record is what `new Request` converts with the least work.
+   */
+  headers: Record<string, string>;
   /** The Host header, or null. */
   host: string | null;
   framing: BodyFraming;
@@ -53,7 +56,7 @@ export function parseRequestHead(head: string): RequestHead {
   if (parts.length !== 3) throw new BadRequest(400, "Malformed request line");
   const [method, sent, version] = parts;
   // Absolute form (RFC 9112 section 3.2.2): the path and query are the target.
-  const absolute = /^https?:\/\/[^/?#]+([/?][^#]*)?$/i.exec(sent);
+  const absolute = sent[0] === "/" ? null : /^https?:\/\/[^/?#]+([/?][^#]*)?$/i.exec(sent);
   const target = absolute
     ? (absolute[1]?.startsWith("/") ? absolute[1] : `/${absolute[1] ?? ""}`)
     : sent;
@@ -67,7 +70,8 @@ export function parseRequestHead(head: string): RequestHead {
   }
   // deno-lint-ignore no-control-regex -- control characters are what is refused
   if (/[\x00-\x20\x7f-\xff]/.test(target)) throw new BadRequest(400, "Malformed request target");
-  const headers: [string, string][] = [];
+  // No prototype: a field named "__proto__" is a field like any other.
+  const headers: Record<string, string> = Object.create(null);
   // The fields this layer reads itself, lowercased name → values.
   const own: Record<string, string[]> = {};
   for (let i = 1; i < lines.length; i++) {
@@ -79,7 +83,7 @@ export function parseRequestHead(head: string): RequestHead {
     const value = line.slice(colon + 1).trim();
     // deno-lint-ignore no-control-regex -- control characters are what is refused
     if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) throw new BadRequest(400, "Malformed header value");
-    headers.push([name, value]);
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     const lower = name.toLowerCase();
     if (OWN.has(lower)) (own[lower] ??= []).push(value);
   }

@@ -10,7 +10,10 @@ Deno.test("parseRequestHead: method, target, headers, framing and keep-alive", (
   const get = head("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nX-A: 1\r\nX-A: 2");
   assert.equal(get.method, "GET");
   assert.equal(get.target, "/a?b=1");
-  assert.deepEqual(get.headers, [["Host", "x"], ["X-A", "1"], ["X-A", "2"]]);
+  assert.deepEqual({ ...get.headers }, { Host: "x", "X-A": "1, 2" });
+  assert.equal(new Headers(get.headers).get("x-a"), "1, 2", "as Headers joins repeated fields");
+  const proto = head("GET / HTTP/1.1\r\nHost: x\r\n__proto__: y");
+  assert.equal(new Headers(proto.headers).get("__proto__"), "y", "a field named __proto__ is kept");
   assert.equal(get.host, "x");
   assert.deepEqual(get.framing, { kind: "none" });
   assert.ok(get.keepAlive);
