@@ -203,18 +203,58 @@ export class SegmentLog {
 
   /** The bytes at `ref` (flushed before their row was committed). */
   async read(ref: SegmentRef): Promise<Uint8Array> {
-    let reader = this.#readers.get(ref.s);
-    if (!reader) {
-      reader = open(join(this.#dir, fileName(ref.s)), "r");
-      reader.catch(() => this.#readers.delete(ref.s));
-      this.#readers.set(ref.s, reader);
+    const [bytes] = await this.readMany([ref]);
+    if (bytes instanceof Error) throw bytes;
+    return bytes;
+  }
+
+  /**
+   * The bytes at each of `refs`, or the error reading them: one read per run of refs that lie
+   * back to back in one segment (a queue page, written in arrival order, is one run as a
+   * rule), instead of one per value.
+   */
+  async readMany(refs: readonly SegmentRef[]): Promise<(Uint8Array | Error)[]> {
+    const out: (Uint8Array | Error)[] = new Array(refs.length);
+    const runs: { start: number; end: number }[] = [];
+    for (let i = 0; i < refs.length; i++) {
+      const run = runs.at(-1);
+      const last = run && refs[run.end - 1];
+      if (last && last.s === refs[i].s && last.o + last.n === refs[i].o) run.end = i + 1;
+      else runs.push({ start: i, end: i + 1 });
     }
-    const out = new Uint8Array(ref.n);
-    const { bytesRead } = await (await reader).read(out, 0, ref.n, ref.o);
-    if (bytesRead !== ref.n) {
-      throw new Error(`Segment ${ref.s} ends before ${ref.o}+${ref.n}: the store is damaged`);
-    }
+    await Promise.all(runs.map(async ({ start, end }) => {
+      const first = refs[start];
+      const length = refs[end - 1].o + refs[end - 1].n - first.o;
+      try {
+        const bytes = new Uint8Array(length);
+        const { bytesRead } = await (await this.#reader(first.s)).read(bytes, 0, length, first.o);
+        if (bytesRead !== length) {
+          throw new Error(
+            `Segment ${first.s} ends before ${first.o}+${length}: the store is damaged`,
+          );
+        }
+        if (end - start === 1) out[start] = bytes;
+        // A copy each: a view would keep (and, posted or transferred, carry) the whole run.
+        else {
+          for (let i = start; i < end; i++) {
+            out[i] = bytes.slice(refs[i].o - first.o, refs[i].o - first.o + refs[i].n);
+          }
+        }
+      } catch (err) {
+        for (let i = start; i < end; i++) out[i] = err as Error;
+      }
+    }));
     return out;
+  }
+
+  #reader(id: number): Promise<FileHandle> {
+    let reader = this.#readers.get(id);
+    if (!reader) {
+      reader = open(join(this.#dir, fileName(id)), "r");
+      reader.catch(() => this.#readers.delete(id));
+      this.#readers.set(id, reader);
+    }
+    return reader;
   }
 
   /** The id of the segment that takes appends now (rows never refer past it). */

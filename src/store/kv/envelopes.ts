@@ -27,7 +27,13 @@ import {
 import type { SegmentLog } from "../segments.ts";
 import { KV_LIMITS, KvWrite } from "../write.ts";
 import { kvPart, type WritePart } from "../write_part.ts";
-import { decodeHead, decodeQueued, encodeHead, encodeQueued } from "./envelope_rows.ts";
+import {
+  decodeHead,
+  decodeQueued,
+  encodeHead,
+  encodeQueued,
+  type StoredQueueRow,
+} from "./envelope_rows.ts";
 import { KeyCounter } from "./key_count.ts";
 import { QueuedListeners } from "../queued_listeners.ts";
 import { QueueLeases } from "./queue_leases.ts";
@@ -128,19 +134,27 @@ export class KvEnvelopes implements EnvelopePort {
       start: keys.queue(fingerprint, after + 1),
       end: keys.queue(fingerprint, Number.MAX_SAFE_INTEGER),
     }, lease ? {} : { limit: limit + 1 }); // leased ones may be skipped: as far as needed
+    // The page's rows first, then their ciphertexts in one read per run of the segment files.
+    const rows: { entry: Deno.KvEntry<Uint8Array>; row: StoredQueueRow }[] = [];
     for await (const entry of iter) {
-      if (items.length >= limit || (items.length > 0 && bytes >= PAGE_BYTES)) {
+      if (rows.length >= limit || (rows.length > 0 && bytes >= PAGE_BYTES)) {
         more = true;
         break;
       }
       const seq = entry.key[2] as number;
       if (lease && !this.#leases.take(fingerprint, seq, lease)) continue;
-      const item = await this.#queued(entry, fingerprint);
+      const row = decodeQueued(entry.value);
+      bytes += row.ref.n;
+      rows.push({ entry, row });
+    }
+    const read = await this.segments.readMany(rows.map(({ row }) => row.ref));
+    for (const [i, { entry, row }] of rows.entries()) {
+      const ciphertext = read[i];
+      const item = await this.#queued(entry, fingerprint, row, ciphertext);
       if (!item) {
-        this.#leases.release(fingerprint, [seq]);
+        this.#leases.release(fingerprint, [entry.key[2] as number]);
         continue;
       }
-      bytes += item.ciphertext.length;
       items.push(item);
     }
     const last = items.at(-1);
@@ -219,22 +233,26 @@ export class KvEnvelopes implements EnvelopePort {
    * The envelope of queue row `entry`; when its segment went meanwhile (a compaction moved it),
    * the row is read again. Null when the row is gone (acked meanwhile).
    */
+  /**
+   * The queued envelope of `entry` (whose decoded `row` and read `bytes` are given). When the
+   * read failed, the row is read again: gone (acked meanwhile) is null, moved to another
+   * segment (a sweep compacted it) is read there.
+   */
   async #queued(
     entry: Deno.KvEntry<Uint8Array>,
     fingerprint: string,
+    row: StoredQueueRow,
+    bytes: Uint8Array | Error,
   ): Promise<QueuedEnvelope | null> {
-    let row = decodeQueued(entry.value);
     let ciphertext: Uint8Array;
-    try {
-      ciphertext = await this.segments.read(row.ref);
-    } catch (err) {
+    if (bytes instanceof Error) {
       const again = await this.kv.get<Uint8Array>(entry.key);
       if (!again.value) return null;
       const moved = decodeQueued(again.value);
-      if (moved.ref.s === row.ref.s) throw err;
+      if (moved.ref.s === row.ref.s) throw bytes;
       row = moved;
       ciphertext = await this.segments.read(row.ref);
-    }
+    } else ciphertext = bytes;
     const recipientPubkey = row.recipientPubkey ?? await this.#queueKey(fingerprint);
     if (recipientPubkey === null) {
       throw new Error(`The recipient key of queue ${fingerprint} is missing: the store is damaged`);
