@@ -7,7 +7,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorContent as error, intQuery, jsonContent as json } from "../http/openapi.ts";
 import { ManifestSchema } from "../forms/manifest.ts";
-import { SubmissionEnvelopeSchema, SubmissionIdSchema } from "../forms/payload.ts";
+import {
+  IntakeEnvelopeSchema,
+  SubmissionEnvelopeSchema,
+  SubmissionIdSchema,
+} from "../forms/payload.ts";
 import {
   ChallengeIdSchema,
   FormIdSchema,
@@ -35,7 +39,7 @@ export const postSubmission = createRoute({
   summary: "Submit a sealed envelope",
   description: "Anonymous for public forms. Idempotent on submissionId: the same id and bytes " +
     "again answer the same receipt; the same id with other bytes is a 409.",
-  request: { body: { ...json(SubmissionEnvelopeSchema, "The envelope"), required: true } },
+  request: { body: { ...json(IntakeEnvelopeSchema, "The envelope"), required: true } },
   responses: {
     200: json(ReceiptSchema, "Stored durably and queued for the recipient"),
     400: error("Required envelope fields missing or malformed"),

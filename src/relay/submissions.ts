@@ -8,6 +8,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { base64DecodedLength } from "../crypto/encoding.ts";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
 import { Conflict, Forbidden, Gone, Invalid, NotFound, TooLarge } from "../errors/index.ts";
 import type { EnvelopePort, SubmissionRow } from "../store/ports/envelopes.ts";
@@ -151,11 +152,13 @@ export class Intake {
 
   /** Checks what the schema cannot: sizes, the form and its key; hashes the envelope. */
   async #prepare(env: SubmissionEnvelope): Promise<Prepared> {
-    let ciphertext: Uint8Array;
-    try {
-      ciphertext = Uint8Array.fromBase64(env.ciphertext);
-    } catch {
-      throw new Invalid("invalid_request", "ciphertext is not valid base64", "ciphertext");
+    const ciphertext = strictBase64(env.ciphertext);
+    if (!ciphertext) {
+      throw new Invalid(
+        "invalid_request",
+        "Invalid ciphertext: Must be standard base64 with padding",
+        "ciphertext",
+      );
     }
     if (ciphertext.length > this.limits.maxCiphertextBytes) {
       throw new TooLarge(
@@ -210,6 +213,21 @@ export class Intake {
       submitterId: env.submitterId ?? null,
       ciphertext,
     });
+  }
+}
+
+/**
+ * The bytes of `text` if it is canonical standard base64 (padded, no whitespace, zero trailing
+ * bits: the schemas' `isBase64`), else null. One native pass; the length check catches the
+ * whitespace `fromBase64` would skip.
+ */
+function strictBase64(text: string): Uint8Array | null {
+  if (text.length % 4 !== 0) return null;
+  try {
+    const bytes = Uint8Array.fromBase64(text, { lastChunkHandling: "strict" });
+    return bytes.length === base64DecodedLength(text) ? bytes : null;
+  } catch {
+    return null;
   }
 }
 

@@ -76,6 +76,9 @@ Deno.test("POST /submissions: 400 for each missing or malformed field, JSON erro
   const { inst, db } = await setup();
   try {
     const good = await envelopeFor(db, "contact");
+    // 49 bytes: "==" padding, and "+" and "/" in the text.
+    const b64 = new Uint8Array(49).fill(0xfb).toBase64();
+    assert.ok(b64.endsWith("==") && b64.includes("+") && b64.includes("/"));
     const cases: [string, Record<string, unknown>][] = [
       ["submissionId", { ...good, submissionId: undefined }],
       ["formId", { ...good, formId: undefined }],
@@ -87,6 +90,13 @@ Deno.test("POST /submissions: 400 for each missing or malformed field, JSON erro
       ["recipientPubkey", { ...good, recipientPubkey: "AAAA" }],
       ["recipientPubkey", { ...good, recipientPubkey: "not base64!" }],
       ["ciphertext", { ...good, ciphertext: "%%%%" }],
+      // Canonical standard base64 only, as the schemas' isBase64 (checked as intake decodes it):
+      ["ciphertext", { ...good, ciphertext: b64.replace(/=+$/, "") }], // no padding
+      ["ciphertext", { ...good, ciphertext: `${b64.slice(0, 8)}\n${b64.slice(9)}` }],
+      ["ciphertext", { ...good, ciphertext: `${b64.slice(0, 4)}    ${b64.slice(4)}` }],
+      ["ciphertext", { ...good, ciphertext: b64.replaceAll("+", "-").replaceAll("/", "_") }],
+      ["ciphertext", { ...good, ciphertext: `${"A".repeat(66)}B=` }], // non-zero trailing bits
+      ["ciphertext", { ...good, ciphertext: 42 }],
       ["ciphertext", { ...good, ciphertext: new Uint8Array(47).toBase64() }],
       ["submitterId", { ...good, submitterId: 12 }],
     ];
