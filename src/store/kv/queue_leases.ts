@@ -14,6 +14,16 @@ interface Held {
   until: number;
 }
 
+interface Queue {
+  held: Map<number, Held>;
+  /**
+   * The size at which expired leases are dropped next: twice what a prune left (at least
+   * {@link PRUNE_AT}), so pruning costs O(1) per lease amortized even when few have expired
+   * (in role `all` the vault's acks leave their leases to expire).
+   */
+  pruneAt: number;
+}
+
 /**
  * Who holds which queue position until when.
  *
@@ -26,7 +36,7 @@ interface Held {
  * ```
  */
 export class QueueLeases {
-  readonly #queues = new Map<string, Map<number, Held>>();
+  readonly #queues = new Map<string, Queue>();
 
   /**
    * Leases position `seq` of queue `fingerprint` to `lease.holder` unless another holder's
@@ -34,11 +44,14 @@ export class QueueLeases {
    */
   take(fingerprint: string, seq: number, lease: QueueLease, now = Date.now()): boolean {
     let queue = this.#queues.get(fingerprint);
-    if (!queue) this.#queues.set(fingerprint, queue = new Map());
-    const held = queue.get(seq);
+    if (!queue) this.#queues.set(fingerprint, queue = { held: new Map(), pruneAt: PRUNE_AT });
+    const held = queue.held.get(seq);
     if (held && held.holder !== lease.holder && held.until > now) return false;
-    if (!held && queue.size >= PRUNE_AT) prune(queue, now);
-    queue.set(seq, { holder: lease.holder, until: now + lease.ms });
+    if (!held && queue.held.size >= queue.pruneAt) {
+      for (const [at, old] of queue.held) if (old.until <= now) queue.held.delete(at);
+      queue.pruneAt = Math.max(PRUNE_AT, 2 * queue.held.size);
+    }
+    queue.held.set(seq, { holder: lease.holder, until: now + lease.ms });
     return true;
   }
 
@@ -46,11 +59,12 @@ export class QueueLeases {
   release(fingerprint: string, seqs: Iterable<number>): void {
     const queue = this.#queues.get(fingerprint);
     if (!queue) return;
-    for (const seq of seqs) queue.delete(seq);
-    if (queue.size === 0) this.#queues.delete(fingerprint);
+    for (const seq of seqs) queue.held.delete(seq);
+    if (queue.held.size === 0) this.#queues.delete(fingerprint);
   }
-}
 
-function prune(queue: Map<number, Held>, now: number) {
-  for (const [seq, held] of queue) if (held.until <= now) queue.delete(seq);
+  /** Leases held in queue `fingerprint`, expired ones not yet dropped included (for tests). */
+  size(fingerprint: string): number {
+    return this.#queues.get(fingerprint)?.held.size ?? 0;
+  }
 }

@@ -33,3 +33,22 @@ Deno.test("queue leases: ended leases are dropped as a queue grows, running ones
     assert.equal(leases.take("fp", seq, b, 100), true, "ended leases give way");
   }
 });
+
+Deno.test("queue leases: expired leases are dropped once the table doubles, so running ones do not make every take scan it", () => {
+  const leases = new QueueLeases();
+  const long = { holder: "a", ms: 60_000 };
+  for (let seq = 0; seq < 1024; seq++) leases.take("fp", seq, { holder: "a", ms: 10 }, 0);
+  leases.take("fp", 1024, long, 100); // the first prune: the 1,024 ended leases go
+  assert.equal(leases.size("fp"), 1);
+  // 5,000 running leases (as the vault's, acked with their records, left to expire): they all
+  // stay, and prunes that find nothing to drop move the next one to twice the size.
+  for (let seq = 2000; seq < 7000; seq++) assert.ok(leases.take("fp", seq, long, 200));
+  assert.equal(leases.size("fp"), 5001);
+  // Once they have ended, the next prune (at twice the size it left) drops them all.
+  for (let seq = 10_000; leases.size("fp") > 100; seq++) {
+    leases.take("fp", seq, { holder: "a", ms: 10 }, 100_000 + seq * 100); // each ends soon
+    assert.ok(leases.size("fp") <= 2 * 5001 + 1, "never above twice what a prune kept");
+  }
+  assert.ok(leases.size("fp") <= 2, "the prune dropped every ended lease");
+  assert.equal(leases.take("fp", 2000, { holder: "b", ms: 10 }, 100_000), true, "ended: free");
+});
