@@ -72,8 +72,6 @@ export class GroupCommitter {
   #active = 0;
   /** A start is queued for the end of this tick (so the tick's writes share a batch). */
   #scheduled = false;
-  /** With one commit in flight: the last batch taken, which the next one commits after. */
-  #turn: Promise<void> = Promise.resolve();
   #idleWaiters: (() => void)[] = [];
   #lastSeq = 0;
 
@@ -119,45 +117,33 @@ export class GroupCommitter {
   }
 
   /**
-   * Takes batches while fewer than `inFlight` are under way. With one in flight, each batch
-   * commits after the one taken before it, so sequence numbers stay in commit order. (Running
-   * the next batch's `beforeCommit` during the previous commit was measured: smaller batches,
-   * more fsyncs, lower intake throughput.)
+   * Takes batches while fewer than `inFlight` are under way. With one in flight, a batch is
+   * taken only once the one before it has committed, so sequence numbers stay in commit order.
+   * (Running the next batch's `beforeCommit` during the previous commit was measured: smaller
+   * batches, more fsyncs, lower intake throughput.)
    */
   #start(): void {
     while (this.#pending.length > 0 && this.#active < this.inFlight) {
-      const batch = this.#takeBatch();
       this.#active++;
-      // Started now; its failure is the batch's (read after the previous commit).
-      const ready = this.beforeCommit
-        ? this.beforeCommit().then(() => null, (err: unknown) => ({ err }))
-        : Promise.resolve(null);
-      const after = this.inFlight === 1 ? this.#turn : Promise.resolve();
-      const done = this.#commitBatch(batch, ready, after);
-      if (this.inFlight === 1) this.#turn = done;
+      void this.#commitBatch(this.#takeBatch()); // answers through its items
     }
   }
 
   /**
-   * Commits one batch once `after` (the previous commit) and `ready` (its `beforeCommit`)
-   * are done; never throws (each item's promise carries its outcome). The next batch starts
-   * before the outcomes are told: its fsyncs overlap the work of answering this batch's
-   * writers instead of waiting behind it.
+   * Commits one batch after its `beforeCommit`; never throws (each item's promise carries its
+   * outcome). The next batch starts before the outcomes are told: its fsyncs overlap the work
+   * of answering this batch's writers instead of waiting behind it.
    */
-  async #commitBatch(
-    batch: Pending[],
-    ready: Promise<{ err: unknown } | null>,
-    after: Promise<void>,
-  ): Promise<void> {
+  async #commitBatch(batch: Pending[]): Promise<void> {
     const outcomes = new Map<Pending, () => void>();
     const ok = (p: Pending, committed: boolean) =>
       outcomes.set(p, () => p.resolve({ ok: committed, seq: p.seq }));
     const fail = (p: Pending, err: unknown) => outcomes.set(p, () => p.reject(err));
     try {
-      await after;
-      const failed = await ready;
-      if (failed) {
-        for (const p of batch) fail(p, failed.err);
+      try {
+        await this.beforeCommit?.();
+      } catch (err) {
+        for (const p of batch) fail(p, err);
         return;
       }
       let todo = batch;

@@ -230,10 +230,6 @@ export class KvEnvelopes implements EnvelopePort {
   }
 
   /**
-   * The envelope of queue row `entry`; when its segment went meanwhile (a compaction moved it),
-   * the row is read again. Null when the row is gone (acked meanwhile).
-   */
-  /**
    * The queued envelope of `entry` (whose decoded `row` and read `bytes` are given). When the
    * read failed, the row is read again: gone (acked meanwhile) is null, moved to another
    * segment (a sweep compacted it) is read there.
