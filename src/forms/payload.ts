@@ -81,6 +81,16 @@ export const SubmissionPayloadSchema: z.ZodType<SubmissionPayload> = z.object({
   mode: PayloadModeSchema,
 });
 
+/** The envelope's fields but its ciphertext (shared by the two envelope schemas). */
+const envelopeFields = {
+  submissionId: SubmissionIdSchema,
+  formId: FormIdSchema,
+  /** Standard base64 of the 32-byte X25519 key the ciphertext is sealed to. */
+  recipientPubkey: PublicKeyBase64Schema,
+  /** null (or absent) for anonymous submissions. */
+  submitterId: z.string().max(256).nullable().optional(),
+};
+
 /**
  * The body of `POST /submissions`. The ciphertext is only checked to be strict base64 here; its
  * size limit (413) is the relay's business.
@@ -92,7 +102,7 @@ export const SubmissionPayloadSchema: z.ZodType<SubmissionPayload> = z.object({
  * ```
  */
 export const SubmissionEnvelopeSchema: z.ZodType<SubmissionEnvelope> = z.object({
-  ...envelopeFields(),
+  ...envelopeFields,
   /** Standard base64 of the sealed box of the payload. */
   ciphertext: Base64Schema,
 });
@@ -104,19 +114,7 @@ export const SubmissionEnvelopeSchema: z.ZodType<SubmissionEnvelope> = z.object(
  * keeps the full schema: its 400 comes before the edit token's 403, as it always did.)
  */
 export const IntakeEnvelopeSchema: z.ZodType<SubmissionEnvelope> = z.object({
-  ...envelopeFields(),
+  ...envelopeFields,
   /** Standard base64 of the sealed box of the payload (checked as intake decodes it). */
   ciphertext: z.string(),
 });
-
-/** The envelope's fields but its ciphertext. */
-function envelopeFields() {
-  return {
-    submissionId: SubmissionIdSchema,
-    formId: FormIdSchema,
-    /** Standard base64 of the 32-byte X25519 key the ciphertext is sealed to. */
-    recipientPubkey: PublicKeyBase64Schema,
-    /** null (or absent) for anonymous submissions. */
-    submitterId: z.string().max(256).nullable().optional(),
-  };
-}

@@ -8,7 +8,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { base64DecodedLength } from "../crypto/encoding.ts";
+import { fromBase64 } from "../crypto/encoding.ts";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
 import { Conflict, Forbidden, Gone, Invalid, NotFound, TooLarge } from "../errors/index.ts";
 import type { EnvelopePort, SubmissionRow } from "../store/ports/envelopes.ts";
@@ -152,8 +152,11 @@ export class Intake {
 
   /** Checks what the schema cannot: sizes, the form and its key; hashes the envelope. */
   async #prepare(env: SubmissionEnvelope): Promise<Prepared> {
-    const ciphertext = strictBase64(env.ciphertext);
-    if (!ciphertext) {
+    // Strict, as the schemas' isBase64: the only check of it (see IntakeEnvelopeSchema).
+    let ciphertext: Uint8Array;
+    try {
+      ciphertext = fromBase64(env.ciphertext);
+    } catch {
       throw new Invalid(
         "invalid_request",
         "Invalid ciphertext: Must be standard base64 with padding",
@@ -213,21 +216,6 @@ export class Intake {
       submitterId: env.submitterId ?? null,
       ciphertext,
     });
-  }
-}
-
-/**
- * The bytes of `text` if it is canonical standard base64 (padded, no whitespace, zero trailing
- * bits: the schemas' `isBase64`), else null. One native pass; the length check catches the
- * whitespace `fromBase64` would skip.
- */
-function strictBase64(text: string): Uint8Array | null {
-  if (text.length % 4 !== 0) return null;
-  try {
-    const bytes = Uint8Array.fromBase64(text, { lastChunkHandling: "strict" });
-    return bytes.length === base64DecodedLength(text) ? bytes : null;
-  } catch {
-    return null;
   }
 }
 

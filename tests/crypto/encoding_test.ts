@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import fc from "fast-check";
 import {
   base64DecodedLength,
   concatBytes,
@@ -112,5 +113,38 @@ Deno.test("concatBytes", () => {
   assert.deepEqual(
     concatBytes(new Uint8Array([1]), new Uint8Array(0), new Uint8Array([2, 3])),
     new Uint8Array([1, 2, 3]),
+  );
+});
+
+Deno.test("base64: decoding accepts exactly what isBase64 accepts, with the bytes Node decodes (runtime decoder or not)", () => {
+  // Canonical encodings, then each damaged the ways senders damage them.
+  const damaged = fc.tuple(fc.uint8Array({ maxLength: 64 }), fc.nat(), fc.nat()).map(
+    ([bytes, at, how]) => {
+      const text = toBase64(bytes);
+      const i = text.length === 0 ? 0 : at % text.length;
+      const edits = [
+        () => text,
+        () => text.replace(/=+$/, ""), // padding dropped
+        () => `${text.slice(0, i)}\n${text.slice(i)}`, // a line break
+        () => `${text.slice(0, i)}    ${text.slice(i)}`, // whitespace that keeps the length % 4
+        () => text.replaceAll("+", "-").replaceAll("/", "_"), // URL-safe alphabet
+        () => `${text.slice(0, i)}${"AB=+/é"[at % 6]}${text.slice(i + 1)}`, // one character
+        () => `${text.slice(0, -4)}${["AAB=", "AB==", "AAA="][at % 3]}`, // bits after the data
+      ];
+      return edits[how % edits.length]();
+    },
+  );
+  fc.assert(
+    fc.property(damaged, (text) => {
+      let decoded: Uint8Array | null = null;
+      try {
+        decoded = fromBase64(text);
+      } catch (err) {
+        assert.ok(err instanceof CryptoError && /^Invalid base64 /.test(err.message));
+      }
+      assert.equal(decoded !== null, isBase64(text), JSON.stringify(text));
+      if (decoded) assert.deepEqual(decoded, new Uint8Array(Buffer.from(text, "base64")));
+    }),
+    { numRuns: 2000 },
   );
 });
