@@ -24,58 +24,87 @@ export interface StoredQueueRow extends Omit<QueueRow, "recipientPubkey"> {
   recipientPubkey: string | null;
 }
 
+/** Where rows are encoded: one buffer reused by every row (encoding never awaits). */
+let scratch = new Uint8Array(512);
+
+/** The last time `time()` checked exact, as ISO text and its encoding (ms × 2). */
+let lastIso = "";
+let lastIsoCode = 0;
+
+/**
+ * Encodes one row into the shared scratch buffer; {@link bytes} copies it out. Hex is written
+ * in place, so a row costs one allocation (its bytes).
+ */
 class Writer {
-  #out = new Uint8Array(128);
   #at = 1;
 
   constructor() {
-    this.#out[0] = FORMAT;
+    scratch[0] = FORMAT;
   }
 
   varint(n: number): this {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`Not a stored count: ${n}`);
     this.#room(8);
     while (n >= 0x80) {
-      this.#out[this.#at++] = (n % 0x80) | 0x80;
+      scratch[this.#at++] = (n % 0x80) | 0x80;
       n = Math.floor(n / 0x80);
     }
-    this.#out[this.#at++] = n;
+    scratch[this.#at++] = n;
     return this;
   }
 
   /** Length and kind (hex or UTF-8) in one varint, then the bytes. */
   text(s: string): this {
-    const hex = HEX.test(s);
-    const bytes = hex ? Uint8Array.fromHex(s) : utf8.encode(s);
-    this.varint(bytes.length * 2 + (hex ? 1 : 0));
+    if (HEX.test(s)) {
+      const length = s.length / 2;
+      this.varint(length * 2 + 1);
+      this.#room(length);
+      scratch.subarray(this.#at).setFromHex(s);
+      this.#at += length;
+      return this;
+    }
+    if (s.length <= 21) {
+      // At most 63 bytes: the length fits one varint byte, written after the text.
+      this.#room(64);
+      const { written } = utf8.encodeInto(s, scratch.subarray(this.#at + 1));
+      scratch[this.#at] = written * 2;
+      this.#at += 1 + written;
+      return this;
+    }
+    const bytes = utf8.encode(s);
+    this.varint(bytes.length * 2);
     this.#room(bytes.length);
-    this.#out.set(bytes, this.#at);
+    scratch.set(bytes, this.#at);
     this.#at += bytes.length;
     return this;
   }
 
   optText(s: string | null): this {
     this.#room(1);
-    this.#out[this.#at++] = s === null ? 0 : 1;
+    scratch[this.#at++] = s === null ? 0 : 1;
     return s === null ? this : this.text(s);
   }
 
   /** Even: milliseconds × 2; 1: the text follows. */
   time(iso: string): this {
+    if (iso === lastIso) return this.varint(lastIsoCode);
     const ms = Date.parse(iso);
     const exact = Number.isSafeInteger(ms) && ms >= 0 && new Date(ms).toISOString() === iso;
-    return exact ? this.varint(ms * 2) : this.varint(1).text(iso);
+    if (!exact) return this.varint(1).text(iso);
+    lastIso = iso;
+    lastIsoCode = ms * 2;
+    return this.varint(lastIsoCode);
   }
 
   bytes(): Uint8Array {
-    return this.#out.slice(0, this.#at);
+    return scratch.slice(0, this.#at);
   }
 
   #room(n: number): void {
-    if (this.#at + n <= this.#out.length) return;
-    const grown = new Uint8Array(Math.max(this.#out.length * 2, this.#at + n));
-    grown.set(this.#out.subarray(0, this.#at));
-    this.#out = grown;
+    if (this.#at + n <= scratch.length) return;
+    const grown = new Uint8Array(Math.max(scratch.length * 2, this.#at + n));
+    grown.set(scratch.subarray(0, this.#at));
+    scratch = grown;
   }
 }
 

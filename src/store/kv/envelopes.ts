@@ -84,9 +84,10 @@ export class KvEnvelopes implements EnvelopePort {
     expectedVersion: number | null,
     envelope: NewEnvelope,
   ): Promise<boolean> {
+    const headKey = keys.submission(head.id);
     let versionstamp: string | null = null;
     if (expectedVersion !== null) {
-      const current = await this.kv.get<Uint8Array>(keys.submission(head.id));
+      const current = await this.kv.get<Uint8Array>(headKey);
       if (!current.value || decodeHead(head.id, current.value).version !== expectedVersion) {
         return false;
       }
@@ -109,8 +110,8 @@ export class KvEnvelopes implements EnvelopePort {
             receivedAt: new Date().toISOString(),
             ref,
           });
-          w.check({ key: keys.submission(head.id), versionstamp })
-            .set(keys.submission(head.id), encodeHead(head))
+          w.check({ key: headKey, versionstamp })
+            .set(headKey, encodeHead(head))
             .set(keys.queue(head.fingerprint, seq), queued);
         },
       });

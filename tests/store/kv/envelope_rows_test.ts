@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   decodeHead,
   decodeQueued,
@@ -74,4 +75,34 @@ Deno.test("envelope rows: an unknown format or a cut value is refused, not misre
   assert.throws(() => decodeQueued(q.subarray(0, q.length - 1)), /ends early/);
   assert.throws(() => decodeHead("x", encodeHead(head).subarray(0, 10)), /ends early/);
   assert.throws(() => encodeHead({ ...head, version: -1 }), RangeError);
+});
+
+Deno.test("envelope rows: rows encoded one after another share no bytes, whatever their sizes", () => {
+  const big = { ...queued, submitterId: "✓".repeat(400) }; // grows the shared buffer
+  const first = encodeQueued(queued);
+  const copy = first.slice();
+  const second = encodeQueued(big);
+  encodeHead(head);
+  assert.deepEqual(first, copy);
+  assert.deepEqual(decodeQueued(second), big);
+  assert.deepEqual(decodeQueued(first), queued);
+  // Around the short-text path's bound: 21 characters of 3 bytes (63 bytes), then 22.
+  for (const formId of ["✓".repeat(21), "✓".repeat(22), "a".repeat(21), "a".repeat(64)]) {
+    assert.deepEqual(decodeHead(head.id, encodeHead({ ...head, formId })), { ...head, formId });
+  }
+});
+
+Deno.test("envelope rows: any strings and times round-trip (property)", () => {
+  const iso = fc.integer({ min: -1e13, max: 1e13 }).map((ms) => new Date(ms).toISOString());
+  const text = fc.oneof(fc.string({ unit: "grapheme" }), fc.string(), iso);
+  fc.assert(
+    fc.property(text, text, fc.oneof(iso, text), fc.nat(), (formId, digest, time, version) => {
+      const row = { ...head, formId, digest, createdAt: time, version, latestDigest: digest };
+      assert.deepEqual(decodeHead(head.id, encodeHead(row)), row);
+      // The same time again (the writer remembers the last exact one).
+      const again = { ...queued, formId, receivedAt: time };
+      assert.deepEqual(decodeQueued(encodeQueued(again)), again);
+    }),
+    { numRuns: 500 },
+  );
 });
