@@ -4,6 +4,9 @@
  *
  * - (a) `bench/intake_baseline.ts`: a bare `Deno.serve` doing the same durable writes (same
  *   two rows, same existence check, same SHA-256) through the project's group committer;
+ * - (a') the same handler served by Sealpost's own HTTP layer (src/net, which issue 12's
+ *   timeouts and connection caps need) instead of `Deno.serve`: random load only, the price of
+ *   that layer alone;
  * - (b) `bench/intake_ceiling.ts`: the same rows straight into SQLite (Deno KV's table shape,
  *   WAL, synchronous FULL), one transaction per batch of `--connections` envelopes.
  *
@@ -77,7 +80,7 @@ async function startSealpost(): Promise<Sealpost> {
   return { server, db, url: `${server.url}/submissions` };
 }
 
-async function startBaseline(fingerprint: string) {
+async function startBaseline(fingerprint: string, server: "deno" | "net" = "deno") {
   const data = await Deno.makeTempDir({ prefix: "sealpost-baseline-" });
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
@@ -88,6 +91,7 @@ async function startBaseline(fingerprint: string) {
       String(port),
       `${data}/baseline.kv`,
       fingerprint,
+      server,
     ],
     stdout: "null",
     stderr: "inherit",
@@ -196,12 +200,13 @@ const row = (name: string, rps: number, p50: string, p99: number, extra = "") =>
 
 console.log(
   `bench/intake: ${connections} connections, ${seconds} s per run, ${rounds} interleaved rounds ` +
-    `(a, sealpost, b), medians; load average at start ${loadavg()}`,
+    `(a, a' in the random load, sealpost, b), medians; load average at start ${loadavg()}`,
 );
 const sealpost = await startSealpost();
 Deno.env.set("FORM_ID", "bench");
 Deno.env.set("RECIPIENT_PUBKEY", sealpost.db.publicKey);
 const baseline = await startBaseline(sealpost.db.fingerprint);
+const baselineNet = await startBaseline(sealpost.db.fingerprint, "net");
 const ceilingDir = await Deno.makeTempDir({ prefix: "sealpost-ceiling-" });
 const probes: Sealpost[] = [];
 try {
@@ -210,16 +215,21 @@ try {
     for (const [key, url] of [["a", baseline.url], ["s", sealpost.url]] as const) {
       okCount[key] += ok(await load(url, "random", 2));
     }
-    const results: Record<string, { a: WrkResult[]; s: WrkResult[]; b: number[]; bp99: number[] }> =
-      {};
+    await load(baselineNet.url, "random", 2);
+    const results: Record<
+      string,
+      { a: WrkResult[]; an: WrkResult[]; s: WrkResult[]; b: number[]; bp99: number[] }
+    > = {};
     const ceilingCount = { random: 0, mix: 0 };
     for (const mode of ["random", "mix"] as const) {
-      results[mode] = { a: [], s: [], b: [], bp99: [] };
+      results[mode] = { a: [], an: [], s: [], b: [], bp99: [] };
       for (let round = 0; round < rounds; round++) {
         const a = await load(baseline.url, mode);
+        const an = mode === "random" ? await load(baselineNet.url, mode) : null;
         const s = await load(sealpost.url, mode);
         const b = await ceiling(`${ceilingDir}/${mode}.db`, mode);
         results[mode].a.push(a);
+        if (an) results[mode].an.push(an);
         results[mode].s.push(s);
         results[mode].b.push(b.rate);
         results[mode].bp99.push(b.p99TxMs);
@@ -230,6 +240,7 @@ try {
         }
         console.log(
           `  ${mode} round ${round + 1}: a ${fmt(a.rps, 0)} req/s p99 ${fmt(a.p99ms, 1)} ms, ` +
+            (an ? `a' ${fmt(an.rps, 0)} req/s p99 ${fmt(an.p99ms, 1)} ms, ` : "") +
             `sealpost ${fmt(s.rps, 0)} req/s p99 ${fmt(s.p99ms, 1)} ms (non-2xx ${s.non2xx}), ` +
             `b ${fmt(b.rate, 0)} envelopes/s; load ${loadavg()}`,
         );
@@ -271,6 +282,20 @@ try {
             `${r.a.reduce((n, x) => n + x.non2xx, 0)}, ${r.a.reduce((n, x) => n + x.errors, 0)}`,
           ),
       );
+      if (r.an.length > 0) {
+        console.log(
+          `| ${label} ` +
+            row(
+              "(a') the same on src/net",
+              m(r.an, (x) => x.rps),
+              fmt(m(r.an, (x) => x.p50ms), 1),
+              m(r.an, (x) => x.p99ms),
+              `${r.an.reduce((n, x) => n + x.non2xx, 0)}, ${
+                r.an.reduce((n, x) => n + x.errors, 0)
+              }`,
+            ),
+        );
+      }
       console.log(
         `| ${label} ` +
           row(
@@ -308,6 +333,14 @@ try {
         `  ${mode.padEnd(6)}: sealpost/(a) ${fmt(toA, 2)} (target >= 0.9), sealpost/(b) ` +
           `${fmt(toB, 2)} (target >= 0.6), sealpost p99 ${fmt(p99, 1)} ms (target < 25 ms)`,
       );
+      if (r.an.length > 0) {
+        const netToA = median(r.an.map((an, i) => an.rps / r.a[i].rps));
+        const toNet = median(r.s.map((s, i) => s.rps / r.an[i].rps));
+        console.log(
+          `          (a')/(a) ${fmt(netToA, 2)}: the serving layer alone; sealpost/(a') ` +
+            `${fmt(toNet, 2)}: routing, validation, metrics and the rest`,
+        );
+      }
     }
   }
   if (stored > 0) {
@@ -363,8 +396,10 @@ try {
     await p.server.stop();
     await Deno.remove(p.server.dataDir, { recursive: true });
   }
-  baseline.child.kill("SIGTERM");
-  await baseline.child.status;
-  await Deno.remove(baseline.data, { recursive: true });
+  for (const b of [baseline, baselineNet]) {
+    b.child.kill("SIGTERM");
+    await b.child.status;
+    await Deno.remove(b.data, { recursive: true });
+  }
   await Deno.remove(ceilingDir, { recursive: true });
 }

@@ -8,7 +8,12 @@
  * reads the head and answers a replay or a conflict. No routing, validation, form lookup, edit
  * token, metrics or logging.
  *
- * Usage: deno run -A bench/intake_baseline.ts <port> <kv-path> <fingerprint>
+ * With `net` as a fourth argument the same handler is served by Sealpost's own HTTP layer
+ * (src/net `serveHttp`, with the limits of the default configuration and the benchmark's
+ * per-address cap) instead of `Deno.serve`: the arm (a') of bench/intake, which prices the
+ * hardened serving layer alone.
+ *
+ * Usage: deno run -A bench/intake_baseline.ts <port> <kv-path> <fingerprint> [net]
  * (the segment files go to `<kv-path>.segments/`)
  */
 import { createHash } from "node:crypto";
@@ -16,8 +21,11 @@ import { GroupCommitter } from "../src/store/group_commit.ts";
 import { keys } from "../src/store/keys.ts";
 import { decodeHead, encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
 import { SegmentLog } from "../src/store/segments.ts";
+import { loadConfig } from "../src/config/index.ts";
+import { connectionLimits } from "../src/net/config.ts";
+import { serveHttp } from "../src/net/listener.ts";
 
-const [port, path, fingerprint] = Deno.args;
+const [port, path, fingerprint, server = "deno"] = Deno.args;
 const kv = await Deno.openKv(path);
 const segments = await SegmentLog.open(`${path}.segments`);
 const committer = new GroupCommitter(kv, undefined, 1, () => segments.flush());
@@ -36,7 +44,7 @@ interface Envelope {
   ciphertext: string;
 }
 
-Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => {} }, async (req) => {
+async function handle(req: Request): Promise<Response> {
   let env: Envelope;
   let ciphertext: Uint8Array;
   try {
@@ -92,4 +100,12 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => {} }, as
   return Response.json({ error: { code: "submission_conflict", message: "conflict" } }, {
     status: 409,
   });
-});
+}
+
+const address = { hostname: "127.0.0.1", port: Number(port) };
+if (server === "net") {
+  const config = await loadConfig({
+    env: { SEALPOST_SERVER_MAX_CONNECTIONS_PER_ADDRESS: "4096" },
+  });
+  serveHttp(address, connectionLimits(config), handle);
+} else Deno.serve({ ...address, onListen: () => {} }, handle);
