@@ -10,6 +10,7 @@ const known = [
   "crypto",
   "ingest",
   "ingest_flat",
+  "kv_flat",
   "webhooks",
   "ops",
   "formpage",
