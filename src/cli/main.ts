@@ -18,6 +18,9 @@ import { programCommand } from "./program.ts";
 import type { DemoInfo } from "../vault/index.ts";
 import { shareLink } from "../web/links.ts";
 
+/** How long a stop waits for the vault's first-run setup to finish. */
+const SETUP_GRACE_MS = 10_000;
+
 const USAGE = `sealpost ${VERSION}: end-to-end encrypted form backend
 
 Usage: sealpost <command> [options]
@@ -141,10 +144,18 @@ async function serve(flags: Flags): Promise<number> {
     lock.release();
     throw err;
   }
+  // The vault's first-run setup (below); a stop waits for it, up to SETUP_GRACE_MS: stopped
+  // halfway, its store closes under it and the next start redoes part of it.
+  let setup: Promise<void> = Promise.resolve();
   // Listen for signals before saying anything: whoever reads the banner may stop us at once.
   const stop = () => {
     console.log("Shutting down: finishing in-flight requests");
-    server.shutdown();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, SETUP_GRACE_MS));
+    void Promise.race([setup, grace]).then(() => {
+      clearTimeout(timer);
+      return server.shutdown();
+    });
   };
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
@@ -164,17 +175,14 @@ async function serve(flags: Flags): Promise<number> {
   // for all the vault workers of a shared store.
   const vault = server.vault;
   if (vault) {
-    try {
-      const demo = await server.store.exclusive(
-        "vault_bootstrap",
-        () => vault.bootstrap(init.userId),
-      );
-      console.log(demoText(demo, server.baseUrl));
-    } catch (err) {
-      console.error(
-        `Vault setup did not finish (retried on the next start): ${(err as Error).message}`,
-      );
-    }
+    setup = server.store.exclusive("vault_bootstrap", () => vault.bootstrap(init.userId)).then(
+      (demo) => console.log(demoText(demo, server.baseUrl)),
+      (err) =>
+        console.error(
+          `Vault setup did not finish (retried on the next start): ${(err as Error).message}`,
+        ),
+    );
+    await setup;
   }
   await server.finished;
   await server.shutdown();

@@ -104,6 +104,42 @@ Deno.test("serve: says how to reach a new instance once; SIGTERM drains and exit
   }
 });
 
+Deno.test("serve: a stop during the first run's vault setup lets it finish: one demo form", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // Stopped as soon as it says where it listens, while the vault sets up its demo form.
+    const run = async () => {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", MAIN, "serve", "--data", dir, "--port", "0"],
+        env: { SEALPOST_SERVER_REQUEST_LOG: "false" },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const stdout = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let out = (await stdout.read()).value ?? "";
+      assert.match(out, /listens on/);
+      child.kill("SIGTERM");
+      for (let step = await stdout.read(); !step.done; step = await stdout.read()) {
+        out += step.value;
+      }
+      const status = await child.status;
+      return { status, out, err: await new Response(child.stderr).text() };
+    };
+    const first = await run();
+    assert.equal(first.status.code, 0);
+    assert.doesNotMatch(first.err, /did not finish/);
+    const demo = /demo form id:\s+(\S+)/.exec(first.out)?.[1];
+    assert.ok(demo, `the setup finished and said so:\n${first.out}`);
+    // The next start finds the setup done: the same demo form, not a second one.
+    const second = await run();
+    assert.equal(second.status.code, 0);
+    assert.equal(/demo form id:\s+(\S+)/.exec(second.out)?.[1], demo);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("serve: warns about SEALPOST_* variables that nothing reads, then runs", async () => {
   const dir = await Deno.makeTempDir();
   try {
