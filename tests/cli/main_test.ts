@@ -5,6 +5,20 @@ import { freshPg } from "../store/contract/_pg.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
+/** `sealpost serve` on `dir` and a free port; its stdout as text, read up to its banner. */
+async function serve(dir: string, env: Record<string, string> = {}, stderr: "piped" | "inherit") {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "serve", "--data", dir, "--port", "0"],
+    env: { SEALPOST_SERVER_REQUEST_LOG: "false", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr,
+  }).spawn();
+  const stdout = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const banner = (await stdout.read()).value ?? "";
+  return { child, stdout, banner };
+}
+
 Deno.test("init --json: creates the data dir once, secrets 0600, idempotent", async () => {
   const dir = await Deno.makeTempDir();
   const data = `${dir}/data`;
@@ -72,18 +86,7 @@ Deno.test("--version, --help, unknown commands and invalid config", async () => 
 Deno.test("serve: says how to reach a new instance once; SIGTERM drains and exits 0", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const start = async () => {
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", MAIN, "serve", "--data", dir, "--port", "0"],
-        env: { SEALPOST_SERVER_REQUEST_LOG: "false" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "inherit",
-      }).spawn();
-      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      const { value } = await reader.read();
-      return { child, reader, banner: value ?? "" };
-    };
+    const start = () => serve(dir, {}, "inherit");
     const first = await start();
     assert.match(first.banner, /initialised/);
     assert.match(first.banner, /credentials\.json/);
@@ -92,13 +95,13 @@ Deno.test("serve: says how to reach a new instance once; SIGTERM drains and exit
     assert.equal((await fetch(`${url}/healthz`)).status, 200);
     first.child.kill("SIGTERM");
     assert.equal((await first.child.status).code, 0);
-    await first.reader.cancel();
+    await first.stdout.cancel();
 
     const second = await start();
     assert.doesNotMatch(second.banner, /initialised/);
     second.child.kill("SIGINT");
     assert.equal((await second.child.status).code, 0);
-    await second.reader.cancel();
+    await second.stdout.cancel();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -109,15 +112,8 @@ Deno.test("serve: a stop during the first run's vault setup lets it finish: one 
   try {
     // Stopped as soon as it says where it listens, while the vault sets up its demo form.
     const run = async () => {
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", MAIN, "serve", "--data", dir, "--port", "0"],
-        env: { SEALPOST_SERVER_REQUEST_LOG: "false" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const stdout = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let out = (await stdout.read()).value ?? "";
+      const { child, stdout, banner } = await serve(dir, {}, "piped");
+      let out = banner;
       assert.match(out, /listens on/);
       child.kill("SIGTERM");
       for (let step = await stdout.read(); !step.done; step = await stdout.read()) {
@@ -143,15 +139,11 @@ Deno.test("serve: a stop during the first run's vault setup lets it finish: one 
 Deno.test("serve: warns about SEALPOST_* variables that nothing reads, then runs", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "serve", "--data", dir, "--port", "0"],
-      env: { SEALPOST_SERVER_REQUEST_LOG: "false", SEALPOST_SERVER_PROT: "9000" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    const banner = (await out.read()).value ?? "";
+    const { child, stdout: out, banner } = await serve(
+      dir,
+      { SEALPOST_SERVER_PROT: "9000" },
+      "piped",
+    );
     assert.match(banner, /listens on http:\/\/127\.0\.0\.1:\d+/, "it runs on the defaults");
     child.kill("SIGTERM");
     assert.equal((await child.status).code, 0);
