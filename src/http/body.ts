@@ -70,6 +70,14 @@ export async function readBodyLimited(
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
+ * Gives `c.req.text()` and `c.req.json()` `text` as the body, read no more. Hono keeps promises
+ * in `bodyCache` (its type names what they resolve to).
+ */
+export function cacheBodyText(c: Context, text: string): void {
+  (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text);
+}
+
+/**
  * Middleware that caps the body at `maxBytes(c)` and parses it as JSON for the validator
  * that follows. A body over the cap is a 413 (decided while streaming); one that is not
  * JSON is a 400 `invalid_json`.
@@ -102,8 +110,9 @@ export function jsonBody(
         `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
       );
     }
-    // The validator that follows reads `c.req.json()`, which answers from this cache.
-    c.req.bodyCache.json = Promise.resolve(parsed);
+    // The validator that follows reads `c.req.json()`, which parses Hono's cached text (a
+    // cached `json` alone is stringified and wrapped in a Response first, then parsed).
+    cacheBodyText(c, text);
     await next();
   };
 }

@@ -8,7 +8,7 @@
 import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { jsonBody } from "../http/body.ts";
+import { cacheBodyText, jsonBody } from "../http/body.ts";
 import { Invalid, NotFound } from "../errors/index.ts";
 import { FormIdSchema } from "../http/ids.ts";
 import { assertOwns, type OwnerEnv, requireOwner, type TokenSource } from "../auth/index.ts";
@@ -252,7 +252,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   const optionalBody: MiddlewareHandler = (c, next) => {
     const empty = !c.req.header("content-type") && (c.req.header("content-length") ?? "0") === "0";
     if (!empty) return body(c, next);
-    c.req.bodyCache.json = Promise.resolve({});
+    cacheBodyText(c, "{}");
     return next();
   };
 

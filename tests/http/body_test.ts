@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { nestsDeeperThan } from "../../src/forms/_common.ts";
-import { MAX_JSON_DEPTH } from "../../src/http/body.ts";
+import { Hono } from "hono";
+import { validator } from "hono/validator";
+import { jsonBody, MAX_JSON_DEPTH } from "../../src/http/body.ts";
 import { manifestFor, registerDatabase } from "../_support/owner.ts";
 import { call, startInstance } from "../_support/server.ts";
 
@@ -117,4 +119,39 @@ Deno.test("rows whose size the client decides: over Deno KV's 64 KiB a 413, neve
   } finally {
     await inst.close();
   }
+});
+
+Deno.test("jsonBody: the body is read and parsed once; the validator after it parses Hono's cached text", async () => {
+  const app = new Hono();
+  let stringified = 0;
+  app.post(
+    "/",
+    jsonBody(() => 1024, { code: "payload_too_large", message: "too large" }),
+    validator("json", (value) => value),
+    async (c) => {
+      const json = c.req.valid("json");
+      return c.json({ json, text: await c.req.text() });
+    },
+  );
+  // Were only a parsed value cached, Hono would stringify it to answer c.req.json().
+  const stringify = JSON.stringify;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    stringified++;
+    return stringify(...args);
+  }) as typeof stringify;
+  let res: Response;
+  const body = '{"a": [1, "ü"], "b": null}';
+  try {
+    res = await app.request("/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(res.status, 200);
+  // One stringify: the answer's own (c.json).
+  assert.equal(stringified, 1);
+  assert.deepEqual(await res.json(), { json: { a: [1, "ü"], b: null }, text: body });
 });
