@@ -7,6 +7,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { nestsDeeperThan } from "../forms/_common.ts";
 import { Invalid, TooLarge } from "../errors/index.ts";
 import { ApiError } from "./errors.ts";
+import { decodeUtf8 } from "./utf8.ts";
 import { concatBytes } from "../crypto/encoding.ts";
 
 /**
@@ -67,8 +68,6 @@ export async function readBodyLimited(
   return chunks.length === 1 ? chunks[0] : concatBytes(...chunks);
 }
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * Gives `c.req.text()` and `c.req.json()` `text` as the body, read no more. Hono keeps promises
  * in `bodyCache` (its type names what they resolve to).
@@ -92,12 +91,8 @@ export function jsonBody(
     if (!/^application\/([a-z0-9.+-]*\+)?json\b/i.test(type)) {
       throw new ApiError(415, "unsupported_media_type", "Content-Type must be application/json");
     }
-    let text: string;
-    try {
-      text = UTF8.decode(bytes);
-    } catch {
-      throw new Invalid("invalid_json", "The request body is not valid UTF-8");
-    }
+    const text = decodeUtf8(bytes);
+    if (text === null) throw new Invalid("invalid_json", "The request body is not valid UTF-8");
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -11,6 +11,7 @@ import { HASH_PATTERN } from "../blobs/key.ts";
 import type { FilesMode } from "../forms/manifest.ts";
 import { type SubmissionPayload, SubmissionPayloadSchema } from "../forms/payload.ts";
 import { formatIssues } from "../errors/index.ts";
+import { decodeUtf8 } from "../http/utf8.ts";
 
 /** Why an envelope could not become a record: a quarantine code and reason. */
 export class Quarantine extends Error {
@@ -40,12 +41,8 @@ export const MAX_REASON = 1000;
  */
 export function parsePayload(plain: Uint8Array): SubmissionPayload {
   const invalid = (reason: string) => new Quarantine("invalid_payload", reason, null);
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(plain);
-  } catch {
-    throw invalid("The plaintext is not valid UTF-8");
-  }
+  const text = decodeUtf8(plain);
+  if (text === null) throw invalid("The plaintext is not valid UTF-8");
   let json: unknown;
   try {
     json = JSON.parse(text);
