@@ -73,6 +73,12 @@ export interface DrainResult {
 }
 
 /**
+ * What a wake aborts the loop's wait with: made once (an abort without a reason makes a new
+ * `DOMException`, stack trace and all, on each of the many wakes a busy relay sends).
+ */
+const WOKEN = new Error("Woken: envelopes arrived");
+
+/**
  * Drains the queues of every database of the vault.
  *
  * @example
@@ -141,7 +147,7 @@ export class Ingestor {
       if (!this.#running) break;
       if (this.#pending) continue;
       const controller = new AbortController();
-      this.#wake = () => controller.abort();
+      this.#wake = () => controller.abort(WOKEN);
       if (this.link.events) await pause(this.options.pollIntervalMs, controller.signal);
       else await this.#longPoll(controller.signal);
       this.#wake = null;
