@@ -78,16 +78,23 @@ async function prefill(path: string, count: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** CPU µs of this process's SQLite threads (Deno KV names them `sw-<n>`). */
-function sqliteCpuUs(): number {
-  let total = 0;
+/** CPU µs by thread id of this process's SQLite threads (Deno KV names them `sw-<n>`). */
+function sqliteCpuUs(): Map<string, number> {
+  const byThread = new Map<string, number>();
   for (const task of Deno.readDirSync("/proc/self/task")) {
     const stat = Deno.readTextFileSync(`/proc/self/task/${task.name}/stat`);
     const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
     if (!name.startsWith("sw-")) continue;
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    total += (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
+    byThread.set(task.name, (Number(fields[11]) + Number(fields[12])) * 10_000); // 10 ms ticks
   }
+  return byThread;
+}
+
+/** CPU µs the SQLite threads used since `before` (threads of closed stores that left: none). */
+function sqliteCpuSince(before: Map<string, number>): number {
+  let total = 0;
+  for (const [thread, us] of sqliteCpuUs()) total += us - (before.get(thread) ?? 0);
   return total;
 }
 
@@ -123,7 +130,7 @@ async function round(path: string, checkpoint: boolean): Promise<Round> {
     latencies.push(performance.now() - t);
   }
   const seconds = (performance.now() - started) / 1000;
-  const cpuUs = (sqliteCpuUs() - cpu0) / (commits * batch);
+  const cpuUs = sqliteCpuSince(cpu0) / (commits * batch);
   worker?.terminate();
   kv.close();
   latencies.sort((a, b) => a - b);
