@@ -24,7 +24,7 @@ import { publishForm, registerDatabase, type TestDatabase } from "../tests/_supp
 import { freePort, type ServerProcess, spawnServer, waitFor } from "../tests/_support/process.ts";
 import { keys } from "../src/store/keys.ts";
 import { KV_FILE } from "../src/store/kv.ts";
-import { encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
+import { intakeRows } from "./_intake_rows.ts";
 import { fmt, wrk, type WrkResult } from "./_wrk.ts";
 import { SegmentLog, type SegmentRef, SEGMENTS_DIR } from "../src/store/segments.ts";
 
@@ -123,33 +123,10 @@ async function prefill(dataDir: string, db: TestDatabase, count: number) {
     const refs: SegmentRef[] = [];
     for (let i = done; i < Math.min(count, done + PREFILL_BATCH); i++) {
       const id = crypto.randomUUID().replaceAll("-", "");
-      const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
-      const now = new Date().toISOString();
       const ref = segments.append(ciphertext);
       refs.push(ref);
-      op.set(
-        keys.submission(id),
-        encodeHead({
-          id,
-          formId: "bench",
-          fingerprint: db.fingerprint,
-          createdAt: now,
-          version: 1,
-          digest,
-          latestDigest: digest,
-        }),
-      ).set(
-        keys.queue(db.fingerprint, ++seq),
-        encodeQueued({
-          submissionId: id,
-          version: 1,
-          formId: "bench",
-          recipientPubkey: null,
-          submitterId: null,
-          receivedAt: now,
-          ref,
-        }),
-      );
+      const { head, queued } = intakeRows(id, db.fingerprint, ref);
+      op.set(keys.submission(id), head).set(keys.queue(db.fingerprint, ++seq), queued);
     }
     await segments.flush();
     if (!(await op.commit()).ok) throw new Error("prefill: a write failed");

@@ -16,7 +16,7 @@
  */
 import { parseArgs } from "node:util";
 import { keys } from "../src/store/keys.ts";
-import { encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
+import { intakeRows } from "./_intake_rows.ts";
 
 const { values } = parseArgs({
   options: {
@@ -36,31 +36,6 @@ const dir = await Deno.makeTempDir({ prefix: "sealpost-kv-flat-" });
 const randomId = () => crypto.getRandomValues(new Uint8Array(16)).toHex();
 let seq = Date.now() * 1000;
 
-/** Intake's two rows of one new envelope (a 1 KiB ciphertext at `offset` of segment 1). */
-function rows(id: string, offset: number) {
-  const now = new Date().toISOString();
-  const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
-  const head = encodeHead({
-    id,
-    formId: "bench",
-    fingerprint,
-    createdAt: now,
-    version: 1,
-    digest,
-    latestDigest: digest,
-  });
-  const queued = encodeQueued({
-    submissionId: id,
-    version: 1,
-    formId: "bench",
-    recipientPubkey: null,
-    submitterId: null,
-    receivedAt: now,
-    ref: { s: 1, o: offset, n: 1024 },
-  });
-  return { head, queued };
-}
-
 /** Fills `path` with `count` envelopes, 400 per atomic write (no checks: new ids pass them). */
 async function prefill(path: string, count: number): Promise<number> {
   const started = performance.now();
@@ -69,7 +44,7 @@ async function prefill(path: string, count: number): Promise<number> {
     const op = kv.atomic();
     for (let i = done; i < Math.min(count, done + 400); i++) {
       const id = randomId();
-      const { head, queued } = rows(id, i * 1024);
+      const { head, queued } = intakeRows(id, fingerprint, { s: 1, o: i * 1024, n: 1024 });
       op.set(keys.submission(id), head).set(keys.queue(fingerprint, ++seq), queued);
     }
     if (!(await op.commit()).ok) throw new Error("prefill: a write failed");
@@ -121,7 +96,7 @@ async function round(path: string, checkpoint: boolean): Promise<Round> {
     for (let j = 0; j < batch; j++) {
       const id = randomId();
       const key = keys.submission(id);
-      const { head, queued } = rows(id, j * 1024);
+      const { head, queued } = intakeRows(id, fingerprint, { s: 1, o: j * 1024, n: 1024 });
       op.check({ key, versionstamp: null }).set(key, head)
         .set(keys.queue(fingerprint, ++seq), queued);
     }
