@@ -247,42 +247,20 @@ try {
     console.log("|---|---|---:|---:|---:|---|");
     for (const mode of ["random", "mix"] as const) {
       const r = results[mode];
-      const m = (xs: WrkResult[], f: (x: WrkResult) => number) => median(xs.map(f));
       const label = mode === "random" ? "random ids, 1 KiB" : "random ids, 1/8/64 KiB, 10% retries";
-      console.log(
-        `| ${label} ` +
-          row(
-            "(a) Deno.serve + same writes, group commit",
-            m(r.a, (x) => x.rps),
-            fmt(m(r.a, (x) => x.p50ms), 1),
-            m(r.a, (x) => x.p99ms),
-            `${r.a.reduce((n, x) => n + x.non2xx, 0)}, ${r.a.reduce((n, x) => n + x.errors, 0)}`,
-          ),
-      );
-      if (r.an.length > 0) {
+      // One server's rounds: median rate and latencies, summed failures.
+      const served = (name: string, runs: WrkResult[]) => {
+        const m = (f: (x: WrkResult) => number) => median(runs.map(f));
+        const sum = (f: (x: WrkResult) => number) => runs.reduce((n, x) => n + f(x), 0);
+        const failures = `${sum((x) => x.non2xx)}, ${sum((x) => x.errors)}`;
         console.log(
           `| ${label} ` +
-            row(
-              "(a') the same on src/net",
-              m(r.an, (x) => x.rps),
-              fmt(m(r.an, (x) => x.p50ms), 1),
-              m(r.an, (x) => x.p99ms),
-              `${r.an.reduce((n, x) => n + x.non2xx, 0)}, ${
-                r.an.reduce((n, x) => n + x.errors, 0)
-              }`,
-            ),
+            row(name, m((x) => x.rps), fmt(m((x) => x.p50ms), 1), m((x) => x.p99ms), failures),
         );
-      }
-      console.log(
-        `| ${label} ` +
-          row(
-            "sealpost POST /submissions",
-            m(r.s, (x) => x.rps),
-            fmt(m(r.s, (x) => x.p50ms), 1),
-            m(r.s, (x) => x.p99ms),
-            `${r.s.reduce((n, x) => n + x.non2xx, 0)}, ${r.s.reduce((n, x) => n + x.errors, 0)}`,
-          ),
-      );
+      };
+      served("(a) Deno.serve + same writes, group commit", r.a);
+      if (r.an.length > 0) served("(a') the same on src/net", r.an);
+      served("sealpost POST /submissions", r.s);
       console.log(
         `| ${label} ` +
           row(
