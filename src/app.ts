@@ -5,6 +5,7 @@
  * @module
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { largeTransfer } from "./http/transfer_regime.ts";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
 import { principalOfToken } from "./auth/index.ts";
@@ -98,6 +99,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   for (const path of ["/forms/*", "/f/*", "/assets/*", "/embed.js", "/openapi.json"]) {
     app.use(path, publicReads);
   }
+  // Large transfers follow the throughput rule instead of the request deadline, by the route
+  // served (src/http/transfer_regime.ts): uploads and downloads, queue pages, record files.
+  app.use("/blobs/*", largeTransfer());
+  app.use("/owner/queues/*", largeTransfer(["GET"]));
+  app.use("/vault-files/*", largeTransfer(["GET", "HEAD"]));
   const blobReads = rateLimit(limiter("blob_reads"), proxies);
   app.use(
     "/blobs/*",

@@ -36,10 +36,6 @@ export function connectionLimits(config: Config, fdLimit = openFileLimit()): Con
     maxHeadBytes: MAX_HEAD_BYTES,
     maxConnections: connectionCap(s.max_connections, fdLimit),
     maxConnectionsPerAddress: s.max_connections_per_address,
-    // Large transfers are held to throughput, not to a deadline: blob uploads and downloads,
-    // and queue pages (up to 16 MiB of ciphertext) that a vault pulls over a slow link.
-    isStreamingRoute: (method, path) =>
-      path.startsWith("/blobs/") || (method === "GET" && path.startsWith("/owner/queues/")),
     isExempt: (address) => proxies.has(address),
   };
 }

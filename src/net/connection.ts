@@ -10,10 +10,21 @@ import { RequestBody } from "./request_body.ts";
 import { BadRequest, parseRequestHead, type RequestHead } from "./request_head.ts";
 import { plainError, writeResponse } from "./response_writer.ts";
 
-/** The application: a fetch handler, as `Deno.serve` calls it. */
+/** What a handler learns of its exchange besides the request (`Deno.ServeHandlerInfo`, and more). */
+export interface ExchangeInfo extends Deno.ServeHandlerInfo<Deno.NetAddr> {
+  /**
+   * Holds this exchange to the throughput rule (`minBytesPerSecond` of body bytes over each
+   * window) instead of the request deadline: the app calls it once it has routed the request to
+   * a large transfer (an upload, a download), so the regime follows the route actually served,
+   * never the raw request target.
+   */
+  holdToThroughput(): void;
+}
+
+/** The application: a fetch handler, as `Deno.serve` calls it, with {@link ExchangeInfo}. */
 export type FetchHandler = (
   request: Request,
-  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+  info: ExchangeInfo,
 ) => Response | Promise<Response>;
 
 /** A body left unread by the handler is read and dropped up to this size, else closed. */
@@ -21,7 +32,6 @@ const MAX_DISCARD = 64 * 1024;
 /** Request bodies up to this size (by Content-Length) are read before the handler runs. */
 const SMALL_BODY = 64 * 1024;
 const CONTINUE = new TextEncoder().encode("HTTP/1.1 100 Continue\r\n\r\n");
-const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /**
  * Serves one accepted connection until either side closes it or a limit cuts it.
@@ -36,6 +46,7 @@ export class HttpConnection {
   #closed = false;
   #draining = false;
   #idle = true;
+  /** Body bytes moved: request body bytes read (not their framing) and response bytes written. */
   #bytes = 0;
   #pendingIo = 0;
   // Deadlines (epoch ms; Infinity = none), enforced by the listener's sweep (expire()).
@@ -138,7 +149,7 @@ export class HttpConnection {
 
   /** Serves requests until the connection ends; never throws. */
   async run(): Promise<void> {
-    const reader = new ConnReader(this.conn, (n) => this.#bytes += n);
+    const reader = new ConnReader(this.conn);
     let first = true;
     try {
       while (!this.#closed && !this.#draining) {
@@ -163,7 +174,8 @@ export class HttpConnection {
           if (err instanceof HeadTooLarge) {
             await this.#reject(431, "headers_too_large", "The request head is too large");
           } else if (err instanceof BadRequest) {
-            await this.#reject(err.status, "bad_request", err.message);
+            const code = err.status === 431 ? "headers_too_large" : "bad_request";
+            await this.#reject(err.status, code, err.message);
           }
           break;
         }
@@ -194,10 +206,9 @@ export class HttpConnection {
 
   /** One request and its response; returns whether the connection may serve another. */
   async #exchange(reader: ConnReader, head: RequestHead): Promise<boolean> {
-    const path = head.target.split("?")[0];
-    const host = head.host && HOST.test(head.host) ? head.host : "localhost";
-    const url = `http://${host}${head.target === "*" ? "/" : head.target}`;
-    const body = new RequestBody(reader, head.framing);
+    // The host was checked by the parser; an HTTP/1.0 request may have none.
+    const url = `http://${head.host || "localhost"}${head.target === "*" ? "/" : head.target}`;
+    const body = new RequestBody(reader, head.framing, (n) => this.#bytes += n);
     let continued = !head.expectContinue;
     const idleMs = this.limits.bodyIdleTimeoutMs;
     const timedRead = async <T>(read: Promise<T>): Promise<T> => {
@@ -208,19 +219,27 @@ export class HttpConnection {
       return await this.#read(idleMs, read);
     };
     const { promise: completed, resolve: complete } = Promise.withResolvers<void>();
-    if (this.limits.isStreamingRoute(head.method, path)) {
-      const windowEnd = Date.now() + this.limits.throughputWindowMs;
-      this.#meter = { windowEnd, mark: this.#bytes };
-    } else this.#requestDeadline = Date.now() + this.limits.requestTimeoutMs;
+    // Every exchange starts under the request deadline; the app moves a large transfer to the
+    // throughput rule once it has routed it (holdToThroughput).
+    this.#requestDeadline = Date.now() + this.limits.requestTimeoutMs;
+    const holdToThroughput = () => {
+      if (this.#meter || this.#closed) return;
+      this.#requestDeadline = Infinity;
+      this.#meter = { windowEnd: Date.now() + this.limits.throughputWindowMs, mark: this.#bytes };
+    };
     try {
       let requestBody: BodyInit | null = null;
       if (head.method !== "GET" && head.method !== "HEAD" && !body.done) {
         const { framing } = head;
         // A small body is read before the handler runs (one buffer, no stream); a large or
         // chunked one streams as the handler reads it.
-        requestBody = framing.kind === "length" && framing.length <= SMALL_BODY
-          ? await readAll(framing.length, (into) => timedRead(body.readInto(into)))
-          : body.stream(timedRead);
+        if (framing.kind === "length" && framing.length <= SMALL_BODY) {
+          try {
+            requestBody = await readAll(framing.length, (into) => timedRead(body.readInto(into)));
+          } catch {
+            return false; // the client went away or stalled: nobody to answer
+          }
+        } else requestBody = body.stream(timedRead);
       }
       // A request without a body (a long poll is one) gets a signal, ended when the connection
       // closes, the server shuts down or the client goes away: the connection is watched while
@@ -247,13 +266,25 @@ export class HttpConnection {
         await this.#reject(400, "bad_request", "Malformed request");
         return false;
       }
-      const response = await this.handler(request, {
+      let response = await this.handler(request, {
         remoteAddr: this.conn.remoteAddr,
         completed,
+        holdToThroughput,
       });
-      const keepAlive = head.keepAlive && !this.#draining;
-      await writeResponse(this.#sink, response, { headOnly: head.method === "HEAD", keepAlive });
-      if (!keepAlive) return false;
+      if (body.failed) {
+        // The body's framing broke under the handler: whatever it answered, the answer is 400
+        // and the connection closes (no byte after the error is ever read as a request).
+        await response.body?.cancel().catch(() => {});
+        if (!body.malformed) return false;
+        response = plainError(400, "bad_request", "The request body is malformed");
+      }
+      const keepAlive = head.keepAlive && !this.#draining && !body.failed;
+      const open = await writeResponse(this.#sink, response, {
+        headOnly: head.method === "HEAD",
+        keepAlive,
+        http10: head.minor === 0,
+      });
+      if (!open) return false;
       if (body.done) return true;
       // An unread body: the client that waits for 100 Continue never sends it.
       if (!continued) return false;

@@ -15,7 +15,10 @@ export interface ConnectionLimits {
   bodyIdleTimeoutMs: number;
   /** Whole exchange of an API request, head to last response byte. */
   requestTimeoutMs: number;
-  /** Streaming routes (uploads, downloads): the least bytes per second over each window. */
+  /**
+   * Large transfers (exchanges the app holds to it, `ExchangeInfo.holdToThroughput`): the least
+   * body bytes per second over each window.
+   */
   minBytesPerSecond: number;
   /** The window of {@link minBytesPerSecond}. */
   throughputWindowMs: number;
@@ -25,8 +28,6 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** Open connections at once from one address. */
   maxConnectionsPerAddress: number;
-  /** Routes held to the throughput rule instead of the request deadline. */
-  isStreamingRoute(method: string, path: string): boolean;
   /** Addresses exempt from the per-address cap (trusted reverse proxies). */
   isExempt(address: string): boolean;
 }

@@ -1,6 +1,9 @@
 /**
  * The accept loop: HTTP/1.1 on `Deno.listen`, with a cap on open connections (total and per
- * address) and a loop that survives running out of file descriptors.
+ * address, connections in any state counted) and a loop that survives running out of file
+ * descriptors. When every slot is taken, a newcomer displaces a connection of the address
+ * holding the most (its oldest idle one first) unless it comes from that address itself: a few
+ * addresses cannot hold every slot.
  *
  * `Deno.serve` stops listening for good when `accept` fails with "Too many open files"
  * (measured on Deno 2.9.6) and offers no header or idle timeouts; this loop backs off,
@@ -50,7 +53,8 @@ export function serveHttp(
   const open = new Set<HttpConnection>();
   // Idle connections, oldest first (re-inserted each time one becomes idle).
   const idle = new Set<HttpConnection>();
-  const perAddress = new Map<string, number>();
+  // Each address's connections, oldest first.
+  const perAddress = new Map<string, Set<HttpConnection>>();
   const running = new Set<Promise<void>>();
   let stopping = false;
 
@@ -58,11 +62,47 @@ export function serveHttp(
     idle.delete(connection);
     if (isIdle) idle.add(connection);
   };
+  /** Closes `connection` and stops counting it at once (its run ends a moment later). */
+  const evict = (connection: HttpConnection) => {
+    open.delete(connection);
+    idle.delete(connection);
+    const key = clientKey(connection.address);
+    const fromThere = perAddress.get(key);
+    fromThere?.delete(connection);
+    if (fromThere?.size === 0) perAddress.delete(key);
+    connection.close();
+  };
   const shedOldestIdle = (): boolean => {
     const [oldest] = idle;
     if (!oldest) return false;
-    idle.delete(oldest);
-    oldest.close();
+    evict(oldest);
+    return true;
+  };
+
+  /**
+   * Makes room for a connection from `address` on a full server, fairly: a newcomer from an
+   * address lighter than the heaviest displaces the heaviest address's oldest idle connection,
+   * else its oldest; a newcomer from the heaviest address (or one as heavy) only displaces an
+   * idle connection of its own address. False when nothing was shed (the newcomer is refused).
+   */
+  const shedForNewcomer = (address: string): boolean => {
+    let heaviest: Set<HttpConnection> | undefined;
+    for (const connections of perAddress.values()) {
+      if (!heaviest || connections.size > heaviest.size) heaviest = connections;
+    }
+    const own = perAddress.get(address);
+    const from = heaviest && heaviest.size > (own?.size ?? 0) + 1 ? heaviest : own;
+    if (!from) return false;
+    let victim: HttpConnection | undefined;
+    for (const connection of from) {
+      if (connection.idle) {
+        victim = connection;
+        break;
+      }
+    }
+    if (!victim && from !== own) [victim] = from;
+    if (!victim) return false;
+    evict(victim);
     return true;
   };
 
@@ -70,9 +110,9 @@ export function serveHttp(
     // Counted per client: an IPv6 client by its /64.
     const peer = conn.remoteAddr.hostname;
     const address = clientKey(peer);
-    const fromAddress = perAddress.get(address) ?? 0;
+    const fromAddress = perAddress.get(address)?.size ?? 0;
     const refuse = (fromAddress >= limits.maxConnectionsPerAddress && !limits.isExempt(peer)) ||
-      (open.size >= limits.maxConnections && !shedOldestIdle());
+      (open.size >= limits.maxConnections && !shedForNewcomer(address));
     if (refuse || stopping) {
       try {
         conn.close();
@@ -84,13 +124,11 @@ export function serveHttp(
     } catch { /* closed already */ }
     const connection = new HttpConnection(conn, limits, handler, onIdle);
     open.add(connection);
-    perAddress.set(address, fromAddress + 1);
+    const fromHere = perAddress.get(address) ?? new Set<HttpConnection>();
+    fromHere.add(connection);
+    perAddress.set(address, fromHere);
     const done = connection.run().finally(() => {
-      open.delete(connection);
-      idle.delete(connection);
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left === 0) perAddress.delete(address);
-      else perAddress.set(address, left);
+      if (open.has(connection)) evict(connection);
       running.delete(done);
     });
     running.add(done);

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
+import { BadRequest } from "./request_head.ts";
 
 /** The request head grew past the limit before its blank line (431). */
 export class HeadTooLarge extends Error {
@@ -14,8 +16,8 @@ export class UnexpectedEof extends Error {
   override name = "UnexpectedEof";
 }
 
-const CRLFCRLF = [13, 10, 13, 10];
-const LATIN1 = new TextDecoder("latin1");
+const CR = 13;
+const LF = 10;
 
 /** What the reader reads from: a `Deno.Conn`, or anything with its `read`. */
 export interface ByteSource {
@@ -34,6 +36,8 @@ export interface ByteSource {
  */
 export class ConnReader {
   #buf = new Uint8Array(8 * 1024);
+  /** `#buf` as a `Buffer`, for ISO-8859-1 decoding (`TextDecoder("latin1")` is windows-1252). */
+  #text = Buffer.from(this.#buf.buffer);
   #start = 0;
   #end = 0;
   /** Bytes of the head being read that were searched for its end already. */
@@ -69,6 +73,7 @@ export class ConnReader {
       this.#end -= this.#start;
       this.#start = 0;
       this.#buf = grown;
+      this.#text = Buffer.from(grown.buffer);
     }
     const n = await this.conn.read(this.#buf.subarray(this.#end));
     if (n === null) return false;
@@ -87,20 +92,21 @@ export class ConnReader {
 
   /**
    * The next message head if it is wholly buffered (its text without the blank line, consumed
-   * from the buffer), else null; throws {@link HeadTooLarge} past `maxBytes`.
+   * from the buffer), else null; throws {@link HeadTooLarge} past `maxBytes`, and
+   * {@link BadRequest} at once for a CR not followed by LF or a LF not preceded by CR (a bare
+   * line ending is refused, never waited on until the header timeout).
    */
   takeHead(maxBytes: number): string | null {
     // Blank lines before a request are ignored (RFC 9112 section 2.2).
     if (this.#scanned === 0) {
       while (
-        this.buffered > 0 && (this.#buf[this.#start] === 13 || this.#buf[this.#start] === 10)
+        this.buffered > 0 && (this.#buf[this.#start] === CR || this.#buf[this.#start] === LF)
       ) this.#start++;
     }
     // Bytes already searched are not searched again (a dribbled head costs linear time).
-    const at = this.#indexOf(CRLFCRLF, Math.max(0, this.#scanned - 3));
-    if (at >= 0) {
-      const head = LATIN1.decode(this.#buf.subarray(this.#start, this.#start + at));
-      this.#start += at + 4;
+    const end = this.#lineEnd(this.#scanned, true);
+    if (end >= 0) {
+      const head = this.#take(end - 3, end + 1);
       this.#scanned = 0;
       return head;
     }
@@ -124,15 +130,16 @@ export class ConnReader {
     }
   }
 
-  /** One CRLF-terminated line (without the CRLF), at most `maxBytes` long. */
+  /**
+   * One CRLF-terminated line (without the CRLF), at most `maxBytes` long; a bare CR or LF is
+   * refused at once ({@link BadRequest}).
+   */
   async readLine(maxBytes: number): Promise<string> {
+    let scanned = 0;
     for (;;) {
-      const at = this.#indexOf([13, 10], 0);
-      if (at >= 0) {
-        const line = LATIN1.decode(this.#buf.subarray(this.#start, this.#start + at));
-        this.#start += at + 2;
-        return line;
-      }
+      const end = this.#lineEnd(scanned, false);
+      if (end >= 0) return this.#take(end - 1, end + 1);
+      scanned = this.buffered;
       if (this.buffered > maxBytes) throw new HeadTooLarge("Line too long");
       if (!await this.#fill(maxBytes)) throw new UnexpectedEof("Connection closed inside a line");
     }
@@ -167,13 +174,29 @@ export class ConnReader {
     return n;
   }
 
-  #indexOf(pattern: number[], from: number): number {
+  /**
+   * The offset (from the buffer's start) of the LF that ends the first line, or with `blank`
+   * the first empty line, searching from `from`; -1 when not buffered yet. Every line ending
+   * must be CRLF.
+   */
+  #lineEnd(from: number, blank: boolean): number {
     const buf = this.#buf;
-    const last = this.#end - pattern.length;
-    outer: for (let i = this.#start + from; i <= last; i++) {
-      for (let j = 0; j < pattern.length; j++) if (buf[i + j] !== pattern[j]) continue outer;
-      return i - this.#start;
+    const start = this.#start;
+    for (let i = start + from; i < this.#end; i++) {
+      const byte = buf[i];
+      if (byte === LF) {
+        if (i === start || buf[i - 1] !== CR) throw new BadRequest(400, "Bare LF line ending");
+        if (!blank) return i - start;
+        if (i - start >= 3 && buf[i - 2] === LF) return i - start;
+      } else if (i > start && buf[i - 1] === CR) throw new BadRequest(400, "Bare CR");
     }
     return -1;
+  }
+
+  /** The buffered bytes up to `to` as ISO-8859-1 text, consuming them up to `past`. */
+  #take(to: number, past: number): string {
+    const text = this.#text.toString("latin1", this.#start, this.#start + to);
+    this.#start += past;
+    return text;
   }
 }

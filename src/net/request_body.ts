@@ -1,13 +1,26 @@
 /**
- * Request bodies read from the connection on demand, by Content-Length or chunked framing.
+ * Request bodies read from the connection on demand, by Content-Length or chunked framing
+ * (RFC 9112 sections 6 and 7). Any error while reading one fails the body for good: the
+ * connection answers 400 with `Connection: close` and never parses another request from it.
  *
  * @module
  */
-import type { ConnReader } from "./reader.ts";
-import { BadRequest, type BodyFraming } from "./request_head.ts";
+import { type ConnReader, HeadTooLarge } from "./reader.ts";
+import { BadRequest, type BodyFraming, MAX_HEADER_FIELDS, parseFieldLine } from "./request_head.ts";
 
 const MAX_LINE = 4096;
 const MAX_TRAILERS = 16 * 1024;
+
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED =
+  '"(?:[\\t \\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t \\x21-\\x7e\\x80-\\xff])*"';
+/**
+ * `chunk-size [chunk-ext]` (RFC 9112 section 7.1.1): hex digits, then `;name` or
+ * `;name=value` extensions, a value a token or a quoted-string; nothing else on the line.
+ */
+const CHUNK_LINE = new RegExp(`^([0-9A-Fa-f]{1,16})(?:;${TOKEN}(?:=(?:${TOKEN}|${QUOTED}))?)*$`);
+/** The largest chunk accepted (2^53 - 1 is where numbers stop being exact). */
+const MAX_CHUNK = Number.MAX_SAFE_INTEGER;
 
 /**
  * One request's body: `readInto()` fills buffers until the framing says the body ended. Nothing
@@ -23,8 +36,14 @@ export class RequestBody {
   #remaining: number;
   #chunked: boolean;
   #done: boolean;
+  #failure: unknown = null;
 
-  constructor(private reader: ConnReader, framing: BodyFraming) {
+  /** `onData` counts the body's own bytes (not its framing: chunk lines, extensions, trailers). */
+  constructor(
+    private reader: ConnReader,
+    framing: BodyFraming,
+    private onData: (n: number) => void = () => {},
+  ) {
     this.#chunked = framing.kind === "chunked";
     this.#remaining = framing.kind === "length" ? framing.length : 0;
     this.#done = framing.kind === "none";
@@ -35,19 +54,38 @@ export class RequestBody {
     return this.#done;
   }
 
-  /** Reads the next bytes of the body into `into`; null at its end. */
+  /** Whether reading the body failed (malformed framing, a cut connection, a timeout). */
+  get failed(): boolean {
+    return this.#failure !== null;
+  }
+
+  /** Whether the body failed on its own framing (a malformed chunk, an overlong line), not on the connection. */
+  get malformed(): boolean {
+    return this.#failure instanceof BadRequest || this.#failure instanceof HeadTooLarge;
+  }
+
+  /**
+   * Reads the next bytes of the body into `into`; null at its end. After one error every call
+   * throws it again: nothing past a framing error is ever read as body or as a request.
+   */
   async readInto(into: Uint8Array): Promise<number | null> {
+    if (this.#failure !== null) throw this.#failure;
+    try {
+      const n = await this.#readInto(into);
+      if (n !== null) this.onData(n);
+      return n;
+    } catch (err) {
+      this.#failure = err ?? new Error("Request body failed");
+      throw err;
+    }
+  }
+
+  async #readInto(into: Uint8Array): Promise<number | null> {
     if (this.#done) return null;
     if (this.#chunked && this.#remaining === 0) {
       const size = await this.#chunkSize();
       if (size === 0) {
-        // Trailers (ignored) up to the blank line, at most MAX_TRAILERS bytes of them.
-        let trailers = 0;
-        for (let line = await this.reader.readLine(MAX_LINE); line !== "";) {
-          trailers += line.length + 2;
-          if (trailers > MAX_TRAILERS) throw new BadRequest(400, "Trailer section too large");
-          line = await this.reader.readLine(MAX_LINE);
-        }
+        await this.#trailers();
         this.#done = true;
         return null;
       }
@@ -66,10 +104,24 @@ export class RequestBody {
   }
 
   async #chunkSize(): Promise<number> {
-    const line = await this.reader.readLine(MAX_LINE);
-    const match = /^([0-9a-fA-F]{1,12})(?:[ \t]*;.*)?$/.exec(line);
-    if (!match) throw new BadRequest(400, "Malformed chunk size");
-    return parseInt(match[1], 16);
+    const match = CHUNK_LINE.exec(await this.reader.readLine(MAX_LINE));
+    const size = match ? parseInt(match[1], 16) : NaN;
+    if (!(size <= MAX_CHUNK)) throw new BadRequest(400, "Malformed chunk size");
+    return size;
+  }
+
+  /** The trailer section, up to its blank line: checked like header fields, then dropped. */
+  async #trailers(): Promise<void> {
+    let bytes = 0;
+    for (let fields = 0;; fields++) {
+      const line = await this.reader.readLine(MAX_LINE);
+      if (line === "") return;
+      bytes += line.length + 2;
+      if (bytes > MAX_TRAILERS || fields >= MAX_HEADER_FIELDS) {
+        throw new BadRequest(400, "Trailer section too large");
+      }
+      parseFieldLine(line);
+    }
   }
 
   /** Reads and drops what is left, up to `maxBytes`; false when more was left (or it failed). */

@@ -1,6 +1,7 @@
 /**
  * Writes a fetch `Response` as HTTP/1.1: a known length when the body is small or declares
- * one, chunked otherwise; the head and a small body leave in one write.
+ * one, chunked otherwise (to an HTTP/1.0 client, which knows no chunked coding: delimited by
+ * closing the connection); the head and a small body leave in one write.
  *
  * @module
  */
@@ -83,10 +84,19 @@ function headText(status: number, headers: Headers, framing: string, keepAlive: 
   return `${text}${framing}connection: ${keepAlive ? "keep-alive" : "close"}\r\n\r\n`;
 }
 
+/** How a response is written. */
+export interface ResponseOptions {
+  /** A HEAD request: the head alone, with the Content-Length its GET would carry, or none. */
+  headOnly: boolean;
+  /** Whether the connection may serve another request after this one. */
+  keepAlive: boolean;
+  /** The client speaks HTTP/1.0: no chunked coding; an unknown length ends with the connection. */
+  http10?: boolean;
+}
+
 /**
- * Sends `response` to `sink`. `headOnly` (a HEAD request) sends the head alone. Returns
- * whether the message ended cleanly with a framing the client can follow (else the
- * connection must close).
+ * Sends `response` to `sink`. Returns whether the connection may stay open: false when
+ * `keepAlive` was false or the body had to be delimited by closing the connection.
  *
  * @example
  * ```ts
@@ -96,8 +106,8 @@ function headText(status: number, headers: Headers, framing: string, keepAlive: 
 export async function writeResponse(
   sink: ByteSink,
   response: Response,
-  options: { headOnly: boolean; keepAlive: boolean },
-): Promise<void> {
+  options: ResponseOptions,
+): Promise<boolean> {
   const { status, headers } = response;
   const noBody = options.headOnly || status === 204 || status === 304 || status < 200;
   const declared = headers.get("content-length");
@@ -105,11 +115,12 @@ export async function writeResponse(
   if (noBody) {
     // A HEAD answer may still carry the GET body (a file stream): release it.
     await response.body?.cancel().catch(() => {});
-    const length = status === 204 || status === 304
-      ? ""
-      : `content-length: ${options.headOnly && declared !== null ? declared : 0}\r\n`;
+    let length = "";
+    if (options.headOnly) {
+      if (declared !== null && /^\d+$/.test(declared)) length = `content-length: ${declared}\r\n`;
+    } else if (status !== 204 && status !== 304) length = "content-length: 0\r\n";
     await writeAll(sink, headBytes(headText(status, headers, length, options.keepAlive)));
-    return;
+    return options.keepAlive;
   }
   // JSON answers are finite: read at once and sent with their length in one write.
   if (declared === null && /^application\/json\b/i.test(headers.get("content-type") ?? "")) {
@@ -121,17 +132,17 @@ export async function writeResponse(
     const head = headText(status, headers, `content-length: ${length}\r\n`, options.keepAlive);
     if (!body && !NON_ASCII.test(head)) {
       await writeAll(sink, encoder.encode(head + text));
-      return;
+      return options.keepAlive;
     }
     const bytes = headBytes(head);
     const payload = body ?? encoder.encode(text);
     await writeAll(sink, concatBytes(bytes, payload));
-    return;
+    return options.keepAlive;
   }
   if (!response.body) {
     const head = headText(status, headers, "content-length: 0\r\n", options.keepAlive);
     await writeAll(sink, headBytes(head));
-    return;
+    return options.keepAlive;
   }
   const reader = response.body.getReader();
   try {
@@ -157,7 +168,7 @@ export async function writeResponse(
       }
       if (pending) await writeAll(sink, pending);
       if (left !== 0) throw new Error("Response body shorter than its Content-Length");
-      return;
+      return options.keepAlive;
     }
     // Unknown length: buffer a small body to send its length, else go chunked.
     const first: Uint8Array[] = [];
@@ -177,7 +188,17 @@ export async function writeResponse(
         headText(status, headers, `content-length: ${size}\r\n`, options.keepAlive),
       );
       await writeAll(sink, concatBytes(head, ...first));
-      return;
+      return options.keepAlive;
+    }
+    if (options.http10) {
+      // HTTP/1.0 has no chunked coding: the body runs until the connection closes.
+      await writeAll(sink, headBytes(headText(status, headers, "", false)));
+      await writeAll(sink, concatBytes(...first));
+      for (;;) {
+        const step = await reader.read();
+        if (step.done) return false;
+        await writeAll(sink, step.value);
+      }
     }
     const head = headBytes(
       headText(status, headers, "transfer-encoding: chunked\r\n", options.keepAlive),
@@ -190,6 +211,7 @@ export async function writeResponse(
       if (step.value.byteLength > 0) await writeChunk(sink, step.value);
     }
     await writeAll(sink, encoder.encode("0\r\n\r\n"));
+    return options.keepAlive;
   } finally {
     await reader.cancel().catch(() => {});
   }

@@ -15,7 +15,6 @@ export function testLimits(overrides: Partial<ConnectionLimits> = {}): Connectio
     maxHeadBytes: 16 * 1024,
     maxConnections: 256,
     maxConnectionsPerAddress: 256,
-    isStreamingRoute: (_method, path) => path.startsWith("/stream"),
     isExempt: () => false,
     ...overrides,
   };
@@ -26,7 +25,12 @@ export function connect(port: number): Promise<Deno.TcpConn> {
   return Deno.connect({ hostname: "127.0.0.1", port });
 }
 
-/** Writes text (latin1 is not needed: tests send ASCII). */
+/** Text as ISO-8859-1 bytes, one byte a character (for raw bytes 0x80–0xFF on the wire). */
+export function latin1(text: string): Uint8Array {
+  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+}
+
+/** Writes text as UTF-8 (tests send ASCII; see {@link latin1} for raw bytes), or bytes. */
 export async function send(conn: Deno.Conn, text: string | Uint8Array): Promise<void> {
   const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
   let offset = 0;
