@@ -45,6 +45,11 @@ export interface RequestHead {
 export const MAX_HEADER_FIELDS = 100;
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * The methods served (RFC 9110 section 9 and PATCH); any other token is answered 501, as
+ * llhttp refuses methods it does not know.
+ */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE"]);
 /** Bytes a field value may not hold: controls other than HTAB, and DEL (obs-text is kept). */
 // deno-lint-ignore no-control-regex -- control characters are what is refused
 const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
@@ -96,7 +101,9 @@ export function parseRequestHead(head: string): RequestHead {
   const parts = lines[0].split(" ");
   if (parts.length !== 3) throw new BadRequest(400, "Malformed request line");
   const [method, sent, version] = parts;
-  if (!TOKEN.test(method)) throw new BadRequest(400, "Malformed method");
+  if (!METHODS.has(method)) {
+    throw new BadRequest(TOKEN.test(method) ? 501 : 400, "Unsupported method");
+  }
   const versionMatch = /^HTTP\/1\.([01])$/.exec(version);
   if (!versionMatch) {
     throw new BadRequest(/^HTTP\/\d\.\d$/.test(version) ? 505 : 400, "Unsupported HTTP version");
