@@ -16,6 +16,16 @@ export type FetchHandler = (
   info: Deno.ServeHandlerInfo<Deno.NetAddr>,
 ) => Response | Promise<Response>;
 
+/**
+ * What a connection is served over: an accepted `Deno.TcpConn`, or TLS on one
+ * (src/net/tls_conn.ts), which says so with `secure`.
+ */
+export type ServedConn = Pick<Deno.TcpConn, "read" | "write" | "close" | "setNoDelay"> & {
+  readonly remoteAddr: Deno.NetAddr;
+  /** Requests on it are `https:` URLs. */
+  readonly secure?: boolean;
+};
+
 /** A body left unread by the handler is read and dropped up to this size, else closed. */
 const MAX_DISCARD = 64 * 1024;
 /** Request bodies up to this size (by Content-Length) are read before the handler runs. */
@@ -51,7 +61,7 @@ export class HttpConnection {
   readonly address: string;
 
   constructor(
-    private conn: Deno.TcpConn,
+    private conn: ServedConn,
     private limits: ConnectionLimits,
     private handler: FetchHandler,
     private onIdle: (connection: HttpConnection, idle: boolean) => void,
@@ -196,7 +206,8 @@ export class HttpConnection {
   async #exchange(reader: ConnReader, head: RequestHead): Promise<boolean> {
     const path = head.target.split("?")[0];
     const host = head.host && HOST.test(head.host) ? head.host : "localhost";
-    const url = `http://${host}${head.target === "*" ? "/" : head.target}`;
+    const scheme = this.conn.secure ? "https" : "http";
+    const url = `${scheme}://${host}${head.target === "*" ? "/" : head.target}`;
     const body = new RequestBody(reader, head.framing);
     let continued = !head.expectContinue;
     const idleMs = this.limits.bodyIdleTimeoutMs;
