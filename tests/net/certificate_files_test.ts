@@ -1,0 +1,140 @@
+/**
+ * Certificate files over real HTTPS: swapped under load with no failed request (the new one
+ * served after), a pair that does not belong together refused with the old one kept.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { CertificateFiles } from "../../src/net/certificate_files.ts";
+import { serveHttp } from "../../src/net/listener.ts";
+import { TlsListener } from "../../src/net/tls_listener.ts";
+import { issue, makeCa, servedFingerprint, type TestPem } from "../_support/certificates.ts";
+import { sleep, testLimits } from "./_raw.ts";
+
+/** Two CAs, a leaf of each for localhost, and the files the server reads (leaf A at first). */
+async function fixture(dir: string) {
+  const [caA, caB] = [await makeCa(dir, "ca-a"), await makeCa(dir, "ca-b")];
+  const a = await issue(dir, caA, "a", ["localhost"]);
+  const b = await issue(dir, caB, "b", ["localhost"]);
+  const files = { cert: join(dir, "server.crt"), key: join(dir, "server.key") };
+  await Deno.writeTextFile(files.cert, a.cert);
+  await Deno.writeTextFile(files.key, a.key);
+  return { caA, caB, a, b, files };
+}
+
+/** Overwrites the served files in place (as `cp` does), chain first. */
+async function install(files: { cert: string; key: string }, pem: TestPem) {
+  await Deno.writeTextFile(files.cert, pem.cert);
+  await Deno.writeTextFile(files.key, pem.key);
+}
+
+/** True once `fetch` through `client` succeeds (the certificate it trusts is served). */
+async function trusted(client: Deno.HttpClient, url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { client, headers: { connection: "close" } });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function eventually(what: string, check: () => Promise<boolean>, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error(`${what} within ${ms} ms`);
+}
+
+Deno.test("certificate files: swapped under load, no request fails and the new certificate is served", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-certs-" });
+  const { caA, caB, b, files } = await fixture(dir);
+  const listener = TlsListener.listen({ hostname: "127.0.0.1", port: 0 });
+  const logs: string[] = [];
+  const watched = await CertificateFiles.open(files, (c) => listener.use(c), (l) => logs.push(l));
+  const server = serveHttp(
+    listener,
+    testLimits({ maxConnections: 1024, maxConnectionsPerAddress: 1024 }),
+    async () => {
+      await sleep(5); // an exchange in progress during the swap
+      return new Response("ok");
+    },
+    () => {},
+  );
+  const port = listener.addr.port;
+  const url = `https://localhost:${port}/`;
+  const both = Deno.createHttpClient({ caCerts: [caA.cert, caB.cert] });
+  const onlyB = Deno.createHttpClient({ caCerts: [caB.cert] });
+  try {
+    assert.equal(await trusted(onlyB, url), false, "certificate A at first");
+    // Load: 24 workers, each a new connection (a new handshake) per request, another 8 on
+    // kept-alive connections, until 500 ms after the new certificate is seen.
+    let stop = false;
+    let ok = 0;
+    const failures: string[] = [];
+    const worker = (close: boolean) => async () => {
+      while (!stop) {
+        try {
+          const response = await fetch(url, {
+            client: both,
+            headers: close ? { connection: "close" } : {},
+          });
+          assert.equal(await response.text(), "ok");
+          ok++;
+        } catch (err) {
+          failures.push((err as Error).message);
+        }
+      }
+    };
+    const load = Promise.all([
+      ...Array.from({ length: 24 }, worker(true)),
+      ...Array.from({ length: 8 }, worker(false)),
+    ]);
+    await sleep(300);
+    const before = ok;
+    await install(files, b);
+    await eventually("certificate B served", () => trusted(onlyB, url));
+    await sleep(500);
+    stop = true;
+    await load;
+    assert.deepEqual(failures, [], `${failures.length} of ${ok + failures.length} failed`);
+    assert.ok(before > 20 && ok - before > 50, `requests before ${before}, in all ${ok}`);
+    assert.equal(await servedFingerprint(port, caB.cert, "localhost"), b.fingerprint);
+    assert.equal(listener.certificate!.fingerprint, b.fingerprint);
+    assert.ok(logs.some((l) => /"msg":"TLS certificate reloaded","reason":"file change"/.test(l)));
+    assert.ok(logs.every((l) => !l.includes("PRIVATE KEY")), "no key in the logs");
+  } finally {
+    both.close();
+    onlyB.close();
+    watched.close();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("certificate files: a key that does not belong to the chain is refused, the served one stays", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-certs-" });
+  const { a, b, files } = await fixture(dir);
+  const listener = TlsListener.listen({ hostname: "127.0.0.1", port: 0 });
+  const logs: string[] = [];
+  const watched = await CertificateFiles.open(files, (c) => listener.use(c), (l) => logs.push(l));
+  try {
+    const first = listener.certificate!.fingerprint;
+    await Deno.writeTextFile(files.key, b.key); // chain A, key B
+    assert.equal(await watched.reload("test"), false);
+    assert.equal(listener.certificate!.fingerprint, first);
+    const line = JSON.parse(logs.find((l) => l.includes("not reloaded"))!);
+    assert.equal(line.level, "error");
+    assert.match(line.error, /the private key does not belong to the certificate/);
+    await install(files, a);
+    assert.equal(await watched.reload("test"), false, "unchanged: nothing to swap");
+    // At start, a bad pair is an error (the server does not start).
+    await Deno.writeTextFile(files.key, b.key);
+    await assert.rejects(CertificateFiles.open(files, () => {}, () => {}), /does not belong/);
+  } finally {
+    watched.close();
+    listener.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
