@@ -1,6 +1,7 @@
 /**
  * Certificate files over real HTTPS: swapped under load with no failed request (the new one
- * served after), a pair that does not belong together refused with the old one kept.
+ * served after), a pair that does not belong together refused with the old one kept, and
+ * SIGHUP to a `sealpost serve` process.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { CertificateFiles } from "../../src/net/certificate_files.ts";
 import { serveHttp } from "../../src/net/listener.ts";
 import { TlsListener } from "../../src/net/tls_listener.ts";
 import { issue, makeCa, servedFingerprint, type TestPem } from "../_support/certificates.ts";
+import { freePort } from "../_support/process.ts";
 import { sleep, testLimits } from "./_raw.ts";
 
 /** Two CAs, a leaf of each for localhost, and the files the server reads (leaf A at first). */
@@ -135,6 +137,54 @@ Deno.test("certificate files: a key that does not belong to the chain is refused
   } finally {
     watched.close();
     listener.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("certificate files: SIGHUP makes a running `sealpost serve` read them again", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-certs-" });
+  const { caA, caB, b, files } = await fixture(dir);
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../../main.ts", import.meta.url).pathname, "serve"],
+    env: {
+      SEALPOST_DATA_DIR: join(dir, "data"),
+      SEALPOST_SERVER_PORT: String(port),
+      SEALPOST_SERVER_REQUEST_LOG: "false",
+      SEALPOST_SERVER_TLS_CERT_FILE: files.cert,
+      SEALPOST_SERVER_TLS_KEY_FILE: files.key,
+    },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const reading = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (text) => void (stderr += text) }),
+  );
+  const url = `https://localhost:${port}/healthz`;
+  const onlyA = Deno.createHttpClient({ caCerts: [caA.cert] });
+  const onlyB = Deno.createHttpClient({ caCerts: [caB.cert] });
+  try {
+    await eventually("serve answering over https", () => trusted(onlyA, url), 60_000);
+    await install(files, b);
+    child.kill("SIGHUP");
+    await eventually("certificate B served", () => trusted(onlyB, url));
+    await eventually(
+      "the SIGHUP reload logged",
+      () => Promise.resolve(stderr.includes('"reason":"SIGHUP"')),
+    );
+    // A new client (a session of the old certificate may be resumed by the old one).
+    const freshA = Deno.createHttpClient({ caCerts: [caA.cert] });
+    assert.equal(await trusted(freshA, url), false, "certificate A no longer served");
+    freshA.close();
+    assert.equal(await servedFingerprint(port, caB.cert, "localhost"), b.fingerprint);
+  } finally {
+    onlyA.close();
+    onlyB.close();
+    child.kill("SIGTERM");
+    await child.status;
+    await reading;
     await Deno.remove(dir, { recursive: true });
   }
 });
