@@ -16,6 +16,8 @@ const DOMAINS = ["sealpost.test", "www.sealpost.test"];
 
 function acmeEnv(pebble: PebbleEnv): Record<string, string> {
   return {
+    // A connection held across a renewal (up to ~10 s when pebble validates anew) stays open.
+    SEALPOST_SERVER_KEEPALIVE_TIMEOUT_SECONDS: "120",
     SEALPOST_SERVER_HTTP_PORT: String(pebble.httpPort),
     SEALPOST_SERVER_TLS_ACME_ENABLED: "true",
     SEALPOST_SERVER_TLS_ACME_DOMAINS: DOMAINS.join(","),
