@@ -33,7 +33,7 @@ const READ_BYTES = 16 * 1024;
 const HIGH_WATER = 8;
 
 /** No certificate to answer with yet (ACME has not issued the first one). */
-export class NoCertificate extends Error {
+class NoCertificate extends Error {
   override name = "NoCertificate";
 }
 
