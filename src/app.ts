@@ -9,8 +9,9 @@ import { largeTransfer } from "./http/transfer_regime.ts";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
 import { principalOfToken } from "./auth/index.ts";
-import { type Config, publicBaseUrl } from "./config/index.ts";
+import { type Config, publicBaseUrl, tlsEnabled } from "./config/index.ts";
 import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./http/errors.ts";
+import { hsts } from "./http/hsts.ts";
 import { requestLog } from "./http/logger.ts";
 import { metricsHandler, requestMetrics, type ServiceMetrics } from "./metrics/index.ts";
 import { AddressRanges } from "./net/ip.ts";
@@ -72,6 +73,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     },
   };
   const app = new OpenAPIHono();
+  // With [server.tls], every https response says to keep to https (src/http/hsts.ts).
+  if (tlsEnabled(config.server.tls)) app.use(hsts());
   if (config.server.request_log) app.use(requestLog(deps.log));
   // Metrics (src/metrics): every request counted by route template; GET /metrics.
   if (deps.metrics) {

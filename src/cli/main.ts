@@ -67,7 +67,8 @@ const COMMAND_HELP: Record<string, string> = {
 
 Runs the service. An empty data dir is initialised first (see "sealpost init --help"), and
 the first start prints how to reach the instance, the demo form and a submit command.
-SIGINT/SIGTERM stop accepting, finish in-flight requests and close the store.
+SIGINT/SIGTERM stop accepting, finish in-flight requests and close the store. SIGHUP re-reads
+the certificate files of [server.tls] (they are also watched), without dropping connections.
   --role all     relay and vault in one process (default)
   --role relay   the public half alone: intake, uploads, queues; no private key
   --role vault   the owner half, pulling from --relay URL (token: SEALPOST_RELAY_TOKEN once)

@@ -6,8 +6,10 @@
 export {
   type Config,
   ConfigSchema,
+  LETS_ENCRYPT_DIRECTORY,
   MAX_BLOB_URL_LIFETIME_SECONDS,
   MAX_WEBHOOK_CONCURRENCY,
+  tlsEnabled,
 } from "./schema.ts";
 export {
   ConfigError,
