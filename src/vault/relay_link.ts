@@ -321,7 +321,10 @@ export class HttpRelayLink implements RelayLink {
     try {
       return await this.#call<Manifest>("GET", `/forms/${encodeURIComponent(formId)}/manifest`);
     } catch (err) {
-      if (err instanceof UpstreamFailed && err.upstreamStatus === 404) return null;
+      // 404, or 410 (gone): the relay serves senders no manifest of it.
+      if (err instanceof UpstreamFailed && [404, 410].includes(err.upstreamStatus ?? 0)) {
+        return null;
+      }
       throw err;
     }
   }

@@ -37,7 +37,7 @@ async function serve(dataDir: string, args: string[], env: Record<string, string
     stderr: "piped",
   }).spawn();
   const out = { stdout: "", stderr: "" };
-  const read = async (stream: ReadableStream<Uint8Array>, into: "stdout" | "stderr") => {
+  const read = async (stream: typeof child.stdout, into: "stdout" | "stderr") => {
     for await (const text of stream.pipeThrough(new TextDecoderStream())) out[into] += text;
   };
   const reading = Promise.all([read(child.stdout, "stdout"), read(child.stderr, "stderr")]);
