@@ -25,10 +25,13 @@ export function AddressWarningBox({ config, address }: { config: Config; address
   if (warning.kind === "loopback") {
     return (
       <section class="flag" aria-labelledby="address-warning">
-        <h2 id="address-warning">People elsewhere cannot send your forms</h2>
+        <h2 id="address-warning">Other machines cannot reach your forms</h2>
         <p>
-          {config.base_url ? "" : "base_url is not set, so "}
-          {config.base_url ? "Your" : "your"} forms send people to{" "}
+          {config.base_url ? "Your forms" : (
+            <>
+              <code>base_url</code> is not set, so your forms
+            </>
+          )} send people to{" "}
           <code>{warning.address}</code>, an address only this machine can reach, yet Sealpost
           listens on {listening(warning.listen)} for other machines.
         </p>

@@ -31,7 +31,7 @@ Deno.test("the warning's words: loopback address, with and without base_url", as
   const unset = text(
     <AddressWarningBox config={await configOf({})} address="http://127.0.0.1:8080" />,
   );
-  assert.match(unset, /People elsewhere cannot send your forms/);
+  assert.match(unset, /Other machines cannot reach your forms/);
   assert.match(
     unset,
     /base_url is not set, so your forms send people to http:\/\/127\.0\.0\.1:8080/,
@@ -45,7 +45,10 @@ Deno.test("the warning's words: loopback address, with and without base_url", as
       address="http://localhost:8080"
     />,
   );
-  assert.match(set, /^People elsewhere.* Your forms send people to http:\/\/localhost:8080/);
+  assert.match(
+    set,
+    /^Other machines cannot reach.* Your forms send people to http:\/\/localhost:8080/,
+  );
   assert.match(set, /listens on 192\.168\.1\.5 for other machines/);
 });
 
@@ -100,7 +103,7 @@ Deno.test("the front page warns only when the address cannot work", async () => 
   for (
     const [host, env, heading] of [
       ["127.0.0.1", {}, null],
-      ["0.0.0.0", {}, "People elsewhere cannot send your forms"],
+      ["0.0.0.0", {}, "Other machines cannot reach your forms"],
       ["127.0.0.1", { SEALPOST_BASE_URL: "http://forms.example.org" }, "travel unencrypted"],
       ["0.0.0.0", { SEALPOST_BASE_URL: "https://forms.example.org" }, null],
     ] as const
@@ -118,32 +121,45 @@ Deno.test("the front page warns only when the address cannot work", async () => 
   }
 });
 
-Deno.test("the warning in Chromium: axe, light and dark, desktop and phone", async () => {
-  const inst = await instance("0.0.0.0");
+const SIZES = { desktop: { width: 1280, height: 720 }, phone: { width: 390, height: 844 } };
+
+Deno.test("the warnings in Chromium: axe, light and dark, desktop and phone", async () => {
   const browser = await launch();
   try {
-    const page = await browser.context.newPage();
-    await page.goto(`${inst.url}/console`);
-    await page.getByLabel("Owner token").fill(inst.token);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    const heading = page.getByRole("heading", { name: "People elsewhere cannot send your forms" });
-    await heading.waitFor();
     for (
-      const [device, size] of [["desktop", { width: 1280, height: 720 }], ["phone", {
-        width: 390,
-        height: 844,
-      }]] as const
+      const [name, host, env, title] of [
+        ["loopback", "0.0.0.0", {}, "Other machines cannot reach your forms"],
+        [
+          "http",
+          "127.0.0.1",
+          { SEALPOST_BASE_URL: "http://forms.example.org" },
+          "Your forms travel unencrypted",
+        ],
+      ] as const
     ) {
-      await page.setViewportSize(size);
-      for (const colorScheme of ["light", "dark"] as const) {
-        await page.emulateMedia({ colorScheme });
-        assert.ok(await heading.isVisible());
-        await assertAccessible(page);
-        await screenshot(page, `console-address-warning-${device}-${colorScheme}`);
+      const inst = await instance(host, env);
+      const page = await browser.context.newPage();
+      try {
+        await page.goto(`${inst.url}/console`);
+        await page.getByLabel("Owner token").fill(inst.token);
+        await page.getByRole("button", { name: "Sign in" }).click();
+        const heading = page.getByRole("heading", { name: title });
+        await heading.waitFor();
+        for (const [device, size] of Object.entries(SIZES)) {
+          await page.setViewportSize(size);
+          for (const colorScheme of ["light", "dark"] as const) {
+            await page.emulateMedia({ colorScheme });
+            assert.ok(await heading.isVisible());
+            await assertAccessible(page);
+            await screenshot(page, `console-address-warning-${name}-${device}-${colorScheme}`);
+          }
+        }
+      } finally {
+        await page.close();
+        await inst.close();
       }
     }
   } finally {
     await browser.close();
-    await inst.close();
   }
 });
