@@ -24,6 +24,8 @@ import { LocalRelayLink, openVault, type Vault } from "./vault/index.ts";
 
 /** Milliseconds between sweeps of envelope storage acked envelopes no longer need. */
 const ENVELOPE_SWEEP_MS = 60_000;
+/** Milliseconds between two checks that published forms carry the relay's current address. */
+const ADDRESS_CHECK_MS = 60_000;
 
 /** The server could not listen (address in use, no permission); the message says where. */
 export { ListenError } from "./net/edge.ts";
@@ -187,6 +189,10 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   vault?.ingest.start();
   // Retention (src/vault/retention.ts) and file releases, every retention.sweep_interval_seconds.
   vault?.startMaintenance(config.retention.sweep_interval_seconds * 1000);
+  // Published forms that carry another address are signed again and republished with this
+  // one (src/vault/address_sync.ts); a relay that moves or answers late is checked again.
+  await vault?.address.run();
+  vault?.address.start(ADDRESS_CHECK_MS);
   // Blobs: URLs made outside a request (webhook bodies) point at the real port.
   blobBaseUrl = publicBaseUrl(config, addr.port);
   blobs?.startSweeper();
@@ -200,6 +206,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await edge.shutdown();
       await vault?.ingest.stop();
       await vault?.stopMaintenance();
+      await vault?.address.stop();
       await blobs?.close();
       await webhooks.stop();
       clearInterval(sweepTimer);

@@ -22,3 +22,11 @@ export {
   publicBaseUrl,
   unknownVariables,
 } from "./load.ts";
+export {
+  type AddressWarning,
+  addressWarning,
+  canonicalAddress,
+  type HostKind,
+  hostKind,
+  sameAddress,
+} from "./address.ts";

@@ -156,7 +156,8 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
     const user = await identity.getUser(userId);
     if (!user) throw new Unauthenticated("unauthorized", "The token's user no longer exists");
     const databases = (await identity.listDatabases(userId)).map(publicDatabase);
-    return c.json({ user, databases }, 200);
+    const relayUrl = config.base_url ? publicBaseUrl(config) : null;
+    return c.json({ user, databases, relayUrl }, 200);
   });
 
   app.openapi({ ...postDatabase, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {

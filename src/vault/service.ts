@@ -14,6 +14,7 @@ import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
 import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
+import { AddressSync } from "./address_sync.ts";
 import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
 import { VaultFiles } from "./files.ts";
 import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
@@ -64,6 +65,8 @@ export class Vault {
   readonly ingest: Ingestor;
   /** Read links of record files (decrypted by the vault for encrypted forms). */
   readonly files: VaultFiles;
+  /** Keeps published manifests on the relay's current address (src/vault/address_sync.ts). */
+  readonly address: AddressSync;
   #maintenance: PeriodicTask | null = null;
 
   constructor(
@@ -82,6 +85,7 @@ export class Vault {
       this.forms,
       options.publicUrl ?? link.relayUrl,
     );
+    this.address = new AddressSync({ store, keys, link, log: options.log });
   }
 
   /** A record of form `formId`, or a 404 naming it (the caller checks the form's owner). */
