@@ -52,6 +52,8 @@ export interface AppDeps {
   metrics?: ServiceMetrics | null;
   /** The store's own check for `/healthz` (src/store/open.ts `ping`). */
   storePing?: () => Promise<void>;
+  /** The public base URL once listening (with port 0, the real port); default from config. */
+  baseUrl?: () => string;
 }
 
 /** Builds the application. */
@@ -114,7 +116,12 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   // The instance's own view of itself, for `sealpost doctor` (src/admin), in every role.
   app.route(
     "/",
-    instanceRoutes(config, deps.identity, rateLimit(relayDeps.limiters.owner, proxies)),
+    instanceRoutes({
+      config,
+      tokens: deps.identity,
+      baseUrl: deps.baseUrl ?? (() => publicBaseUrl(config)),
+      limit: rateLimit(relayDeps.limiters.owner, proxies),
+    }),
   );
   // A vault-role process is no relay: it pulls from one (src/vault).
   if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));

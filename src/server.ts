@@ -166,6 +166,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     blobs,
     metrics,
     storePing: opened.ping,
+    baseUrl: () => blobBaseUrl,
   });
   let server: HttpServer;
   try {

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { type AdminEnv, requireAdmin, type TokenSource } from "../auth/index.ts";
-import { type Config, publicBaseUrl } from "../config/index.ts";
+import type { Config } from "../config/index.ts";
 import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { openFileLimit } from "../net/limits.ts";
 import { VERSION } from "../version.ts";
@@ -43,25 +43,34 @@ const getInstance = createRoute({
   },
 });
 
+/** What `GET /admin/instance` needs. */
+export interface InstanceDeps {
+  config: Config;
+  /** Where admin tokens are checked. */
+  tokens: TokenSource;
+  /** The public base URL (known once listening when the port was 0). */
+  baseUrl: () => string;
+  /** The owner API's rate limit. */
+  limit: MiddlewareHandler;
+}
+
 /**
- * Mounts `GET /admin/instance` on a new router, behind `limit` (the owner API's rate limit).
+ * Mounts `GET /admin/instance` on a new router.
  *
  * @example
  * ```ts
- * app.route("/", instanceRoutes(config, identity, rateLimit(ownerLimiter, proxies)));
+ * app.route("/", instanceRoutes({ config, tokens: identity, baseUrl: () => url, limit }));
  * ```
  */
 export function instanceRoutes(
-  config: Config,
-  tokens: TokenSource,
-  limit: MiddlewareHandler,
+  { config, tokens, baseUrl, limit }: InstanceDeps,
 ): OpenAPIHono<AdminEnv> {
   const app = newRouter<AdminEnv>();
   app.openapi({ ...getInstance, middleware: [limit, requireAdmin(tokens)] }, (c) =>
     c.json({
       version: VERSION,
       role: config.server.role,
-      baseUrl: publicBaseUrl(config),
+      baseUrl: baseUrl(),
       dataDir: resolve(config.data_dir),
       store: config.store.backend,
       blobs: config.server.role === "vault" ? null : config.blobs.backend,
