@@ -65,6 +65,11 @@ export const REQUIREMENTS: Requirement[] = [
     present: () => succeeds("strace", ["-V"]),
   },
   {
+    what: `${PYTHON} with PyYAML (reading docs/deploy/compose.yaml)`,
+    debianPackage: "python3-yaml",
+    present: () => succeeds(PYTHON, ["-c", "import yaml"]),
+  },
+  {
     what: "openssl (test certificates of the doctor and webhook tests)",
     debianPackage: "openssl",
     present: () => succeeds("openssl", ["version"]),
