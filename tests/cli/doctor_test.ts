@@ -73,7 +73,7 @@ Deno.test("doctor: a base_url the instance does not call itself fails its line, 
     assert.equal(out.code, 1, out.stdout);
     assert.match(
       out.stdout,
-      /^FAIL  base_url_matches\s+the instance's base_url is https:\/\/forms\.example\.org, but it was reached at http:\/\/127\.0\.0\.1:\d+/m,
+      /^FAIL {2}base_url_matches\s+the instance's base_url is https:\/\/forms\.example\.org, but it was reached at http:\/\/127\.0\.0\.1:\d+/m,
     );
     // Unreachable altogether: the first line fails, and the rest say why they cannot run.
     const gone = await sealpost(["doctor", "--url", "http://127.0.0.1:9", "--json"], {
@@ -98,7 +98,7 @@ Deno.test("doctor: a secret readable by others fails data_dir_modes, exit 1", as
     assert.equal(out.code, 1, out.stdout);
     assert.match(
       out.stdout,
-      /^FAIL  data_dir_modes\s+.*\.\/ is 755 \(want 700\), relay\.secret is 644 \(want 600\); fix with: chmod -R go-rwx /m,
+      /^FAIL {2}data_dir_modes\s+.*\.\/ is 755 \(want 700\), relay\.secret is 644 \(want 600\); fix with: chmod -R go-rwx /m,
     );
     // Everything else stays green.
     const failed = [...byName(out.stdout)].filter(([, label]) => label === "FAIL");
@@ -113,7 +113,10 @@ Deno.test("doctor: a refused admin token fails base_url_matches; none at all ski
   try {
     const refused = await doctor(inst, ["--token", "spa_nottherightone"]);
     assert.equal(refused.code, 1);
-    assert.match(refused.stdout, /^FAIL  base_url_matches\s+the instance refused the admin token/m);
+    assert.match(
+      refused.stdout,
+      /^FAIL {2}base_url_matches\s+the instance refused the admin token/m,
+    );
     const none = await sealpost(["doctor", "--url", inst.url], {
       SEALPOST_DATA_DIR: "/nonexistent/sealpost",
     });
@@ -123,7 +126,7 @@ Deno.test("doctor: a refused admin token fails base_url_matches; none at all ski
     assert.match(none.stdout, /this doctor's own limit/);
     assert.match(
       none.stdout,
-      /^skip  data_dir_modes\s+\/nonexistent\/sealpost is not on this machine/m,
+      /^skip {2}data_dir_modes\s+\/nonexistent\/sealpost is not on this machine/m,
     );
   } finally {
     await inst.close();
@@ -201,15 +204,15 @@ Deno.test("doctor: https base_url: days left of the certificate presented, trust
     assert.equal(trusted.code, 0, trusted.stdout + trusted.stderr);
     assert.match(
       trusted.stdout,
-      /^ok    tls_certificate\s+the certificate localhost:\d+ presents expires \S+, in 59 days/m,
+      /^ok {4}tls_certificate\s+the certificate localhost:\d+ presents expires \S+, in 59 days/m,
     );
-    assert.match(trusted.stdout, /^ok    base_url_matches/m);
+    assert.match(trusted.stdout, /^ok {4}base_url_matches/m);
     // Without the test CA the same certificate is untrusted: browsers would refuse it.
     const untrusted = await sealpost(["doctor", "--url", base, "--data", inst.config.data_dir]);
     assert.equal(untrusted.code, 1);
     assert.match(
       untrusted.stdout,
-      /^FAIL  tls_certificate\s+the certificate .* is not trusted here/m,
+      /^FAIL {2}tls_certificate\s+the certificate .* is not trusted here/m,
     );
 
     // server.tls.cert_file, read with X509Certificate, when the base URL is not https.
@@ -260,23 +263,23 @@ Deno.test("doctor: S3 bucket and PostgreSQL of the instance's configuration", as
     };
     const out = await doctor(inst, [], env);
     assert.equal(out.code, 0, out.stdout + out.stderr);
-    assert.match(out.stdout, /^ok    s3_bucket\s+bucket http:\/\/\S+ answers HEAD with 200/m);
-    assert.match(out.stdout, /^ok    postgres\s+127\.0\.0\.1:\d+\/\S+ answers \(PostgreSQL 15/m);
+    assert.match(out.stdout, /^ok {4}s3_bucket\s+bucket http:\/\/\S+ answers HEAD with 200/m);
+    assert.match(out.stdout, /^ok {4}postgres\s+127\.0\.0\.1:\d+\/\S+ answers \(PostgreSQL 15/m);
 
     const missing = await doctor(inst, [], { ...env, SEALPOST_BLOBS_S3_BUCKET: "t-nosuchbucket" });
     assert.equal(missing.code, 1);
-    assert.match(missing.stdout, /^FAIL  s3_bucket\s+HEAD \S+\/t-nosuchbucket answered 404/m);
+    assert.match(missing.stdout, /^FAIL {2}s3_bucket\s+HEAD \S+\/t-nosuchbucket answered 404/m);
     const { port } = await postgresUp();
     const wrongPg = pg.url.replace(`:${port}/`, ":9/");
     const noPg = await doctor(inst, [], { ...env, SEALPOST_STORE_POSTGRES_URL: wrongPg });
     assert.equal(noPg.code, 1);
-    assert.match(noPg.stdout, /^FAIL  postgres\s+127\.0\.0\.1:9\/\S+ cannot be reached/m);
+    assert.match(noPg.stdout, /^FAIL {2}postgres\s+127\.0\.0\.1:9\/\S+ cannot be reached/m);
     // Without the server's configuration, doctor says it cannot check what the instance uses.
     const bare = await doctor(inst);
     assert.equal(bare.code, 1);
     assert.match(
       bare.stdout,
-      /^FAIL  postgres\s+the instance uses it but this doctor's configuration/m,
+      /^FAIL {2}postgres\s+the instance uses it but this doctor's configuration/m,
     );
   } finally {
     await inst.close();

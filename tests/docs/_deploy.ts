@@ -43,6 +43,14 @@ export function setting(unit: UnitFile, section: string, key: string): string | 
   return unit.get(section)?.get(key)?.at(-1);
 }
 
+/** Splits an ExecStart= value into arguments (systemd's quoting: '…' and "…"; %% is %). */
+export function execArgs(value: string): string[] {
+  const args: string[] = [];
+  const re = /'([^']*)'|"([^"]*)"|(\S+)/g;
+  for (const m of value.matchAll(re)) args.push((m[1] ?? m[2] ?? m[3]).replaceAll("%%", "%"));
+  return args;
+}
+
 let bundled: Promise<string> | null = null;
 
 /** `dist/sealpost.js` as `deno task bundle` builds it, once per test process, in a temp dir. */
@@ -105,4 +113,16 @@ export async function waitHealthy(url: string, timeoutMs = 30_000): Promise<stri
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms: ${last}`);
+}
+
+/** Reads a child's stdout and stderr as they come; the result returns what was read so far. */
+export function collectOutput(child: Deno.ChildProcess): () => string {
+  let text = "";
+  const collect = async (stream: ReadableStream<Uint8Array<ArrayBuffer>>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  };
+  void collect(child.stdout);
+  void collect(child.stderr);
+  return () => text;
 }

@@ -14,7 +14,16 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { loadConfig } from "../../src/config/index.ts";
 import { freePort } from "../_support/process.ts";
-import { KIT, operatorEnv, parseUnit, run, setting, waitHealthy } from "./_deploy.ts";
+import {
+  collectOutput,
+  execArgs,
+  KIT,
+  operatorEnv,
+  parseUnit,
+  run,
+  setting,
+  waitHealthy,
+} from "./_deploy.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const PAGE = join(REPO, "docs/deploy.md");
@@ -83,14 +92,6 @@ function localize(code: string, root: string): string {
   }).join("\n");
 }
 
-/** Splits an ExecStart= value into arguments (systemd's quoting: '…' and "…"; %% is %). */
-function execArgs(value: string): string[] {
-  const args: string[] = [];
-  const re = /'([^']*)'|"([^"]*)"|(\S+)/g;
-  for (const m of value.matchAll(re)) args.push((m[1] ?? m[2] ?? m[3]).replaceAll("%%", "%"));
-  return args;
-}
-
 /** A process started the way systemd would start `unitFile`'s ExecStart, with its output. */
 interface Started {
   child: Deno.ChildProcess;
@@ -114,13 +115,7 @@ async function startUnit(host: Host, unitFile: string): Promise<Started> {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let text = "";
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) text += chunk;
-  };
-  void collect(child.stdout);
-  void collect(child.stderr);
-  return { child, output: () => text };
+  return { child, output: collectOutput(child) };
 }
 
 /** Waits (bounded) until `started` has printed `pattern`; returns its match. */
@@ -246,9 +241,9 @@ Deno.test("docs/deploy.md, followed on fresh folders: one server, backups, relay
       ran.push(`${block.host}:${block.line}`);
       if (block.code.includes("sealpost doctor")) {
         assert.doesNotMatch(out.stdout, /^FAIL/m);
-        assert.match(out.stdout, /^ok    base_url_matches/m);
-        assert.match(out.stdout, /^ok    data_dir_modes/m);
-        assert.match(out.stdout, /^ok    open_files\s+the server's limit/m);
+        assert.match(out.stdout, /^ok {4}base_url_matches/m);
+        assert.match(out.stdout, /^ok {4}data_dir_modes/m);
+        assert.match(out.stdout, /^ok {4}open_files\s+the server's limit/m);
       }
     }
     assert.ok(serverUnit && relayUnit && vaultBanner, `ran: ${ran.join(", ")}`);
@@ -323,18 +318,12 @@ async function firstStart(block: Block, host: Host, relayToken: string): Promise
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const s: Started = { child, output: () => text };
-  let text = "";
-  void (async () => {
-    for await (const c of child.stdout.pipeThrough(new TextDecoderStream())) text += c;
-  })();
-  void (async () => {
-    for await (const c of child.stderr.pipeThrough(new TextDecoderStream())) text += c;
-  })();
+  const s: Started = { child, output: collectOutput(child) };
   await printed(s, /manifest key:\s+\S+/, "the vault's first start");
   // bash runs the one command in its place, and the wrapper execs Deno: this is Deno.
   child.kill("SIGINT");
-  assert.equal((await child.status).code, 0, text);
+  assert.equal((await child.status).code, 0, s.output());
+  const text = s.output();
   // The token is kept (0600) for the next starts.
   const saved = await Deno.stat(join(host.root, "var/lib/sealpost/vault/relay.json"));
   assert.equal(saved.mode! & 0o777, 0o600);
