@@ -65,6 +65,11 @@ export const REQUIREMENTS: Requirement[] = [
     present: () => succeeds("strace", ["-V"]),
   },
   {
+    what: "tor (the onion service of docs/deploy.md, run without its network)",
+    debianPackage: "tor",
+    present: () => succeeds("tor", ["--version"]),
+  },
+  {
     what: `${PYTHON} with PyYAML (reading docs/deploy/compose.yaml)`,
     debianPackage: "python3-yaml",
     present: () => succeeds(PYTHON, ["-c", "import yaml"]),

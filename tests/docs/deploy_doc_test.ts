@@ -47,7 +47,7 @@ function blocks(page: string): Block[] {
     const m = /^<!-- deploy-test: (\S+)\s*(.*?) -->$/.exec(lines[i]);
     if (m) {
       assert.ok(
-        ["run", "run-until-ready", "config", "skip"].includes(m[1]),
+        ["run", "run-until-ready", "config", "torrc", "skip"].includes(m[1]),
         `docs/deploy.md:${i + 1}: unknown deploy-test mode "${m[1]}"`,
       );
       marker = { mode: m[1], host: m[1] === "skip" ? "" : m[2] };
@@ -189,9 +189,15 @@ Deno.test("docs/deploy.md, followed on fresh folders: one server, backups, relay
   let serverUnit: Started | null = null;
   let relayUnit: Started | null = null;
   let vaultBanner = "";
+  let onionAddress = "";
   const ran: string[] = [];
   try {
     for (const block of all) {
+      if (block.mode === "torrc") {
+        onionAddress = await onionService(block, hosts.onion, ports.onion);
+        ran.push(`torrc:${block.line}`);
+        continue;
+      }
       if (block.mode === "skip" || block.lang !== "sh") continue;
       if (block.mode === "config") {
         await checkConfigBlock(block, base);
@@ -237,7 +243,13 @@ Deno.test("docs/deploy.md, followed on fresh folders: one server, backups, relay
         ran.push(`run-until-ready:${block.line}`);
         continue;
       }
-      const out = await runBlock(block, host);
+      // "Put the address from hostname into base_url".
+      const out = await runBlock(
+        block.host === "onion"
+          ? { ...block, code: block.code.replace(/http:\/\/example\w+\.onion/, onionAddress) }
+          : block,
+        host,
+      );
       ran.push(`${block.host}:${block.line}`);
       if (block.code.includes("sealpost doctor")) {
         assert.doesNotMatch(out.stdout, /^FAIL/m);
@@ -255,7 +267,7 @@ Deno.test("docs/deploy.md, followed on fresh folders: one server, backups, relay
     // The onion instance, from the unit the page's sed wrote.
     await verifyUnit(join(server.home, "sealpost-onion.service"));
     const onion = await start(hosts.onion, "sealpost-onion.service", ports.onion);
-    await checkOnion(onion, local(ports.onion));
+    await checkOnion(onion, local(ports.onion), onionAddress);
   } finally {
     for (const s of started) {
       try {
@@ -366,18 +378,50 @@ async function checkSplit(vault: Host, banner: string, relayUrl: string, vaultUr
   assert.fail("the submission did not become a record on the vault");
 }
 
-async function checkOnion(onion: Started, localUrl: string) {
+async function checkOnion(onion: Started, localUrl: string, address: string) {
   const [, onionBase, formId] = await printed(
     onion,
-    /open the form:\s+(http:\/\/[a-z2-7x]{56}\.onion)\/f\/(\S+?)#pin=/,
+    /open the form:\s+(http:\/\/[a-z2-7]{56}\.onion)\/f\/(\S+?)#pin=/,
     "the onion instance",
   );
+  assert.equal(onionBase, address, "the share link carries the address Tor made");
   const manifest = await (await fetch(`${localUrl}/forms/${formId}/manifest`)).json();
   assert.equal(manifest.relayUrl, onionBase, "its manifests carry the onion address");
   const page = await fetch(`${localUrl}/f/${formId}`);
   assert.equal(page.status, 200);
   assert.match(page.headers.get("content-type") ?? "", /text\/html/);
   await page.body?.cancel();
+}
+
+/**
+ * The page's torrc lines, run by Tor without its network (DisableNetwork: the service's keys
+ * and address are made, nothing is published): returns the onion address Tor wrote.
+ */
+async function onionService(block: Block, host: Host, port: number): Promise<string> {
+  const lines = localize(block.code, host.root).replace("127.0.0.1:8081", `127.0.0.1:${port}`);
+  const dir = /^HiddenServiceDir (\S+)$/m.exec(lines)![1];
+  await Deno.mkdir(join(host.root, "var/lib/tor"), { recursive: true, mode: 0o700 });
+  const torrc = join(host.root, "torrc");
+  await Deno.writeTextFile(
+    torrc,
+    `${lines}\nDataDirectory ${join(host.root, "var/lib/tor/data")}\nSocksPort 0\n` +
+      "DisableNetwork 1\nLog notice stderr\n",
+  );
+  const verified = await run("tor", ["--verify-config", "-f", torrc]);
+  assert.equal(verified.code, 0, verified.stdout);
+  const tor = new Deno.Command("tor", { args: ["-f", torrc], stdout: "null", stderr: "null" })
+    .spawn();
+  try {
+    for (let i = 0; i < 100; i++) {
+      const hostname = await Deno.readTextFile(join(dir, "hostname")).catch(() => null);
+      if (hostname) return `http://${hostname.trim()}`;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("Tor wrote no hostname");
+  } finally {
+    tor.kill("SIGTERM");
+    await tor.status;
+  }
 }
 
 async function verifyUnit(path: string) {
