@@ -23,7 +23,8 @@ const BLOBS = "blobs";
 async function looseModes(dir: string): Promise<string[]> {
   const loose: string[] = [];
   const visit = async (path: string, rel: string) => {
-    const info = await Deno.lstat(path);
+    // The data dir itself may be a link to where the data lives; nothing inside is followed.
+    const info = rel === "" ? await Deno.stat(path) : await Deno.lstat(path);
     const mode = (info.mode ?? 0) & 0o777;
     const name = rel.split("/").at(-1)!;
     if (info.isDirectory) {

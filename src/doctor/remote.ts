@@ -112,6 +112,7 @@ export function storageCheck(probe: HealthProbe): CheckResult {
  */
 export function clockCheck(probe: HealthProbe, now = probe.midpointMs): CheckResult {
   const name = "clock";
+  if (probe.status === 0) return check(name, "skip", "the instance did not answer");
   const server = probe.date === null ? NaN : Date.parse(probe.date);
   if (Number.isNaN(server)) return check(name, "skip", "the answer carried no Date header");
   const skew = Math.abs(now - server) / 1000;

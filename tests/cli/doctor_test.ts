@@ -287,6 +287,30 @@ Deno.test("doctor: S3 bucket and PostgreSQL of the instance's configuration", as
   }
 });
 
+Deno.test("doctor --help lists every check; a stray argument is a usage error", async () => {
+  const help = await sealpost(["doctor", "--help"]);
+  assert.equal(help.code, 0);
+  for (
+    const name of [
+      "base_url_reachable",
+      "base_url_matches",
+      "tls_certificate",
+      "clock",
+      "storage",
+      "data_dir_modes",
+      "open_files",
+      "disk_free",
+      "s3_bucket",
+      "postgres",
+    ]
+  ) assert.match(help.stdout, new RegExp(`^  ${name} `, "m"));
+  const stray = await sealpost(["doctor", "extra"]);
+  assert.equal(stray.code, 2);
+  assert.match(stray.stderr, /Unexpected arguments: extra/);
+  const main = await sealpost(["--help"]);
+  assert.match(main.stdout, /^ {2}doctor {16}Check a live deployment/m);
+});
+
 Deno.test("doctor units: clock skew over 60 s fails; low limits warn; thresholds", () => {
   const probe = (skewMs: number): HealthProbe => ({
     status: 200,
@@ -300,6 +324,7 @@ Deno.test("doctor units: clock skew over 60 s fails; low limits warn; thresholds
   assert.equal(late.status, "fail");
   assert.match(late.detail, /^61\.0 s between this machine's clock and the server's/);
   assert.equal(clockCheck({ ...probe(0), date: null }).status, "skip");
+  assert.match(clockCheck({ ...probe(0), status: 0 }).detail, /did not answer/);
 
   assert.equal(openFilesCheck(1024, 0).status, "warn");
   assert.match(openFilesCheck(1024, 0).detail, /up to 448 connections at once; raise it/);
