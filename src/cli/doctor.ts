@@ -21,7 +21,8 @@ Checks a live deployment from the machine it runs on, one line per check:
   clock               this machine's clock against the server's Date header (fails > 60 s)
   storage             the instance's storage verdict from /healthz
   data_dir_modes      the data dir is 700 and its files (secrets, store) 600
-  open_files          the server's open-file limit (this process's without a token)
+  open_files          the server's open-file limit (GET /admin/instance, else the pid in
+                      the data dir's serve.lock, else this doctor's own, as the line says)
   disk_free           free space under the data dir (fails under 1 GiB or 5 %)
   s3_bucket           HEAD of the bucket, when blobs.backend = "s3"
   postgres            select 1, when store.backend = "postgres"

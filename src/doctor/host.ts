@@ -7,6 +7,7 @@
 import { statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { connectionCap, openFileLimit } from "../net/limits.ts";
+import { lockHolder } from "../store/data_lock.ts";
 import { check, type CheckResult, reason } from "./check.ts";
 
 /** Files of a data dir that hold no secret: the lock `serve` holds (src/store/data_lock.ts). */
@@ -77,17 +78,41 @@ export async function dataDirCheck(dir: string, required: boolean): Promise<Chec
 /** Open-file limit under which the check warns (the unit of docs/deploy sets 65536). */
 export const NOFILE_WARN = 8192;
 
+/** Where the open-file limit came from, for the line. */
+export type LimitSource =
+  | { kind: "instance"; limit: number }
+  | { kind: "pid"; pid: number; limit: number }
+  | { kind: "own"; limit: number };
+
+/**
+ * The server's open-file limit as best known: from `GET /admin/instance` (`instanceLimit`,
+ * the server reads its own `/proc/self/limits`), else from `/proc/<pid>/limits` of the `serve`
+ * holding `dataDir`'s lock, else this process's own.
+ */
+export async function openFileSource(
+  instanceLimit: number | null,
+  dataDir: string,
+): Promise<LimitSource> {
+  if (instanceLimit !== null) return { kind: "instance", limit: instanceLimit };
+  const pid = await lockHolder(dataDir);
+  if (pid !== null) {
+    const limits = await Deno.readTextFile(`/proc/${pid}/limits`).catch(() => null);
+    if (limits !== null) return { kind: "pid", pid, limit: openFileLimit(() => limits) };
+  }
+  return { kind: "own", limit: openFileLimit() };
+}
+
 /**
  * `open_files`: the soft open-file limit, which caps the connections served at once.
- * `serverLimit` is the server's own (from `GET /admin/instance`), or null to read this
- * process's instead, as the line then says.
  */
-export function openFilesCheck(serverLimit: number | null, maxConnections: number): CheckResult {
+export function openFilesCheck(source: LimitSource, maxConnections: number): CheckResult {
   const name = "open_files";
-  const limit = serverLimit ?? openFileLimit();
-  const whose = serverLimit === null
-    ? "this doctor's own limit (the server's needs the admin token)"
-    : "the server's limit";
+  const { limit } = source;
+  const whose = source.kind === "instance"
+    ? "the server's limit"
+    : source.kind === "pid"
+    ? `the server's limit (pid ${source.pid}, from serve.lock)`
+    : "this doctor's own limit (the server's is unknown: no admin token, no server beside it)";
   const shown = limit >= Number.MAX_SAFE_INTEGER ? "unlimited" : String(limit);
   const words = `${whose} is ${shown} open files: up to ${
     connectionCap(maxConnections, limit)

@@ -11,7 +11,7 @@ import type { SealpostClient } from "../cli/client.ts";
 import type { Config } from "../config/index.ts";
 import { postgresCheck, s3Check } from "./backends.ts";
 import { check, type CheckResult } from "./check.ts";
-import { dataDirCheck, diskCheck, openFilesCheck } from "./host.ts";
+import { dataDirCheck, diskCheck, openFilesCheck, openFileSource } from "./host.ts";
 import {
   clockCheck,
   fetchInstance,
@@ -100,7 +100,8 @@ export async function runDoctor(target: DoctorTarget): Promise<CheckResult[]> {
   results.push(storageCheck(probe));
   const dataDir = await dataDirOf(target, info);
   results.push(await dataDirCheck(dataDir, target.dataDir !== undefined));
-  results.push(openFilesCheck(info?.openFileLimit ?? null, config.server.max_connections));
+  const limit = await openFileSource(info?.openFileLimit ?? null, dataDir);
+  results.push(openFilesCheck(limit, config.server.max_connections));
   results.push(await diskCheck(dataDir));
   const backends = [
     await backendCheck(

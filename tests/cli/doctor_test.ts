@@ -124,6 +124,16 @@ Deno.test("doctor: a refused admin token fails base_url_matches; none at all ski
     const lines = byName(none.stdout);
     assert.equal(lines.get("base_url_matches"), "skip");
     assert.match(none.stdout, /this doctor's own limit/);
+    // Beside the server without a token: its limit from the pid in its data dir's lock file.
+    const beside = await doctor(inst, [], { SEALPOST_TOKEN: "" });
+    assert.equal(beside.code, 0, beside.stdout);
+    assert.match(
+      beside.stdout,
+      new RegExp(
+        `^ok {4}open_files\\s+the server's limit \\(pid ${Deno.pid}, from serve\\.lock\\)`,
+        "m",
+      ),
+    );
     assert.match(
       none.stdout,
       /^skip {2}data_dir_modes\s+\/nonexistent\/sealpost is not on this machine/m,
@@ -326,8 +336,9 @@ Deno.test("doctor units: clock skew over 60 s fails; low limits warn; thresholds
   assert.equal(clockCheck({ ...probe(0), date: null }).status, "skip");
   assert.match(clockCheck({ ...probe(0), status: 0 }).detail, /did not answer/);
 
-  assert.equal(openFilesCheck(1024, 0).status, "warn");
-  assert.match(openFilesCheck(1024, 0).detail, /up to 448 connections at once; raise it/);
-  assert.equal(openFilesCheck(NOFILE_WARN, 0).status, "ok");
+  const own = (limit: number) => ({ kind: "own" as const, limit });
+  assert.equal(openFilesCheck(own(1024), 0).status, "warn");
+  assert.match(openFilesCheck(own(1024), 0).detail, /up to 448 connections at once; raise it/);
+  assert.equal(openFilesCheck(own(NOFILE_WARN), 0).status, "ok");
   assert.equal(DISK_FAIL_BYTES, 1024 ** 3);
 });
