@@ -94,10 +94,7 @@ export async function doctorCommand(args: string[]): Promise<number> {
     data,
     role: "admin",
   });
-  const hasToken = Boolean(
-    flags.token ?? Deno.env.get("SEALPOST_TOKEN") ?? credentials?.adminToken,
-  );
-  const results = await runDoctor({ client, hasToken, config, dataDir: flags.data });
+  const results = await runDoctor({ client, config, dataDir: flags.data });
   const ok = !results.some((r) => r.status === "fail");
   if (flags.json) console.log(JSON.stringify({ ok, checks: results }));
   else console.log(lines(results));

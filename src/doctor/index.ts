@@ -29,7 +29,6 @@ export type { CheckResult, CheckStatus } from "./check.ts";
 export interface DoctorTarget {
   /** The instance's client: its base URL and the admin token, if one was found. */
   client: SealpostClient;
-  hasToken: boolean;
   /** The configuration doctor loaded (--config, SEALPOST_*): backends, TLS files, limits. */
   config: Config;
   /** The data dir given with --data, if any (else the instance's, else the config's). */
@@ -79,7 +78,7 @@ async function backendCheck(
  *
  * @example
  * ```ts
- * const results = await runDoctor({ client, hasToken: true, config });
+ * const results = await runDoctor({ client, config });
  * const failed = results.some((r) => r.status === "fail");
  * ```
  */
@@ -91,7 +90,7 @@ export async function runDoctor(target: DoctorTarget): Promise<CheckResult[]> {
   results.push(reachableCheck(baseUrl, probe));
   const reached = probe.status !== 0;
   const instance: InstanceInfo | InstanceUnavailable = reached
-    ? await fetchInstance(client, target.hasToken)
+    ? await fetchInstance(client)
     : { verdict: "skip", unavailable: "the instance did not answer" };
   const info = "unavailable" in instance ? null : instance;
   results.push(matchCheck(baseUrl, instance));

@@ -168,14 +168,13 @@ export interface InstanceUnavailable {
  *
  * @example
  * ```ts
- * const info = await fetchInstance(client, hasToken);
+ * const info = await fetchInstance(client);
  * ```
  */
 export async function fetchInstance(
   client: SealpostClient,
-  hasToken: boolean,
 ): Promise<InstanceInfo | InstanceUnavailable> {
-  if (!hasToken) {
+  if (!client.hasToken) {
     return {
       verdict: "skip",
       unavailable: "no admin token to ask the instance for its own base_url " +
