@@ -6,8 +6,9 @@
  * `/usr/local/bin/deno` is replaced by the Deno running this test, so that the ExecStart
  * binary exists wherever the test runs; verify refuses a missing one); the settings the
  * deployment relies on are there; and every system call the bundle makes while it serves,
- * takes a submission, lists records and writes a backup (traced with strace) is one the
- * units' SystemCallFilter allows, so the filter cannot kill Deno.
+ * takes a submission (which its vault opens and saves) and writes a backup, traced with
+ * strace, is one the units' SystemCallFilter allows (so the filter cannot kill Deno), and
+ * every socket it opens one of the families RestrictAddressFamilies allows.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -202,6 +203,14 @@ Deno.test("deploy units: every system call the bundle makes is one SystemCallFil
       assert.ok(calls.size > 30, `traced ${calls.size} calls`);
       const outside = [...calls].filter((c) => !allowed.has(c));
       assert.deepEqual(outside, [], `${unitName}: calls outside SystemCallFilter`);
+      // And every socket it opens is of a family RestrictAddressFamilies= allows.
+      const families = new Set(
+        [...(await Deno.readTextFile(log)).matchAll(/socket(?:pair)?\((AF_[A-Z0-9]+)/g)].map((m) =>
+          m[1]
+        ),
+      );
+      const restricted = setting(unit, "Service", "RestrictAddressFamilies")!.split(/\s+/);
+      assert.deepEqual([...families].filter((f) => !restricted.includes(f)), [], unitName);
       // Without @pkey the filter would refuse V8's pkey_alloc.
       if (calls.has("pkey_alloc")) {
         assert.ok(!expand(["@system-service"], groups).has("pkey_alloc"));
