@@ -167,6 +167,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     blobs,
     metrics,
     storePing: opened.ping,
+    baseUrl: () => blobBaseUrl,
   });
   let edge: Edge;
   try {

@@ -45,6 +45,8 @@ Commands:
                         Copy a stopped KV/fs instance into PostgreSQL/S3
   key export-age FINGERPRINT --out FILE
                         A database's private key as an age identity (age -d -i FILE)
+  doctor                Check a live deployment: base URL, TLS, clock, data dir modes,
+                        open files, disk, backends ("sealpost doctor --help")
 
 Common options:
   --config FILE   TOML config (also SEALPOST_CONFIG)
@@ -298,6 +300,10 @@ export async function main(args: string[]): Promise<number> {
   if (args[0] === "key") {
     const { keyCommand } = await import("./key_export.ts");
     return await keyCommand(args.slice(1));
+  }
+  if (args[0] === "doctor") {
+    const { doctorCommand } = await import("./doctor.ts");
+    return await doctorCommand(args.slice(1));
   }
   if (args[0] === "blob") {
     const { blobCommand } = await import("./blob.ts");

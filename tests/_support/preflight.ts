@@ -53,6 +53,32 @@ export const REQUIREMENTS: Requirement[] = [
     debianPackage: "age",
     present: () => succeeds(AGE, ["--version"]),
   },
+  // The deployment kit (tests/docs/deploy_*): its units checked, traced; doctor's test CA.
+  {
+    what: "systemd-analyze (verifying the systemd units of docs/deploy/)",
+    debianPackage: "systemd",
+    present: () => succeeds("systemd-analyze", ["--version"]),
+  },
+  {
+    what: "strace (the system calls Deno makes, against the units' SystemCallFilter)",
+    debianPackage: "strace",
+    present: () => succeeds("strace", ["-V"]),
+  },
+  {
+    what: "tor (the onion service of docs/deploy.md, run without its network)",
+    debianPackage: "tor",
+    present: () => succeeds("tor", ["--version"]),
+  },
+  {
+    what: `${PYTHON} with PyYAML (reading docs/deploy/compose.yaml)`,
+    debianPackage: "python3-yaml",
+    present: () => succeeds(PYTHON, ["-c", "import yaml"]),
+  },
+  {
+    what: "openssl (test certificates of the doctor and webhook tests)",
+    debianPackage: "openssl",
+    present: () => succeeds("openssl", ["version"]),
+  },
   // The dev/test services (tests/_support/services/): a Ceph object gateway and PostgreSQL.
   ...["ceph-mon", "ceph-osd", "radosgw"].map((program) => ({
     what: `${program} (the Ceph object gateway of the S3 blob tests)`,
