@@ -35,14 +35,6 @@ export interface DoctorTarget {
   dataDir?: string;
 }
 
-/**
- * `server.tls.cert_file` of `config`, or "" when it names none (or this build's schema has no
- * `[server.tls]`).
- */
-function certFileOf(config: Config): string {
-  return (config.server as { tls?: { cert_file?: string } }).tls?.cert_file ?? "";
-}
-
 /** The data dir to check: --data, else the instance's own when it is on this machine. */
 async function dataDirOf(target: DoctorTarget, info: InstanceInfo | null): Promise<string> {
   if (target.dataDir) return target.dataDir;
@@ -94,7 +86,7 @@ export async function runDoctor(target: DoctorTarget): Promise<CheckResult[]> {
     : { verdict: "skip", unavailable: "the instance did not answer" };
   const info = "unavailable" in instance ? null : instance;
   results.push(matchCheck(baseUrl, instance));
-  results.push(await tlsCheck(baseUrl, certFileOf(config)));
+  results.push(await tlsCheck(baseUrl, config.server.tls.cert_file));
   results.push(clockCheck(probe));
   results.push(storageCheck(probe));
   const dataDir = await dataDirOf(target, info);
