@@ -18,20 +18,38 @@ export async function pinnedDeno(): Promise<string> {
   return /^DENO_VERSION=(\S+)$/m.exec(ci)![1];
 }
 
-/** The caller's environment without `SEALPOST_*` and with a PATH that has no `deno`. */
-export function nodeOnlyEnv(): Record<string, string> {
-  const path = (Deno.env.get("PATH") ?? "").split(":").filter((dir) => {
-    try {
-      Deno.statSync(join(dir, "deno"));
-      return false;
-    } catch {
-      return dir !== "";
+/**
+ * The caller's environment without `SEALPOST_*` and with a PATH that has no `deno`: a folder on
+ * the PATH that holds one is replaced by `binDir`, given links to everything else in it (npm's
+ * global `deno` may sit beside `node` and `npx`).
+ */
+export function nodeOnlyEnv(binDir: string): Record<string, string> {
+  const path: string[] = [];
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    if (dir === "" || !exists(join(dir, "deno"))) {
+      if (dir !== "") path.push(dir);
+      continue;
     }
-  });
+    for (const entry of Deno.readDirSync(dir)) {
+      if (entry.name !== "deno" && !exists(join(binDir, entry.name))) {
+        Deno.symlinkSync(join(dir, entry.name), join(binDir, entry.name));
+      }
+    }
+    if (!path.includes(binDir)) path.push(binDir);
+  }
   const env = Object.fromEntries(
     Object.entries(Deno.env.toObject()).filter(([key]) => !key.startsWith("SEALPOST_")),
   );
   return { ...env, PATH: path.join(":"), NO_COLOR: "1" };
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A fresh copy of the project (no data dir), removed by the caller. */

@@ -150,7 +150,8 @@ Deno.test({
   sanitizeOps: false,
   fn: async (t) => {
     const pinned = await pinnedDeno();
-    const env = nodeOnlyEnv();
+    const binDir = await Deno.makeTempDir({ prefix: "sealpost-bin-" });
+    const env = nodeOnlyEnv(binDir);
     const which = await runScript("command -v deno || true; command -v npx", ROOT, env);
     assert.doesNotMatch(which.stdout, /\/deno\n/, "deno is not on the PATH");
     assert.match(which.stdout, /npx\n$/, "npx is on the PATH");
@@ -291,6 +292,7 @@ Deno.test({
       await server.stop();
       await receiver.shutdown();
       await Deno.remove(dir, { recursive: true });
+      await Deno.remove(binDir, { recursive: true });
     }
   },
 });
