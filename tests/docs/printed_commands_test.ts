@@ -84,6 +84,48 @@ Deno.test("docs: every printed deno/sealpost command runs with only Node.js, or 
   assert.deepEqual(errors, []);
 });
 
+Deno.test("docs: the extraction and skip rules, on a sample page", () => {
+  const page = [
+    "Run `npx -y deno@2.9.6 task sealpost db list`; `deno test` names a tool. With Deno",
+    "installed: `deno task sealpost db list`.",
+    "",
+    "Then:",
+    "",
+    "```sh",
+    "npx -y deno@2.9.6 task sealpost records list <formId> \\",
+    "  --limit 5   # five",
+    "echo '{}' |",
+    "  sealpost submit f --values -",
+    "```",
+    "",
+    "```text",
+    "$ npx -y deno@2.9.6 task sealpost serve",
+    "deno run -A main.ts is output here",
+    "```",
+    "",
+    "```ts",
+    'await new Deno.Command("deno", { args: ["run"] });',
+    "```",
+  ].join("\n");
+  const repo = { tasks: ["start", "sealpost"], exists: () => true };
+  const found = extractCommands("sample.md", page).map((c) => ({
+    line: c.line,
+    text: c.text,
+    verdict: verdict(c, "2.9.6", repo).kind,
+  }));
+  assert.deepEqual(found, [
+    { line: 1, text: "npx -y deno@2.9.6 task sealpost db list", verdict: "run" },
+    { line: 2, text: "deno task sealpost db list", verdict: "skip" },
+    {
+      line: 7,
+      text: "npx -y deno@2.9.6 task sealpost records list <formId> --limit 5",
+      verdict: "run",
+    },
+    { line: 9, text: "echo '{}' | sealpost submit f --values -", verdict: "error" },
+    { line: 14, text: "npx -y deno@2.9.6 task sealpost serve", verdict: "skip" },
+  ]);
+});
+
 Deno.test("console: no page prints a deno or sealpost command of its own", async () => {
   const offenders: string[] = [];
   for await (const file of walk(join(ROOT, "src/console"))) {
@@ -146,6 +188,7 @@ function substitute(text: string, v: Values): string {
 
 Deno.test({
   name: "banner and docs: the printed commands run as printed with no deno on the PATH",
+  // The server's process group is read and stopped across the steps.
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async (t) => {
@@ -168,6 +211,7 @@ Deno.test({
       SEALPOST_RATE_LIMITS_ENABLED: "false",
     });
     const prefix = `npx -y deno@${pinned} task sealpost`;
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     const run = (script: string, extra: Record<string, string> = {}) =>
       runScript(script, dir, { ...env, ...extra });
     const ok = (r: ScriptRun, what: string) =>
@@ -188,8 +232,11 @@ Deno.test({
         const tryIt = /^\s*try it:\s+(.+)$/m.exec(banner)?.[1];
         const then = /^\s*then:\s+(.+)$/m.exec(banner)?.[1];
         assert.ok(tryIt && then, `no try it/then lines in:\n${banner}`);
-        assert.match(tryIt, new RegExp(`\\| ${prefix} submit [0-9a-f]+ --relay ${url} `));
-        assert.match(then, new RegExp(`^${prefix} records list [0-9a-f]+$`));
+        assert.match(
+          tryIt,
+          new RegExp(`\\| ${literal(prefix)} submit [0-9a-f]+ --relay ${literal(url)} `),
+        );
+        assert.match(then, new RegExp(`^${literal(prefix)} records list [0-9a-f]+$`));
         const submitted = await run(tryIt);
         ok(submitted, tryIt);
         assert.match(submitted.stdout, /submissionId: [0-9a-f]{32}/);
