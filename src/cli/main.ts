@@ -14,7 +14,7 @@ import type { StoreMigration } from "../store/open.ts";
 import { PgUnavailableError } from "../store/pg/store.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
-import { programCommand } from "./program.ts";
+import { helpText, programCommand } from "./program.ts";
 import type { DemoInfo } from "../vault/index.ts";
 import { shareLink } from "../web/links.ts";
 
@@ -313,7 +313,7 @@ export async function main(args: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    console.error(`${(err as Error).message}\n\n${helpText(USAGE)}`);
     return 2;
   }
   const { values: flags, positionals } = parsed;
@@ -323,11 +323,11 @@ export async function main(args: string[]): Promise<number> {
   }
   const command = positionals.join(" ");
   if (flags.help && COMMAND_HELP[command]) {
-    console.log(COMMAND_HELP[command]);
+    console.log(helpText(COMMAND_HELP[command]));
     return 0;
   }
   if (flags.help || command === "" || command === "help") {
-    console.log(USAGE);
+    console.log(helpText(USAGE));
     return command === "" && !flags.help ? 2 : 0;
   }
   try {
@@ -339,7 +339,7 @@ export async function main(args: string[]): Promise<number> {
       case "user add":
         return await userAdd(flags);
       default:
-        console.error(`Unknown command "${command}"\n\n${USAGE}`);
+        console.error(`Unknown command "${command}"\n\n${helpText(USAGE)}`);
         return 2;
     }
   } catch (err) {

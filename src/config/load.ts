@@ -216,8 +216,8 @@ function refuseRemovedKeys(tree: Tree, env: Record<string, string>) {
 
 /**
  * `SEALPOST_*` variables read outside the configuration: the file's path, the vault's key
- * passphrase and relay token, the command-line client's URL and token, and the short name of
- * `SEALPOST_STORE_POSTGRES_URL`.
+ * passphrase and relay token, the command-line client's URL and token, the short name of
+ * `SEALPOST_STORE_POSTGRES_URL`, and how the deno tasks started the program (src/cli/program.ts).
  */
 export const OTHER_VARIABLES: readonly string[] = [
   "SEALPOST_CONFIG",
@@ -226,6 +226,7 @@ export const OTHER_VARIABLES: readonly string[] = [
   "SEALPOST_URL",
   "SEALPOST_TOKEN",
   "SEALPOST_POSTGRES_URL",
+  "SEALPOST_INVOKED_AS",
 ];
 
 /** Short names of settings' variables; the setting's own variable wins when both are set. */

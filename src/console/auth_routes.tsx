@@ -44,8 +44,8 @@ function SignInPage({ csrf, error }: { csrf: string; error?: string }) {
         <button type="submit">Sign in</button>
       </form>
       <p class="muted">
-        The owner token is the <code>spo_…</code> token <code>sealpost init</code>{" "}
-        wrote to the data directory's credentials file.
+        The owner token is the <code>spo_…</code>{" "}
+        token the first start wrote to the data directory's <code>credentials.json</code>.
       </p>
     </Page>
   );
