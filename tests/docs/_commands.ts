@@ -13,7 +13,9 @@
  *   `deno <word>` alone (`deno bundle`, `deno test`) names a Deno tool and is not a command.
  *
  * A bare `deno …` or `sealpost …` command does not run where only Node.js is: it is an error,
- * unless its paragraph (for a block, the paragraph just before it) says "with Deno installed".
+ * unless its paragraph (for a block, the paragraph just before it) says "with Deno installed",
+ * or the page says so of itself in a `<!-- printed commands: with Deno installed -->` comment (a
+ * page about a server it sets up with Deno and a `sealpost` launcher, such as docs/deploy.md).
  * What runs is `npx -y deno@PINNED …`; which of those the test runs and which it skips, and why,
  * is {@link verdict}.
  *
@@ -43,9 +45,14 @@ export interface DocBlock {
 const SHELL = new Set(["", "sh", "bash", "shell", "console"]);
 const OUTPUT = new Set(["text", "txt", "plain"]);
 const WITH_DENO = /with Deno installed/i;
+const PAGE_WITH_DENO = /<!-- printed commands: with Deno installed -->/;
 
 /** Every command of one markdown file, in document order. */
 export function extractCommands(file: string, markdown: string): DocCommand[] {
+  if (PAGE_WITH_DENO.test(markdown)) {
+    return extractCommands(file, markdown.replace(PAGE_WITH_DENO, ""))
+      .map((command) => ({ ...command, withDeno: true }));
+  }
   const lines = markdown.split("\n");
   const out: DocCommand[] = [];
   let paragraph: { start: number; lines: string[] } = { start: 0, lines: [] };
