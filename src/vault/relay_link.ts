@@ -45,6 +45,8 @@ export interface RelayLink {
   readonly events: EventTarget | null;
   /** The relay user id that vault user `userId` acts as. */
   relayUserId(userId: string): Promise<string>;
+  /** The display name of the relay user `userId` acts as (`user add --name`); "" if none. */
+  ownerName(userId: string): Promise<string>;
   /** Starts registering a recipient key for `userId`. */
   startRegistration(userId: string, name: string, publicKey: string): Promise<Challenge>;
   /** Completes a registration; returns the relay's database id. */
@@ -134,6 +136,10 @@ export class LocalRelayLink implements RelayLink {
     return Promise.resolve(userId);
   }
 
+  async ownerName(userId: string): Promise<string> {
+    return (await this.relay.identity.getUser(userId))?.name ?? "";
+  }
+
   async startRegistration(userId: string, name: string, publicKey: string) {
     const { challengeId, sealedChallenge } = await startRegistration(
       this.relay.identity,
@@ -216,7 +222,7 @@ export class LocalRelayLink implements RelayLink {
  */
 export class HttpRelayLink implements RelayLink {
   readonly events = null;
-  #userId: Promise<string> | null = null;
+  #me: Promise<{ id: string; name: string }> | null = null;
   /**
    * This worker's name as a lease holder: a page leased to a read whose answer was lost (a
    * failed or cut-off read, a prefetched page left behind) comes back on its next read.
@@ -276,14 +282,23 @@ export class HttpRelayLink implements RelayLink {
     return data as T;
   }
 
-  relayUserId(): Promise<string> {
-    this.#userId ??= this.#call<{ user: { id: string } }>("GET", "/owner/me")
-      .then((me) => me.user.id)
+  /** The token's relay user (asked once; a failure is asked again next time). */
+  #user(): Promise<{ id: string; name: string }> {
+    this.#me ??= this.#call<{ user: { id: string; name: string } }>("GET", "/owner/me")
+      .then((me) => me.user)
       .catch((err) => {
-        this.#userId = null;
+        this.#me = null;
         throw err;
       });
-    return this.#userId;
+    return this.#me;
+  }
+
+  async relayUserId(): Promise<string> {
+    return (await this.#user()).id;
+  }
+
+  async ownerName(): Promise<string> {
+    return (await this.#user()).name ?? "";
   }
 
   startRegistration(_userId: string, name: string, publicKey: string): Promise<Challenge> {
