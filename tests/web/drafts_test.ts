@@ -37,7 +37,7 @@ async function fillAndKeep(page: Page, fx: WebFixture): Promise<void> {
   await page.getByLabel("Longitude").fill("-0.125");
   await page.getByLabel("Meeting time").fill("2025-06-01T10:30");
   await page.getByLabel("UTC offset").selectOption("+02:00");
-  await page.locator("#sp-draft-text", { hasText: "Your unsent answers are kept" }).waitFor();
+  await page.locator("#sp-draft-text", { hasText: "Draft kept on this device" }).waitFor();
   await page.waitForFunction(`(() => {
     const kept = localStorage.getItem("sealpost:draft:${fx.formId}");
     return kept && location.hash.includes("draft=");
@@ -66,7 +66,7 @@ Deno.test("a draft survives a reload only with its key, unreadable without it; a
     await page.goto(shareLink(fx.inst.url, fx.formId, fx.pin));
     await whenReady(page);
     assert.equal(await page.locator("#sp-draft").isVisible(), true);
-    assert.match(await page.locator("#sp-draft-text").textContent() ?? "", /can keep your unsent/);
+    assert.match(await page.locator("#sp-draft-text").textContent() ?? "", /can keep a draft/);
     assert.equal(await page.getByRole("button", { name: "Forget this draft" }).isVisible(), false);
     assert.deepEqual(await storageOf(page), EMPTY_STORAGE, "nothing before the sender types");
 
@@ -150,7 +150,7 @@ Deno.test('"Forget this draft" removes the draft and its key, and clears the for
     await page.reload();
     await whenReady(page);
     assert.equal(await page.getByLabel("Name").inputValue(), "");
-    assert.match(await page.locator("#sp-draft-text").textContent() ?? "", /can keep your unsent/);
+    assert.match(await page.locator("#sp-draft-text").textContent() ?? "", /can keep a draft/);
   } finally {
     await fx.close();
   }

@@ -16,15 +16,14 @@ import { writeValues } from "./write_values.ts";
 /** Quiet time after the last keystroke before the draft is written. */
 const SAVE_DELAY_MS = 300;
 
-const INTRO = "This form can keep your unsent answers on this device as you type, encrypted " +
-  "with a key that only this page's address holds. Sending the form removes them.";
-const KEPT = "Your unsent answers are kept on this device, encrypted. Only this page's address " +
-  "opens them: to come back to them, reopen this exact address (keep the tab, or bookmark " +
-  "it). Anyone who can open this browser's history can open them too, so on a shared device " +
-  "forget the draft when you leave. Sending the form removes it.";
-const LOCKED = "This device keeps a draft of this form that this address cannot open: its key " +
-  "is only in the address it was saved under. Reopen that address to continue it, or forget " +
-  "it. If you type here, a new draft replaces it.";
+const INTRO = "This form can keep a draft of your answers on this device as you type, " +
+  "encrypted: only this page's address will open it. Sending the form removes it.";
+const KEPT = "Draft kept on this device, encrypted. Only this exact address opens it (keep the " +
+  "tab, or bookmark it). On a shared device, forget it when you leave: anyone who can open " +
+  "this browser's history could open it. Sending the form removes it.";
+const LOCKED = "This device keeps a draft of this form that this address cannot open: only the " +
+  "address it was saved under holds its key. Open that address to continue it, or forget it; " +
+  "typing here starts a new draft in its place.";
 const FORGOTTEN = "Draft forgotten: nothing of it is left on this device.";
 
 /**

@@ -221,10 +221,7 @@ async function main() {
         "replaces your earlier answers.",
     );
   } else {
-    say(
-      "Verified: this form comes from its owner. Your answers are sealed before they leave.",
-      "good",
-    );
+    say("Verified: this form comes from its owner.", "good");
   }
   button.disabled = false;
   performance.mark("sealpost:interactive");
