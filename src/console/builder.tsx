@@ -195,9 +195,9 @@ function SettingsBox({ settings }: { settings: BuilderSettings }) {
         Encrypt uploaded files
       </label>
       <p class="muted" id="encryptFiles-help">
-        On: each file is encrypted in the sender's browser, so the server stores only what you can
-        read. Off: files are stored as sent (the plain upload flow, for senders that do not
-        encrypt).
+        On: each file is encrypted in the sender's browser to this form's key, so the server stores
+        only ciphertext that you alone can open. Off: files are stored as sent, readable by the
+        server (the plain upload flow, for senders that do not encrypt).
       </p>
       <label class="check" for="drafts">
         <input

@@ -76,6 +76,10 @@ export class DraftPanel {
     this.#forget.addEventListener("click", () => {
       this.wipe();
       this.form.reset();
+      // File pickers hear of their emptied input; not bubbling, so no new draft is written.
+      for (const input of this.form.querySelectorAll<HTMLInputElement>("input[type=file]")) {
+        input.dispatchEvent(new Event("change"));
+      }
       this.#show(FORGOTTEN, false);
     });
   }
