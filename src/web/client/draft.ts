@@ -35,7 +35,15 @@ export function newDraftKey(): string {
   return base64urlnopad.encode(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-/** Whether this browser holds a draft of `formId` (readable or not). */
+/**
+ * Whether this browser holds a draft of `formId` (readable or not).
+ *
+ * @example
+ * ```ts
+ * import { hasDraft } from "./draft.ts";
+ * if (hasDraft("contact")) console.log("a draft is kept here");
+ * ```
+ */
 export function hasDraft(formId: string): boolean {
   try {
     return localStorage.getItem(PREFIX + formId) !== null;
@@ -44,7 +52,15 @@ export function hasDraft(formId: string): boolean {
   }
 }
 
-/** Removes the draft of `formId` from this browser (best effort). */
+/**
+ * Removes the draft of `formId` from this browser (best effort).
+ *
+ * @example
+ * ```ts
+ * import { forgetDraft } from "./draft.ts";
+ * forgetDraft("contact");
+ * ```
+ */
 export function forgetDraft(formId: string): void {
   try {
     localStorage.removeItem(PREFIX + formId);
