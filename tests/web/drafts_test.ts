@@ -38,12 +38,24 @@ async function fillAndKeep(page: Page, fx: WebFixture): Promise<void> {
   await page.getByLabel("Meeting time").fill("2025-06-01T10:30");
   await page.getByLabel("UTC offset").selectOption("+02:00");
   await page.locator("#sp-draft-text", { hasText: "Draft kept on this device" }).waitFor();
-  await page.waitForFunction(`(() => {
+  // Until the draft, opened with the key in the address, holds the last change.
+  await page.waitForFunction(`(async () => {
     const kept = localStorage.getItem("sealpost:draft:${fx.formId}");
-    return kept && location.hash.includes("draft=");
+    const key = new URLSearchParams(location.hash.slice(1)).get("draft");
+    if (!kept || !key) return false;
+    const bytes = (t) => Uint8Array.from(
+      atob(t.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - t.length % 4) % 4)),
+      (c) => c.charCodeAt(0),
+    );
+    const sealed = JSON.parse(kept);
+    const aes = await crypto.subtle.importKey("raw", bytes(key), "AES-GCM", false, ["decrypt"]);
+    const plain = await crypto.subtle.decrypt({
+      name: "AES-GCM",
+      iv: bytes(sealed.iv),
+      additionalData: new TextEncoder().encode("sealpost draft v1 ${fx.formId}"),
+    }, aes, bytes(sealed.data));
+    return JSON.parse(new TextDecoder().decode(plain)).when === "2025-06-01T10:30+02:00";
   })()`);
-  // The last change is written too (a change event after the debounce).
-  await page.waitForTimeout(500);
 }
 
 async function seriousViolations(page: Page): Promise<string[]> {
