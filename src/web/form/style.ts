@@ -57,6 +57,12 @@ img.preview{display:block;max-width:100%;max-height:14rem;margin-top:.5rem;borde
 background:var(--bg);overflow-wrap:anywhere}
 .notice.bad{border-color:var(--error)}
 .notice.good{border-color:var(--ok)}
+.trust{margin:0 0 1rem;font-size:.9rem;color:var(--muted);overflow-wrap:anywhere}
+.trust strong{color:var(--fg)}
+.trust .key{color:var(--fg);white-space:nowrap}
+.draft{border:1px dashed var(--line);border-radius:.35rem;padding:.5rem .75rem;margin:0 0 1rem;
+font-size:.9rem}
+.draft p{margin:0}
 .actions{margin-top:1.25rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem;
 overflow-wrap:anywhere}
