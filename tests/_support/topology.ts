@@ -431,9 +431,14 @@ export async function startDeployment(
   const relays: ServeProcess[] = [];
   const vaults: ServeProcess[] = [];
   const balancer = startBalancer(() => relays.filter((r) => r.alive).map((r) => r.url));
+  // The vault workers' one address (their base_url), as an operator puts them behind a load
+  // balancer: the links they sign (encrypted record files in webhook bodies) work whichever
+  // worker made them, and whichever is alive.
+  const vaultBalancer = startBalancer(() => vaults.filter((v) => v.alive).map((v) => v.url));
   const close = async () => {
     await Promise.all([...vaults, ...relays].map((p) => p.stop()));
     await balancer.close();
+    await vaultBalancer.close();
     await Deno.remove(root, { recursive: true });
   };
   const dir = async (name: string) => {
@@ -454,7 +459,11 @@ export async function startDeployment(
       ...await Promise.all(Array.from({ length: options.relays - 1 }, (_, i) => relay(i + 2))),
     );
     const relayToken = (await credentialsOf(relays[0].dataDir)).ownerToken;
-    const vaultEnv = { ...env, SEALPOST_RELAY_TOKEN: relayToken };
+    const vaultEnv = {
+      ...env,
+      SEALPOST_RELAY_TOKEN: relayToken,
+      SEALPOST_BASE_URL: vaultBalancer.url,
+    };
     const vaultArgs = ["--role", "vault", "--relay", balancer.url];
     const first = await spawnServe("vault-1", {
       args: vaultArgs,
