@@ -49,6 +49,13 @@ export interface ChallengeRow {
   expiresAt: number;
 }
 
+/** Why and since when a published form takes no submissions (its owner closed it). */
+export interface FormClosure {
+  /** The owner's words to senders, plain text ("" for none). */
+  message: string;
+  closedAt: string;
+}
+
 /** A published form manifest. */
 export interface FormRow {
   formId: string;
@@ -58,6 +65,8 @@ export interface FormRow {
   schemaVersion: number;
   manifest: Record<string, unknown>;
   publishedAt: string;
+  /** Set while the owner has the form closed: intake answers 410 `form_closed`. */
+  closed?: FormClosure;
 }
 
 /** The head record of a submission (all versions share it). */
