@@ -252,6 +252,13 @@ export interface VaultFormRow {
   updatedAt: string;
   /** Records older than this many days (by creation) are deleted; null: kept. */
   retentionDays: number | null;
+  /** Set while the owner has the form closed (the relay refuses its submissions). */
+  closed?: FormClosure;
+  /**
+   * When the owner deleted the form: it is unpublished and out of the form list; its records
+   * stay until the owner deletes them.
+   */
+  deletedAt?: string;
 }
 
 /** One archived schema version of a form; kept forever. */

@@ -1,6 +1,6 @@
 /**
- * The vault's view of the relay: register database keys, publish manifests, read and ack
- * queues, claim uploaded files and get read URLs of them. One interface, two implementations:
+ * The vault's view of the relay: register database keys, publish manifests (and close, reopen
+ * and unpublish forms), read and ack queues, claim uploaded files and get read URLs of them. One interface, two implementations:
  * in-process (role `all`, straight over the relay's modules and KV) and HTTP (role `vault`,
  * over the owner API, outbound only).
  *
@@ -51,6 +51,16 @@ export interface RelayLink {
   completeRegistration(userId: string, challengeId: string, answer: string): Promise<string>;
   /** Publishes a signed manifest. */
   publish(userId: string, manifest: Manifest): Promise<void>;
+  /**
+   * Closes published form `formId`: the relay answers its submissions, amendments, manifest
+   * and page with 410 `form_closed` and `message`. A form the relay does not publish is left
+   * as it is (nothing to close).
+   */
+  close(userId: string, formId: string, message: string): Promise<void>;
+  /** Reopens published form `formId` (nothing to do when the relay does not publish it). */
+  reopen(userId: string, formId: string): Promise<void>;
+  /** Unpublishes form `formId`: the relay then answers as for an unknown form (idempotent). */
+  unpublish(userId: string, formId: string): Promise<void>;
   /** A page of the queue of recipient `fp`. */
   pull(fp: string, after: number, limit: number, options?: PullOptions): Promise<QueueItem[]>;
   /** Acknowledges processed envelopes by queue position (`seq`). */
@@ -150,6 +160,18 @@ export class LocalRelayLink implements RelayLink {
 
   async publish(userId: string, manifest: Manifest): Promise<void> {
     await this.forms.publish(userId, manifest.formId, manifest);
+  }
+
+  async close(userId: string, formId: string, message: string): Promise<void> {
+    await unlessUnpublished(this.forms.close(userId, formId, message));
+  }
+
+  async reopen(userId: string, formId: string): Promise<void> {
+    await unlessUnpublished(this.forms.reopen(userId, formId));
+  }
+
+  async unpublish(userId: string, formId: string): Promise<void> {
+    await this.forms.unpublish(userId, formId);
   }
 
   async pull(
@@ -302,6 +324,20 @@ export class HttpRelayLink implements RelayLink {
     await this.#call("PUT", `/owner/forms/${encodeURIComponent(manifest.formId)}`, manifest);
   }
 
+  async close(_userId: string, formId: string, message: string): Promise<void> {
+    const path = `/owner/forms/${encodeURIComponent(formId)}/close`;
+    await unlessUnpublished(this.#call("POST", path, { message }));
+  }
+
+  async reopen(_userId: string, formId: string): Promise<void> {
+    const path = `/owner/forms/${encodeURIComponent(formId)}/reopen`;
+    await unlessUnpublished(this.#call("POST", path));
+  }
+
+  async unpublish(_userId: string, formId: string): Promise<void> {
+    await unlessUnpublished(this.#call("DELETE", `/owner/forms/${encodeURIComponent(formId)}`));
+  }
+
   /** Leases and long polls with the queue route's `lease` and `wait` parameters. */
   async pull(
     fp: string,
@@ -369,6 +405,15 @@ export class HttpRelayLink implements RelayLink {
   /** Over a fresh pre-signed read URL of the relay (outbound only, as all of this link). */
   async readBlob(relayUserId: string, hash: string): Promise<ReadableStream<Uint8Array> | null> {
     return await fetchBlob(await this.blobReadUrl(relayUserId, hash, 300));
+  }
+}
+
+/** Waits for a change of a published form; a form the relay does not publish is no error. */
+async function unlessUnpublished(change: Promise<unknown>): Promise<void> {
+  try {
+    await change;
+  } catch (err) {
+    if (!(err instanceof DomainError && err.code === "form_not_found")) throw err;
   }
 }
 

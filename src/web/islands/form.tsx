@@ -50,7 +50,7 @@ function refuse(text: string) {
 /** The owner closed the form (the relay's 410 `form_closed`): its message, and no form. */
 function closed(err: unknown): boolean {
   if (!(err instanceof RelayError) || err.code !== "form_closed") return false;
-  notice.innerHTML = String(<ClosedNotice message={err.message} />);
+  notice.innerHTML = String(<ClosedNotice message={err.serverMessage ?? ""} />);
   notice.className = "notice closed";
   notice.hidden = false;
   form.hidden = true;
