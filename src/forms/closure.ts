@@ -18,9 +18,13 @@ export const ClosedMessageSchema = z.string().max(CLOSED_MESSAGE_MAX, {
   message: `Must be at most ${CLOSED_MESSAGE_MAX} characters`,
 });
 
+/** Control and invisible formatting characters other than the line break. */
+// deno-lint-ignore no-control-regex
+const HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g;
+
 /**
  * `text` as stored: line breaks as `\n`, other control characters and surrounding space gone,
- * at most three lines' worth of blank lines in a row.
+ * at most one blank line in a row.
  *
  * @example
  * ```ts
@@ -30,11 +34,7 @@ export const ClosedMessageSchema = z.string().max(CLOSED_MESSAGE_MAX, {
 export function normalizeClosedMessage(text: string): string {
   return text
     .replace(/\r\n?/g, "\n")
-    // deno-lint-ignore no-control-regex
-    .replace(
-      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g,
-      "",
-    )
+    .replace(HIDDEN, "")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 }
