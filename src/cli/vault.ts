@@ -7,6 +7,7 @@
 import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
 import { csvHeader, type CsvRecord, csvRow } from "../vault/csv.ts";
 import type { SealpostClient } from "./client.ts";
+import { formLifecycle, LIFECYCLE_COMMANDS } from "./form_lifecycle.ts";
 import { saveRecordFiles } from "./export_files.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import type { Manifest } from "../forms/manifest.ts";
@@ -35,6 +36,13 @@ const HELP: Record<string, string> = {
       --files plain|encrypted  (create, update) senders encrypt every file to the form's
                           key (age) before uploading; "plain" is the specification's flow
   form publish FORMID     Sign the current version's manifest and publish it
+  form close FORMID [--message TEXT]
+                          Close the form: its page and submissions (and changes to earlier
+                          ones) answer "This form is closed." and your message (plain text,
+                          at most 500 characters)
+  form reopen FORMID      Reopen a closed form: it takes submissions again
+  form delete FORMID      Unpublish the form and drop it from the form list; its records
+                          are kept until you delete them (records list/delete FORMID)
   form show FORMID        The form at its current version, and every archived version
   form list               The forms of this vault
   form export FORMID [--out FILE]
@@ -89,6 +97,7 @@ const OPTIONS = {
     "submit-label",
     "files",
     "with-files",
+    "message",
   ]),
   publish: { type: "boolean" },
 } as const;
@@ -113,13 +122,17 @@ type Form = {
   publishedVersion: number | null;
   retentionDays: number | null;
   fields: { id: string; kind: string }[];
+  closed: { message: string } | null;
+  deletedAt: string | null;
 };
 type Row = CsvRecord;
 
 const formLine = (f: Form) =>
   `${f.formId}  v${f.schemaVersion}  ${
     f.publishedVersion ? `published v${f.publishedVersion}` : "unpublished"
-  }${f.retentionDays ? `  retention ${f.retentionDays}d` : ""}  ${f.title}`;
+  }${f.closed ? "  closed" : ""}${f.deletedAt ? "  deleted" : ""}${
+    f.retentionDays ? `  retention ${f.retentionDays}d` : ""
+  }  ${f.title}`;
 
 async function exportRecords(client: SealpostClient, formId: string, flags: Flags) {
   const format = flags.format ?? "jsonl";
@@ -206,6 +219,9 @@ function embedText(relayUrl: string, formId: string, pin: string, title: string)
 
 async function run(group: string, sub: string, args: string[], flags: Flags): Promise<number> {
   const client = await ownerClient(flags);
+  if (group === "form" && LIFECYCLE_COMMANDS.includes(sub)) {
+    return await formLifecycle(client, sub, args, flags);
+  }
   const f = (id: string | undefined) => `/vault/forms/${encodeURIComponent(need(id, "FORMID"))}`;
   switch (`${group} ${sub}`) {
     case "db create": {
