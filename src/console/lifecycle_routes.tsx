@@ -127,15 +127,20 @@ export function lifecycleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         <FormTabs formId={form.formId} current="Overview" />
         <p>
           The form is unpublished at once: its link, its embeds and its static pages stop taking
-          answers, and senders see “Form not found”. It leaves your list of forms and cannot be
-          published again.
+          answers, and senders are told the form is not found. It leaves your list of forms and
+          cannot be published again.
         </p>
         <p>
-          <strong>
-            {`Its ${records === 1 ? "1 record is" : `${records} records are`} kept`}
-          </strong>
-          {": you can still read, export and delete them under Records, until you delete them " +
-            "yourself. To stop answers for a while instead, close the form."}
+          {records === 0 ? "It has no records. " : (
+            <>
+              <strong>
+                {`Its ${records === 1 ? "record is" : `${records} records are`} kept`}
+              </strong>
+              {": you can still read, export and delete them under Records, until you delete " +
+                "them yourself. "}
+            </>
+          )}
+          To stop answers for a while instead, close the form.
         </p>
         <ActionButton
           session={session}

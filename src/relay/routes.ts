@@ -129,6 +129,9 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi(getManifest, async (c) => {
+    // Revalidated on every use: a form closes, reopens and is unpublished, and a browser may
+    // otherwise keep a 410 or 404 heuristically.
+    c.header("cache-control", "no-cache");
     const form = await forms.get(c.req.valid("param").formId);
     if (!form) throw new NotFound("form_not_found", "This form is not published");
     if (form.closed) throw new Gone("form_closed", closedNotice(form.closed.message));

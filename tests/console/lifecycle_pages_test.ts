@@ -68,6 +68,7 @@ Deno.test("console: close with a message, reopen, delete after a confirmation; r
     // Delete: a confirmation first (nothing changes on the GET), saying records are kept.
     const confirm = await browser.page(`${base}/delete`);
     assert.match(confirm, /Its 2 records are kept/);
+    assert.match(confirm, /not found/);
     assert.match(confirm, /unpublished at once/);
     assert.match(confirm, />Delete form<\/button>/);
     assert.match(confirm, />Keep it<\/a>/);

@@ -67,6 +67,8 @@ Deno.test("closed form: POST, PUT, manifest and page answer 410 form_closed with
     const manifest = await call(`${inst.url}/forms/contact/manifest`);
     assert.equal(manifest.status, 410);
     assert.equal(manifest.body.error.code, "form_closed");
+    // Never kept by a browser: the form may reopen at any moment.
+    assert.equal(manifest.headers.get("cache-control"), "no-cache");
 
     const page = await fetch(`${inst.url}/f/contact`);
     const html = await page.text();
@@ -82,7 +84,9 @@ Deno.test("closed form: POST, PUT, manifest and page answer 410 form_closed with
     assert.equal(reopened.status, 200);
     assert.equal(reopened.body.closed, null);
     assert.equal((await submitted(inst, db)).res.status, 200);
-    assert.equal((await call(`${inst.url}/forms/contact/manifest`)).status, 200);
+    const reopenedManifest = await call(`${inst.url}/forms/contact/manifest`);
+    assert.equal(reopenedManifest.status, 200);
+    assert.equal(reopenedManifest.headers.get("cache-control"), "no-cache");
     const open = await fetch(`${inst.url}/f/contact`);
     assert.equal(open.status, 200);
     await open.body?.cancel();

@@ -57,6 +57,7 @@ img.preview{display:block;max-width:100%;max-height:14rem;margin-top:.5rem;borde
 background:var(--bg);overflow-wrap:anywhere}
 .notice.bad{border-color:var(--error)}
 .notice.good{border-color:var(--ok)}
+.notice.closed{margin-bottom:0}
 .notice.closed p{margin:.25rem 0}
 .owner-message{white-space:pre-line}
 .actions{margin-top:1.25rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}

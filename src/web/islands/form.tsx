@@ -113,6 +113,13 @@ async function main() {
     manifest = await fetchManifest(url, { pin, retries: 1 });
   } catch (e) {
     if (closed(e)) return;
+    if (e instanceof RelayError && e.code === "form_not_found") {
+      refuse(
+        "This form is not published here (any more), so nothing can be sent. Check the link " +
+          "you were given.",
+      );
+      return;
+    }
     refuse(
       `This form could not be verified, so nothing can be sent: ${(e as Error).message}. ` +
         "Someone may have altered it; tell the form's owner.",
