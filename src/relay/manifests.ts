@@ -99,20 +99,27 @@ export async function publishManifest(
 }
 
 /**
- * Published forms, read through a bounded in-memory cache (one process owns the KV file, and
- * publishing goes through {@link FormDirectory.publish}, which refreshes the entry).
+ * Published forms, read through a bounded in-memory cache. This process's own changes
+ * (publish, close, reopen, unpublish) refresh its entry at once; an entry is read again from
+ * the store once it is `maxAgeMs` old, so the changes other relays sharing a PostgreSQL store
+ * make reach this one within that time (one store read per form and period: nothing to intake).
  */
 export class FormDirectory {
-  #cache = new Map<string, FormRow>();
+  #cache = new Map<string, { row: FormRow; at: number }>();
 
-  constructor(private stores: ManifestStores, private maxEntries = 10_000) {}
+  constructor(
+    private stores: ManifestStores,
+    private maxEntries = 10_000,
+    private maxAgeMs = 5_000,
+  ) {}
 
   /** The published form `formId`, or null. Unknown ids are not cached. */
   async get(formId: string): Promise<FormRow | null> {
     const cached = this.#cache.get(formId);
-    if (cached) return cached;
+    if (cached && performance.now() - cached.at < this.maxAgeMs) return cached.row;
     const row = await this.stores.manifests.get(formId);
     if (row) this.#remember(row);
+    else this.#cache.delete(formId);
     return row;
   }
 
@@ -171,9 +178,10 @@ export class FormDirectory {
   }
 
   #remember(row: FormRow) {
+    this.#cache.delete(row.formId);
     if (this.#cache.size >= this.maxEntries) {
       this.#cache.delete(this.#cache.keys().next().value!);
     }
-    this.#cache.set(row.formId, row);
+    this.#cache.set(row.formId, { row, at: performance.now() });
   }
 }
