@@ -15,6 +15,7 @@ const known = [
   "ops",
   "formpage",
   "serving",
+  "edge",
   "console",
   "files",
   "upload_s3",

@@ -6,11 +6,13 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { largeTransfer } from "./http/transfer_regime.ts";
+import { instanceRoutes } from "./admin/instance_routes.ts";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
 import { principalOfToken } from "./auth/index.ts";
-import { type Config, publicBaseUrl } from "./config/index.ts";
+import { type Config, publicBaseUrl, tlsEnabled } from "./config/index.ts";
 import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./http/errors.ts";
+import { hsts } from "./http/hsts.ts";
 import { requestLog } from "./http/logger.ts";
 import { metricsHandler, requestMetrics, type ServiceMetrics } from "./metrics/index.ts";
 import { AddressRanges } from "./net/ip.ts";
@@ -51,6 +53,8 @@ export interface AppDeps {
   metrics?: ServiceMetrics | null;
   /** The store's own check for `/healthz` (src/store/open.ts `ping`). */
   storePing?: () => Promise<void>;
+  /** The public base URL once listening (with port 0, the real port); default from config. */
+  baseUrl?: () => string;
 }
 
 /** Builds the application. */
@@ -72,6 +76,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     },
   };
   const app = new OpenAPIHono();
+  // With [server.tls], every https response says to keep to https (src/http/hsts.ts).
+  if (tlsEnabled(config.server.tls)) app.use(hsts());
   if (config.server.request_log) app.use(requestLog(deps.log));
   // Metrics (src/metrics): every request counted by route template; GET /metrics.
   if (deps.metrics) {
@@ -110,6 +116,16 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     (c, next) => c.req.method === "GET" || c.req.method === "HEAD" ? blobReads(c, next) : next(),
   );
   app.use("/vault/*", rateLimit(limiter("vault"), proxies));
+  // The instance's own view of itself, for `sealpost doctor` (src/admin), in every role.
+  app.route(
+    "/",
+    instanceRoutes({
+      config,
+      tokens: deps.identity,
+      baseUrl: deps.baseUrl ?? (() => publicBaseUrl(config)),
+      limit: rateLimit(relayDeps.limiters.owner, proxies),
+    }),
+  );
   // A vault-role process is no relay: it pulls from one (src/vault).
   if (config.server.role !== "vault") app.route("/", relayRoutes(relayDeps));
   // The hosted form page, its assets and the embed script (src/web).

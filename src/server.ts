@@ -7,8 +7,7 @@ import { buildApp } from "./app.ts";
 import { Blobs } from "./blobs/index.ts";
 import { BufferedLines } from "./http/logger.ts";
 import { type Config, publicBaseUrl } from "./config/index.ts";
-import { connectionLimits } from "./net/config.ts";
-import { type HttpServer, serveHttp } from "./net/listener.ts";
+import { type Edge, openEdge } from "./net/edge.ts";
 import { EditTokens } from "./auth/index.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake } from "./relay/submissions.ts";
@@ -25,15 +24,15 @@ import { LocalRelayLink, openVault, type Vault } from "./vault/index.ts";
 
 /** Milliseconds between sweeps of envelope storage acked envelopes no longer need. */
 const ENVELOPE_SWEEP_MS = 60_000;
+/** Milliseconds between two checks that published forms carry the relay's current address. */
+const ADDRESS_CHECK_MS = 60_000;
 
 /** The server could not listen (address in use, no permission); the message says where. */
-export class ListenError extends Error {
-  override name = "ListenError";
-}
+export { ListenError } from "./net/edge.ts";
 
 /** A running instance. */
 export interface RunningServer {
-  /** The address it listens on (with the real port when 0 was asked). */
+  /** The address it listens on (with the real port when 0 was asked; https with TLS on). */
   url: string;
   /** The public base URL (config `base_url`, else the listening address). */
   baseUrl: string;
@@ -54,6 +53,8 @@ export interface RunningServer {
   metrics: ServiceMetrics | null;
   /** The process's store (backend `store.backend`), for tests that write as another part would. */
   store: OpenStore;
+  /** The listeners and, with TLS on, the certificate's source (src/net/edge.ts). */
+  edge: Edge;
 }
 
 /**
@@ -166,28 +167,22 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     blobs,
     metrics,
     storePing: opened.ping,
+    baseUrl: () => blobBaseUrl,
   });
-  let server: HttpServer;
+  let edge: Edge;
   try {
-    // src/net: HTTP/1.1 on Deno.listen, with timeouts and connection caps (not Deno.serve).
-    server = serveHttp(
-      { hostname: config.server.host, port: config.server.port },
-      connectionLimits(config),
-      (request, info) => app.fetch(request, info),
-    );
+    // src/net: HTTP/1.1 on Deno.listen, with timeouts and connection caps (not Deno.serve);
+    // HTTPS and the plain-HTTP redirect listener with [server.tls] (src/net/edge.ts).
+    edge = await openEdge(config, (request, info) => app.fetch(request, info));
   } catch (err) {
     await blobs?.close();
     await webhooks.stop();
     await opened.close();
-    const where = `${config.server.host}:${config.server.port}`;
-    if (err instanceof Deno.errors.AddrInUse) {
-      throw new ListenError(`Cannot listen on ${where}: the address is in use (try --port)`);
-    }
-    if (err instanceof Deno.errors.PermissionDenied) {
-      throw new ListenError(`Cannot listen on ${where}: permission denied`);
-    }
     throw err;
   }
+  const server = edge.main;
+  // Metrics: days left on the certificate served (with TLS on).
+  if (edge.secure) metrics?.tlsCertificate(() => edge.certificate()?.notAfter ?? null);
   const addr = server.addr;
   // Vault: with port 0 the relay URL is known only now.
   if (vault?.link instanceof LocalRelayLink) vault.link.relayUrl = publicBaseUrl(config, addr.port);
@@ -195,6 +190,10 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   vault?.ingest.start();
   // Retention (src/vault/retention.ts) and file releases, every retention.sweep_interval_seconds.
   vault?.startMaintenance(config.retention.sweep_interval_seconds * 1000);
+  // Published forms that carry another address are signed again and republished with this
+  // one (src/vault/address_sync.ts); a relay that moves or answers late is checked again.
+  await vault?.address.run();
+  vault?.address.start(ADDRESS_CHECK_MS);
   // Blobs: URLs made outside a request (webhook bodies) point at the real port.
   blobBaseUrl = publicBaseUrl(config, addr.port);
   blobs?.startSweeper();
@@ -205,9 +204,10 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   let closing: Promise<void> | null = null;
   const shutdown = () =>
     closing ??= (async () => {
-      await server.shutdown();
+      await edge.shutdown();
       await vault?.ingest.stop();
       await vault?.stopMaintenance();
+      await vault?.address.stop();
       await blobs?.close();
       await webhooks.stop();
       clearInterval(sweepTimer);
@@ -217,7 +217,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       lock.release();
     })();
   return {
-    url: `http://${
+    url: `${edge.secure ? "https" : "http"}://${
       addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname
     }:${addr.port}`,
     baseUrl: publicBaseUrl(config, addr.port),
@@ -229,6 +229,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     webhooks,
     metrics,
     store: opened,
+    edge,
     finished: server.finished.then(() => closing ?? undefined),
   };
 }

@@ -1,9 +1,9 @@
 /**
- * Quickstart, end to end against a running local instance (`deno task start`):
+ * Quickstart, end to end against a running local instance (`npx -y deno@2.9.6 task start`):
  * register a recipient key, publish a form, submit a sealed envelope as a sender would,
  * then pull it from the owner's queue, open it and acknowledge it.
  *
- * Run: deno run -A docs/examples/quickstart.ts [data-dir]
+ * Run: npx -y deno@2.9.6 run -A docs/examples/quickstart.ts [data-dir]
  */
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { open, seal } from "../../src/crypto/sealed_box.ts";

@@ -3,9 +3,10 @@
  * with the SDK helper over the raw body, skips a record it has seen already (delivery is at
  * least once), and prints the record.
  *
- * Run: WEBHOOK_SECRET=whsec_… deno run -A docs/examples/receiver.ts [port]   (default 8787)
- * then point a webhook at it:
- *   deno run -A main.ts webhook add --form <formId> http://127.0.0.1:8787/hook --secret-file -
+ * Run: WEBHOOK_SECRET=whsec_… npx -y deno@2.9.6 run -A docs/examples/receiver.ts [port]
+ * (default 8787), then point a webhook at it:
+ *   npx -y deno@2.9.6 task sealpost webhook add --form <formId> http://127.0.0.1:8787/hook \
+ *     --secret-file -
  */
 import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from "../../src/sdk/mod.ts";
 

@@ -9,6 +9,7 @@ import { restoreBackup, RestoreError } from "../backup/restore.ts";
 import { ConfigError, loadConfig } from "../config/index.ts";
 import { describePgUrl } from "../store/pg/db.ts";
 import { parseCommand } from "./args.ts";
+import { helpText, programCommand } from "./program.ts";
 
 const BACKUP_USAGE = `Usage: sealpost backup --out FILE [--data DIR] [--config FILE] [--json]
 
@@ -44,12 +45,13 @@ const OPTIONS = {
 } as const;
 
 async function backup(args: string[]): Promise<number> {
-  const parsed = parseCommand(args, OPTIONS, BACKUP_USAGE);
+  const usage = helpText(BACKUP_USAGE);
+  const parsed = parseCommand(args, OPTIONS, usage);
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   if (!flags.out || positionals.length > 0) {
     console.error(
-      `${flags.out ? "Unexpected arguments" : "Missing --out FILE"}\n\n${BACKUP_USAGE}`,
+      `${flags.out ? "Unexpected arguments" : "Missing --out FILE"}\n\n${usage}`,
     );
     return 2;
   }
@@ -83,7 +85,7 @@ async function backup(args: string[]): Promise<number> {
  */
 function postgresBackupAdvice(url: string): string {
   return `The store is the PostgreSQL database ${describePgUrl(url)} (store.backend = ` +
-    `"postgres"), not this data dir: "sealpost backup" archives Deno KV data dirs only.\n` +
+    `"postgres"), not this data dir: "backup" archives Deno KV data dirs only.\n` +
     "Back up instead:\n" +
     "  - the database, with PostgreSQL's tools: pg_dump --format=custom (one consistent " +
     "snapshot, while the service runs), or a base backup with WAL archiving for " +
@@ -97,11 +99,12 @@ function postgresBackupAdvice(url: string): string {
 }
 
 async function restore(args: string[]): Promise<number> {
-  const parsed = parseCommand(args, OPTIONS, RESTORE_USAGE);
+  const usage = helpText(RESTORE_USAGE);
+  const parsed = parseCommand(args, OPTIONS, usage);
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   if (positionals.length !== 1 || !flags.data || flags.out) {
-    console.error(`${!flags.data ? "Missing --data DIR" : "Give one archive"}\n\n${RESTORE_USAGE}`);
+    console.error(`${!flags.data ? "Missing --data DIR" : "Give one archive"}\n\n${usage}`);
     return 2;
   }
   const summary = await restoreBackup(positionals[0], flags.data);
@@ -110,7 +113,7 @@ async function restore(args: string[]): Promise<number> {
     console.log(
       `Restored the backup of ${summary.createdAt} into ${summary.dataDir}: ` +
         `${summary.files} files, ${summary.blobs} blobs. Start it with ` +
-        `"sealpost serve --data ${summary.dataDir}".`,
+        `"${programCommand()} serve --data ${summary.dataDir}".`,
     );
   }
   return 0;

@@ -6,6 +6,7 @@
  * @module
  */
 import { parseCommand, reportFailure, UsageError } from "./args.ts";
+import { helpText } from "./program.ts";
 import { basename } from "node:path";
 import { MAX_FILE_BYTES, SealpostError, uploadFile } from "../sdk/mod.ts";
 import { SealpostClient } from "./client.ts";
@@ -106,7 +107,8 @@ function recipientKey(encrypt: boolean, recipient: string | undefined): string {
  * ```
  */
 export async function blobCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand(args, OPTIONS, USAGE);
+  const usage = helpText(USAGE);
+  const parsed = parseCommand(args, OPTIONS, usage);
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   const json = flags.json === true;
@@ -154,6 +156,6 @@ export async function blobCommand(args: string[]): Promise<number> {
     console.log(JSON.stringify(printed, null, json ? undefined : 2));
     return 0;
   } catch (e) {
-    return reportFailure(e, json, USAGE);
+    return reportFailure(e, json, usage);
   }
 }

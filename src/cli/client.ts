@@ -32,6 +32,11 @@ export class ApiCallError extends Error {
 export class SealpostClient {
   constructor(readonly baseUrl: string, private token: string | null) {}
 
+  /** Whether a token was found (flag, environment or credentials file). */
+  get hasToken(): boolean {
+    return Boolean(this.token);
+  }
+
   /** Resolves URL and token from flags, environment, then the credentials file. */
   static async resolve(options: ClientOptions): Promise<SealpostClient> {
     const credentials = await readCredentials(

@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from "../config/index.ts";
 import { ageIdentity, ageRecipient } from "../crypto/age.ts";
 import { VaultKeyError, VaultKeys } from "../vault/keys.ts";
 import { parseCommand } from "./args.ts";
+import { helpText } from "./program.ts";
 
 const USAGE = `Usage: sealpost key export-age FINGERPRINT --out FILE [--data DIR] [--json]
 
@@ -42,13 +43,14 @@ const OPTIONS = {
  * ```
  */
 export async function keyCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand(args, OPTIONS, USAGE);
+  const usage = helpText(USAGE);
+  const parsed = parseCommand(args, OPTIONS, usage);
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   const [sub, fingerprint, ...rest] = positionals;
   if (sub !== "export-age" || !fingerprint || rest.length > 0 || !flags.out) {
     console.error(`${flags.out ? "Expected: export-age FINGERPRINT" : "Missing --out FILE"}\n`);
-    console.error(USAGE);
+    console.error(usage);
     return 2;
   }
   try {

@@ -14,7 +14,7 @@ import type { StoreMigration } from "../store/open.ts";
 import { PgUnavailableError } from "../store/pg/store.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
-import { programCommand } from "./program.ts";
+import { helpText, programCommand } from "./program.ts";
 import type { DemoInfo } from "../vault/index.ts";
 import { shareLink } from "../web/links.ts";
 
@@ -45,6 +45,8 @@ Commands:
                         Copy a stopped KV/fs instance into PostgreSQL/S3
   key export-age FINGERPRINT --out FILE
                         A database's private key as an age identity (age -d -i FILE)
+  doctor                Check a live deployment: base URL, TLS, clock, data dir modes,
+                        open files, disk, backends ("sealpost doctor --help")
 
 Common options:
   --config FILE   TOML config (also SEALPOST_CONFIG)
@@ -67,7 +69,8 @@ const COMMAND_HELP: Record<string, string> = {
 
 Runs the service. An empty data dir is initialised first (see "sealpost init --help"), and
 the first start prints how to reach the instance, the demo form and a submit command.
-SIGINT/SIGTERM stop accepting, finish in-flight requests and close the store.
+SIGINT/SIGTERM stop accepting, finish in-flight requests and close the store. SIGHUP re-reads
+the certificate files of [server.tls] (they are also watched), without dropping connections.
   --role all     relay and vault in one process (default)
   --role relay   the public half alone: intake, uploads, queues; no private key
   --role vault   the owner half, pulling from --relay URL (token: SEALPOST_RELAY_TOKEN once)
@@ -303,6 +306,10 @@ export async function main(args: string[]): Promise<number> {
     const { keyCommand } = await import("./key_export.ts");
     return await keyCommand(args.slice(1));
   }
+  if (args[0] === "doctor") {
+    const { doctorCommand } = await import("./doctor.ts");
+    return await doctorCommand(args.slice(1));
+  }
   if (args[0] === "blob") {
     const { blobCommand } = await import("./blob.ts");
     return await blobCommand(args.slice(1));
@@ -311,7 +318,7 @@ export async function main(args: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    console.error(`${(err as Error).message}\n\n${helpText(USAGE)}`);
     return 2;
   }
   const { values: flags, positionals } = parsed;
@@ -321,11 +328,11 @@ export async function main(args: string[]): Promise<number> {
   }
   const command = positionals.join(" ");
   if (flags.help && COMMAND_HELP[command]) {
-    console.log(COMMAND_HELP[command]);
+    console.log(helpText(COMMAND_HELP[command]));
     return 0;
   }
   if (flags.help || command === "" || command === "help") {
-    console.log(USAGE);
+    console.log(helpText(USAGE));
     return command === "" && !flags.help ? 2 : 0;
   }
   try {
@@ -337,7 +344,7 @@ export async function main(args: string[]): Promise<number> {
       case "user add":
         return await userAdd(flags);
       default:
-        console.error(`Unknown command "${command}"\n\n${USAGE}`);
+        console.error(`Unknown command "${command}"\n\n${helpText(USAGE)}`);
         return 2;
     }
   } catch (err) {

@@ -12,6 +12,7 @@ import { moveStore, MoveStoreError } from "../store/migrate_store.ts";
 import { describePgUrl } from "../store/pg/db.ts";
 import { SchemaVersionError } from "../store/schema.ts";
 import { parseCommand } from "./args.ts";
+import { helpText } from "./program.ts";
 
 const USAGE = `Usage: sealpost migrate-store --config FILE [--data DIR] [--json]
 
@@ -52,11 +53,12 @@ const EXPECTED = [
  * ```
  */
 export async function migrateStoreCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand(args, OPTIONS, USAGE);
+  const usage = helpText(USAGE);
+  const parsed = parseCommand(args, OPTIONS, usage);
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   if (positionals.length > 0) {
-    console.error(`Unexpected arguments: ${positionals.join(" ")}\n\n${USAGE}`);
+    console.error(`Unexpected arguments: ${positionals.join(" ")}\n\n${usage}`);
     return 2;
   }
   let postgresUrl = "";

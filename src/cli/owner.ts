@@ -15,6 +15,7 @@ import {
   UsageError,
 } from "./args.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
+import { helpText } from "./program.ts";
 
 /** The flags every owner command takes. */
 export const OWNER_OPTIONS = {
@@ -92,7 +93,7 @@ export async function runOwnerGroup<O extends NonNullable<ParseArgsConfig["optio
   options: O,
   run: OwnerRun<O>,
 ): Promise<number> {
-  const usage = help + OWNER_HELP;
+  const usage = helpText(help + OWNER_HELP);
   const parsed = parseCommand(args.slice(1), options, usage);
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;

@@ -1,5 +1,5 @@
 /**
- * How to run this program again, for the commands it prints as hints.
+ * How to run this program again, for the commands it prints as hints and in its help.
  *
  * @module
  */
@@ -7,9 +7,18 @@ import { basename, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * The command line that runs this program: `deno run -A main.ts` from the sources,
- * `deno run -A --unstable-kv sealpost.js` from the single-file bundle, the binary itself when
- * compiled (its executable is not `deno`). Paths are relative to `cwd`.
+ * The variable the `start` and `sealpost` tasks of deno.json set to `task sealpost`: the program
+ * was started by `deno task`, so the way to run it again is that task, whatever the working folder.
+ */
+export const INVOKED_AS_VARIABLE = "SEALPOST_INVOKED_AS";
+
+/**
+ * The command line that runs this program, in the form it was started:
+ * `npx -y deno@2.9.6 task sealpost` through the deno task under `npx` (`deno task sealpost` with a
+ * Deno of one's own), `deno run -A main.ts` from the sources, `deno run -A --unstable-kv
+ * sealpost.js` from the single-file bundle (each with `npx -y deno@VERSION` for `deno` when that
+ * Deno came from `npx`), the binary itself when compiled (its executable is not `deno`). Paths are
+ * relative to `cwd`.
  *
  * @example
  * ```ts
@@ -20,11 +29,28 @@ export function programCommand(
   mainModule: string = Deno.mainModule,
   cwd: string = Deno.cwd(),
   execPath: string = Deno.execPath(),
+  invokedAs: string | undefined = Deno.env.get(INVOKED_AS_VARIABLE),
 ): string {
   const exe = basename(execPath);
   if (exe !== "deno" && exe !== "deno.exe") return execPath;
+  // npx keeps the binary it fetched under its cache's _npx folder; only npx runs it again there.
+  const deno = /[\\/]_npx[\\/]/.test(execPath) ? `npx -y deno@${Deno.version.deno}` : "deno";
+  if (invokedAs) return `${deno} ${invokedAs}`;
   const path = mainModule.startsWith("file:")
     ? relative(cwd, fileURLToPath(mainModule))
     : mainModule;
-  return path.endsWith(".js") ? `deno run -A --unstable-kv ${path}` : `deno run -A ${path}`;
+  return path.endsWith(".js") ? `${deno} run -A --unstable-kv ${path}` : `${deno} run -A ${path}`;
+}
+
+/**
+ * A command's help (which names the program `sealpost`) followed by how to run `sealpost` here,
+ * so every line of it can be typed as printed.
+ *
+ * @example
+ * ```ts
+ * console.log(helpText("Usage: sealpost backup --out FILE\n"));
+ * ```
+ */
+export function helpText(help: string, program: string = programCommand()): string {
+  return `${help.trimEnd()}\n\nRun "sealpost" here as: ${program}`;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { parseCommand, readInput, reportFailure, UsageError } from "./args.ts";
+import { helpText } from "./program.ts";
 import { extname } from "node:path";
 import { DEFAULT_RELAY_URL, fetchManifest, type FileInput, submitForm } from "../sdk/mod.ts";
 
@@ -130,7 +131,8 @@ async function readFiles(specs: string[]): Promise<Record<string, FileInput>> {
  * ```
  */
 export async function submitCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand(args, OPTIONS, USAGE);
+  const usage = helpText(USAGE);
+  const parsed = parseCommand(args, OPTIONS, usage);
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   const json = flags.json === true;
@@ -158,6 +160,6 @@ export async function submitCommand(args: string[]): Promise<number> {
     );
     return 0;
   } catch (e) {
-    return reportFailure(e, json, USAGE);
+    return reportFailure(e, json, usage);
   }
 }

@@ -8,6 +8,7 @@
  */
 import type { SealpostClient } from "./client.ts";
 import { UsageError } from "./args.ts";
+import { programCommand } from "./program.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import { readValues } from "./submit.ts";
 import { COMMANDS, type Flag, type Flags, OPTIONS, settingsBody } from "./webhook_flags.ts";
@@ -132,7 +133,9 @@ async function webhookRun(
       print(flags, { ...webhook, failedDeliveries: failed.items }, () => {
         const lines = failed.items.map((d) => `  ${deliveryLine(d)}`);
         if (failed.nextCursor) {
-          lines.push(`  … more: sealpost deliveries list --webhook ${webhook.id} --failed`);
+          lines.push(
+            `  … more: ${programCommand()} deliveries list --webhook ${webhook.id} --failed`,
+          );
         }
         return `${webhookText(webhook)}\nfailed deliveries:${
           lines.length ? `\n${lines.join("\n")}` : " none"

@@ -6,8 +6,10 @@
 export {
   type Config,
   ConfigSchema,
+  LETS_ENCRYPT_DIRECTORY,
   MAX_BLOB_URL_LIFETIME_SECONDS,
   MAX_WEBHOOK_CONCURRENCY,
+  tlsEnabled,
 } from "./schema.ts";
 export {
   ConfigError,
@@ -20,3 +22,11 @@ export {
   publicBaseUrl,
   unknownVariables,
 } from "./load.ts";
+export {
+  type AddressWarning,
+  addressWarning,
+  canonicalAddress,
+  type HostKind,
+  hostKind,
+  sameAddress,
+} from "./address.ts";

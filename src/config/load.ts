@@ -5,7 +5,7 @@
  */
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import { type Config, ConfigSchema } from "./schema.ts";
+import { type Config, ConfigSchema, tlsEnabled } from "./schema.ts";
 
 /** A configuration value is invalid; the message names the key. */
 export class ConfigError extends Error {
@@ -216,8 +216,8 @@ function refuseRemovedKeys(tree: Tree, env: Record<string, string>) {
 
 /**
  * `SEALPOST_*` variables read outside the configuration: the file's path, the vault's key
- * passphrase and relay token, the command-line client's URL and token, and the short name of
- * `SEALPOST_STORE_POSTGRES_URL`.
+ * passphrase and relay token, the command-line client's URL and token, the short name of
+ * `SEALPOST_STORE_POSTGRES_URL`, and how the deno tasks started the program (src/cli/program.ts).
  */
 export const OTHER_VARIABLES: readonly string[] = [
   "SEALPOST_CONFIG",
@@ -226,6 +226,7 @@ export const OTHER_VARIABLES: readonly string[] = [
   "SEALPOST_URL",
   "SEALPOST_TOKEN",
   "SEALPOST_POSTGRES_URL",
+  "SEALPOST_INVOKED_AS",
 ];
 
 /** Short names of settings' variables; the setting's own variable wins when both are set. */
@@ -296,10 +297,28 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<Config> {
   return parsed.data;
 }
 
-/** The base URL clients use to reach this instance. */
+/**
+ * The base URL clients use to reach this instance: `base_url`, else the listening address,
+ * `https://` with TLS on (the first ACME domain, if any, as the host; no port when it is 443).
+ *
+ * @example
+ * ```ts
+ * publicBaseUrl(config, 8080); // "http://127.0.0.1:8080"
+ * publicBaseUrl(acmeConfig, 443); // "https://forms.example.org"
+ * ```
+ */
 export function publicBaseUrl(config: Config, port = config.server.port): string {
   if (config.base_url) return config.base_url.replace(/\/+$/, "");
-  const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
-  const shown = host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host;
-  return `http://${shown}:${port}`;
+  const { tls } = config.server;
+  if (tlsEnabled(tls)) {
+    const shown = tls.acme.enabled ? tls.acme.domains[0] : shownHost(config.server.host);
+    return `https://${shown}${port === 443 ? "" : `:${port}`}`;
+  }
+  return `http://${shownHost(config.server.host)}:${port}`;
+}
+
+/** The listening host as a URL shows it (a wildcard address as loopback). */
+function shownHost(configured: string): string {
+  const host = configured.includes(":") ? `[${configured}]` : configured;
+  return host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host;
 }

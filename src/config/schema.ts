@@ -54,11 +54,51 @@ const BlobS3Settings = z.strictObject({
   secret_access_key_file: z.string().default(""),
 });
 
+/** Let's Encrypt's production ACME directory, the default of `server.tls.acme.directory_url`. */
+export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
+
+/** A DNS name a public certificate can be issued for (no wildcard: HTTP-01 cannot prove one). */
+const DOMAIN_NAME =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * `[server.tls]`: HTTPS on the main listener (src/net/tls_listener.ts), from certificate files
+ * or from an ACME CA (src/net/acme.ts). docs/security.md "TLS and certificates".
+ */
+const TlsSettings = z.strictObject({
+  /** Certificate chain (PEM, leaf first); re-read on SIGHUP and when it changes. */
+  cert_file: z.string().default(""),
+  /** Its private key (PEM). */
+  key_file: z.string().default(""),
+  acme: z.strictObject({
+    /** Obtain and renew the certificate from an ACME CA (HTTP-01 on `server.http_port`). */
+    enabled: z.boolean().default(false),
+    /** The names the certificate covers; the first is the default public host. */
+    domains: z.array(z.string().toLowerCase().regex(DOMAIN_NAME, "Expected a DNS name"))
+      .max(100).default([]),
+    /** Contact address given to the CA (optional). */
+    email: z.union([z.literal(""), z.email()]).default(""),
+    /** The CA's directory. */
+    directory_url: z.url({ protocol: /^https?$/ }).default(LETS_ENCRYPT_DIRECTORY),
+    /** PEM root of a private CA, trusted for its directory; empty: the system's roots. */
+    ca_file: z.string().default(""),
+  }).prefault({}),
+}).refine((t) => (t.cert_file === "") === (t.key_file === ""), {
+  message: "server.tls.cert_file and server.tls.key_file go together",
+  path: ["key_file"],
+}).refine((t) => !(t.acme.enabled && t.cert_file !== ""), {
+  message: "server.tls.acme.enabled and server.tls.cert_file exclude each other",
+  path: ["acme", "enabled"],
+}).refine((t) => !t.acme.enabled || t.acme.domains.length > 0, {
+  message: "server.tls.acme.enabled needs server.tls.acme.domains",
+  path: ["acme", "domains"],
+});
+
 /** Zod schema of the whole configuration, defaults included. */
 export const ConfigSchema = z.strictObject({
   /** Folder holding the KV store, secrets and blobs. */
   data_dir: z.string().min(1).default("./data"),
-  /** Public base URL used in manifests and pre-signed URLs; empty = http://host:port. */
+  /** Public base URL used in manifests and pre-signed URLs; empty = the listening address. */
   base_url: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
   server: z.strictObject({
     host: z.string().min(1).default("127.0.0.1"),
@@ -88,7 +128,19 @@ export const ConfigSchema = z.strictObject({
     max_connections: z.number().int().min(0).default(0),
     /** Open connections at once from one address (trusted proxies are exempt). */
     max_connections_per_address: z.number().int().min(1).default(128),
-  }).prefault({}),
+    /** Plain-HTTP port with TLS on: ACME HTTP-01 answers, a 308 to https otherwise; 0 = off. */
+    http_port: z.number().int().min(0).max(65535).default(0),
+    tls: TlsSettings.prefault({}),
+  }).prefault({}).refine((s) => s.http_port === 0 || tlsEnabled(s.tls), {
+    message: "server.http_port needs TLS (server.tls.cert_file or server.tls.acme.enabled)",
+    path: ["http_port"],
+  }).refine((s) => !s.tls.acme.enabled || s.http_port !== 0, {
+    message: "server.tls.acme.enabled needs server.http_port (80: the CA validates over HTTP)",
+    path: ["http_port"],
+  }).refine((s) => s.http_port === 0 || s.http_port !== s.port, {
+    message: "server.http_port must differ from server.port",
+    path: ["http_port"],
+  }),
   intake: z.strictObject({
     /** Largest accepted ciphertext, in decoded bytes; larger gets 413. */
     max_ciphertext_bytes: z.number().int().min(48).max(64 * 1024 * 1024).default(8 * 1024 * 1024),
@@ -207,6 +259,11 @@ export const ConfigSchema = z.strictObject({
     },
   ),
 });
+
+/** Whether `[server.tls]` turns HTTPS on (certificate files or ACME). */
+export function tlsEnabled(tls: { cert_file: string; acme: { enabled: boolean } }): boolean {
+  return tls.cert_file !== "" || tls.acme.enabled;
+}
 
 /** The validated configuration. */
 export type Config = z.infer<typeof ConfigSchema>;

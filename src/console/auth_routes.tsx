@@ -1,7 +1,7 @@
 /**
  * Sign-in, sign-out and the front page. `GET /console` shows the sign-in form (a field
- * "Owner token" and a button "Sign in") until a session exists, then the forms and any
- * flagged webhook failures.
+ * "Owner token" and a button "Sign in") until a session exists, then the forms, any flagged
+ * webhook failures, and a warning when the forms' address cannot work for senders elsewhere.
  *
  * @module
  */
@@ -21,6 +21,7 @@ import {
   setConsoleCookie,
   SIGN_IN_COOKIE,
 } from "./context.ts";
+import { AddressWarningBox } from "./address_warning.tsx";
 import { flaggedWebhooks, flagReason } from "./flags.ts";
 import { ActionButton, ErrorBox, html, Notice, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
@@ -44,8 +45,8 @@ function SignInPage({ csrf, error }: { csrf: string; error?: string }) {
         <button type="submit">Sign in</button>
       </form>
       <p class="muted">
-        The owner token is the <code>spo_…</code> token <code>sealpost init</code>{" "}
-        wrote to the data directory's credentials file.
+        The owner token is the <code>spo_…</code>{" "}
+        token the first start wrote to the data directory's <code>credentials.json</code>.
       </p>
     </Page>
   );
@@ -134,6 +135,7 @@ async function frontPage(deps: ConsoleDeps, session: Session, done?: string) {
   return (
     <Page title="Forms" session={session}>
       <Notice text={done} />
+      <AddressWarningBox config={deps.config} address={deps.vault.link.relayUrl} />
       {flagged.length > 0 && (
         <section class="flag" aria-labelledby="flagged">
           <h2 id="flagged">Webhook failures need your attention</h2>

@@ -84,7 +84,9 @@ export function parseRelaySecret(text: string, where: string): Uint8Array {
 export async function readRelaySecret(dataDir: string): Promise<Uint8Array> {
   const path = dataPaths(dataDir).relaySecret;
   const text = await readIfExists(path);
-  if (text === null) throw new Error(`No relay secret in ${dataDir}; run "sealpost init"`);
+  if (text === null) {
+    throw new Error(`No relay secret in ${dataDir}; run the "init" command on it first`);
+  }
   return parseRelaySecret(text, path);
 }
 

@@ -111,6 +111,10 @@ export class ServiceMetrics {
     "Process memory (Deno.memoryUsage), by kind: rss, heap_total, heap_used, external",
   );
   readonly #info = this.registry.gauge("sealpost_build_info", "The running version (always 1)");
+  readonly #certificateDays = this.registry.gauge(
+    "sealpost_tls_certificate_days_left",
+    "Days until the TLS certificate served expires (with [server.tls]; absent before the first)",
+  );
 
   constructor(private readonly sources: MetricsSources) {
     this.#info.set({ version: VERSION }, 1);
@@ -147,6 +151,18 @@ export class ServiceMetrics {
   /** Counts one webhook attempt. */
   webhookAttempt(outcome: "delivered" | "transient" | "permanent"): void {
     this.#attempts.inc({ outcome });
+  }
+
+  /**
+   * Reports the days left on the TLS certificate served, read at each scrape from `notAfter`
+   * (null: none yet).
+   */
+  tlsCertificate(notAfter: () => Date | null): void {
+    this.registry.collect(() => {
+      const end = notAfter();
+      this.#certificateDays.clear();
+      if (end) this.#certificateDays.set({}, (end.getTime() - Date.now()) / 86_400_000);
+    });
   }
 
   /** Every family in the text exposition format, gauges read now. */

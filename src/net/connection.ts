@@ -27,6 +27,16 @@ export type FetchHandler = (
   info: ExchangeInfo,
 ) => Response | Promise<Response>;
 
+/**
+ * What a connection is served over: an accepted `Deno.TcpConn`, or TLS on one
+ * (src/net/tls_conn.ts), which says so with `secure`.
+ */
+export type ServedConn = Pick<Deno.TcpConn, "read" | "write" | "close" | "setNoDelay"> & {
+  readonly remoteAddr: Deno.NetAddr;
+  /** Requests on it are `https:` URLs. */
+  readonly secure?: boolean;
+};
+
 /** A body left unread by the handler is read and dropped up to this size, else closed. */
 const MAX_DISCARD = 64 * 1024;
 /** Request bodies up to this size (by Content-Length) are read before the handler runs. */
@@ -62,7 +72,7 @@ export class HttpConnection {
   readonly address: string;
 
   constructor(
-    private conn: Deno.TcpConn,
+    private conn: ServedConn,
     private limits: ConnectionLimits,
     private handler: FetchHandler,
     private onIdle: (connection: HttpConnection, idle: boolean) => void,
@@ -207,7 +217,9 @@ export class HttpConnection {
   /** One request and its response; returns whether the connection may serve another. */
   async #exchange(reader: ConnReader, head: RequestHead): Promise<boolean> {
     // The host was checked by the parser; an HTTP/1.0 request may have none.
-    const url = `http://${head.host || "localhost"}${head.target === "*" ? "/" : head.target}`;
+    const scheme = this.conn.secure ? "https" : "http";
+    const target = head.target === "*" ? "/" : head.target;
+    const url = `${scheme}://${head.host || "localhost"}${target}`;
     const body = new RequestBody(reader, head.framing, (n) => this.#bytes += n);
     let continued = !head.expectContinue;
     const idleMs = this.limits.bodyIdleTimeoutMs;

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { type FetchHandler, HttpConnection } from "./connection.ts";
+import { type FetchHandler, HttpConnection, type ServedConn } from "./connection.ts";
 import { clientKey } from "./ip.ts";
 import type { ConnectionLimits } from "./limits.ts";
 
@@ -27,6 +27,13 @@ export interface HttpServer {
   readonly connections: number;
 }
 
+/** What the accept loop accepts from: `Deno.listen`'s listener, or TLS on one (tls_listener.ts). */
+export interface ConnListener {
+  readonly addr: Deno.NetAddr;
+  accept(): Promise<ServedConn>;
+  close(): void;
+}
+
 /** Longest pause of the accept loop after a failed accept. */
 const MAX_BACKOFF_MS = 1000;
 
@@ -34,8 +41,8 @@ const MAX_BACKOFF_MS = 1000;
 const SWEEP_MS = 250;
 
 /**
- * Listens on `hostname:port` and serves `handler` under `limits`. Throws as `Deno.listen`
- * does (address in use, permission denied).
+ * Listens on `hostname:port` (or takes an open listener) and serves `handler` under `limits`.
+ * Throws as `Deno.listen` does (address in use, permission denied).
  *
  * @example
  * ```ts
@@ -44,12 +51,14 @@ const SWEEP_MS = 250;
  * ```
  */
 export function serveHttp(
-  options: { hostname: string; port: number },
+  options: { hostname: string; port: number } | ConnListener,
   limits: ConnectionLimits,
   handler: FetchHandler,
   log: (message: string) => void = (message) => console.error(message),
 ): HttpServer {
-  const listener = Deno.listen({ ...options, transport: "tcp" });
+  const listener: ConnListener = "accept" in options
+    ? options
+    : Deno.listen({ ...options, transport: "tcp" });
   const open = new Set<HttpConnection>();
   // Idle connections, oldest first (re-inserted each time one becomes idle).
   const idle = new Set<HttpConnection>();
@@ -106,7 +115,7 @@ export function serveHttp(
     return true;
   };
 
-  const admit = (conn: Deno.TcpConn) => {
+  const admit = (conn: ServedConn) => {
     // Counted per client: an IPv6 client by its /64.
     const peer = conn.remoteAddr.hostname;
     const address = clientKey(peer);
@@ -138,7 +147,7 @@ export function serveHttp(
     let backoff = 10;
     let lastLog = 0;
     for (;;) {
-      let conn: Deno.TcpConn;
+      let conn: ServedConn;
       try {
         conn = await listener.accept();
       } catch (err) {

@@ -138,6 +138,7 @@ export class ConnReader {
     let scanned = 0;
     for (;;) {
       const end = this.#lineEnd(scanned, false);
+      if (end > maxBytes + 1) throw new HeadTooLarge("Line too long");
       if (end >= 0) return this.#take(end - 1, end + 1);
       scanned = this.buffered;
       if (this.buffered > maxBytes) throw new HeadTooLarge("Line too long");

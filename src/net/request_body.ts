@@ -6,7 +6,13 @@
  * @module
  */
 import { type ConnReader, HeadTooLarge } from "./reader.ts";
-import { BadRequest, type BodyFraming, MAX_HEADER_FIELDS, parseFieldLine } from "./request_head.ts";
+import {
+  BadRequest,
+  type BodyFraming,
+  FRAMING,
+  MAX_HEADER_FIELDS,
+  parseFieldLine,
+} from "./request_head.ts";
 
 const MAX_LINE = 4096;
 const MAX_TRAILERS = 16 * 1024;
@@ -110,7 +116,10 @@ export class RequestBody {
     return size;
   }
 
-  /** The trailer section, up to its blank line: checked like header fields, then dropped. */
+  /**
+   * The trailer section, up to its blank line: checked like header fields (and refused when it
+   * names a framing field, as llhttp refuses it), then dropped.
+   */
   async #trailers(): Promise<void> {
     let bytes = 0;
     for (let fields = 0;; fields++) {
@@ -120,7 +129,8 @@ export class RequestBody {
       if (bytes > MAX_TRAILERS || fields >= MAX_HEADER_FIELDS) {
         throw new BadRequest(400, "Trailer section too large");
       }
-      parseFieldLine(line);
+      const [name] = parseFieldLine(line);
+      if (FRAMING.has(name.toLowerCase())) throw new BadRequest(400, `${name} in a trailer`);
     }
   }
 

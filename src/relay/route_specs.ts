@@ -212,7 +212,17 @@ export const getMe = createRoute({
   summary: "The token's user and databases",
   security: owner,
   responses: {
-    200: json(z.object({ user: UserSchema, databases: z.array(DatabaseSchema) }), "The user"),
+    200: json(
+      z.object({
+        user: UserSchema,
+        databases: z.array(DatabaseSchema),
+        relayUrl: z.string().nullable().openapi({
+          description: "The relay's public address (its base_url), which published manifests " +
+            "carry; null when it has none set (then a vault uses the URL it calls the relay at)",
+        }),
+      }),
+      "The user",
+    ),
     401: error("No owner token"),
   },
 });

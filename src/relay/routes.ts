@@ -187,7 +187,10 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
     const user = await identity.getUser(userId);
     if (!user) throw new Unauthenticated("unauthorized", "The token's user no longer exists");
     const databases = (await identity.listDatabases(userId)).map(publicDatabase);
-    return c.json({ user, databases }, 200);
+    // A public address only when one is configured: base_url, or the ACME domain.
+    const named = config.base_url || config.server.tls.acme.enabled;
+    const relayUrl = named ? publicBaseUrl(config) : null;
+    return c.json({ user, databases, relayUrl }, 200);
   });
 
   app.openapi({ ...postDatabase, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {

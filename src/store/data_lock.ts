@@ -1,6 +1,6 @@
 /**
  * One process per data dir: `serve` holds an exclusive lock on `<data dir>/serve.lock` while
- * it runs, and checks first that the folder is writable.
+ * it runs (the file holds its pid), and checks first that the folder is writable.
  *
  * @module
  */
@@ -59,6 +59,9 @@ export async function claimDataDir(dir: string): Promise<DataDirLock> {
         "stop it first or use another --data",
     );
   }
+  // Who holds it, for `sealpost doctor` beside the server (its open-file limit).
+  file.truncateSync(0);
+  file.writeSync(new TextEncoder().encode(`${Deno.pid}\n`));
   let released = false;
   return {
     release() {
@@ -67,4 +70,34 @@ export async function claimDataDir(dir: string): Promise<DataDirLock> {
       file.close();
     },
   };
+}
+
+/**
+ * The pid of the `serve` holding `dir`'s lock, or null when none holds it (a stale file's pid
+ * is not trusted: the lock is tried, shared, and taken only when nobody holds it).
+ *
+ * @example
+ * ```ts
+ * const pid = await lockHolder("/var/lib/sealpost"); // e.g. 4711
+ * ```
+ */
+export async function lockHolder(dir: string): Promise<number | null> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(join(dir, LOCK_FILE), { read: true });
+  } catch {
+    return null;
+  }
+  try {
+    if (file.tryLockSync(false)) return null;
+    const text = new TextDecoder().decode(await new Response(file.readable).arrayBuffer());
+    const pid = Number(text.trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } finally {
+    try {
+      file.close();
+    } catch {
+      // Closed by reading it to its end.
+    }
+  }
 }

@@ -21,7 +21,12 @@ import type { RelayLink } from "./relay_link.ts";
  * ```
  */
 export class FormLifecycle {
-  constructor(private forms: VaultForms, private link: RelayLink) {}
+  constructor(
+    private forms: VaultForms,
+    private link: RelayLink,
+    /** Told of each reopened form (the vault brings its manifest to the current address). */
+    private onReopen: (formId: string) => Promise<unknown> = () => Promise.resolve(),
+  ) {}
 
   /**
    * Closes a form of `userId` with `message` (plain text, at most 500 characters; "" for the
@@ -41,7 +46,9 @@ export class FormLifecycle {
   async reopen(userId: string, formId: string): Promise<VaultForm> {
     const form = await this.#live(userId, formId);
     if (form.publishedVersion !== null) await this.link.reopen(userId, formId);
-    return await this.forms.setClosure(userId, formId, null);
+    const open = await this.forms.setClosure(userId, formId, null);
+    await this.onReopen(formId);
+    return open;
   }
 
   /**

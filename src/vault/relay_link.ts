@@ -39,8 +39,15 @@ export interface Challenge {
 
 /** What the vault needs from a relay. */
 export interface RelayLink {
-  /** Base URL senders submit to (the manifests' `relayUrl`). */
+  /** Base URL senders submit to (the manifests' `relayUrl`), as last learned. */
   readonly relayUrl: string;
+  /**
+   * Learns the relay's public address anew (a remote relay is asked) and answers it: what
+   * {@link relayUrl} is from then on.
+   */
+  refreshRelayUrl(): Promise<string>;
+  /** The manifest the relay serves for `formId`, or null when it serves none. */
+  published(formId: string): Promise<Manifest | null>;
   /** Announces `queued` events (detail: fingerprint) when the relay is in-process. */
   readonly events: EventTarget | null;
   /** The relay user id that vault user `userId` acts as. */
@@ -144,6 +151,15 @@ export class LocalRelayLink implements RelayLink {
     return Promise.resolve(userId);
   }
 
+  /** This process serves the relay: its address is the one set when it started listening. */
+  refreshRelayUrl(): Promise<string> {
+    return Promise.resolve(this.relayUrl);
+  }
+
+  async published(formId: string): Promise<Manifest | null> {
+    return (await this.forms.get(formId))?.manifest as Manifest | undefined ?? null;
+  }
+
   async startRegistration(userId: string, name: string, publicKey: string) {
     const { challengeId, sealedChallenge } = await startRegistration(
       this.relay.identity,
@@ -229,7 +245,9 @@ export class LocalRelayLink implements RelayLink {
 
 /**
  * A remote relay over its owner API (role `vault`). Every vault user acts as the relay user
- * of `token`: a vault process serves one relay account.
+ * of `token`: a vault process serves one relay account. The vault calls the relay at
+ * `apiUrl` (`--relay URL`, perhaps an internal address); manifests carry the public address
+ * the relay reports in `GET /owner/me` (its `base_url`), else `apiUrl`.
  *
  * @example
  * ```ts
@@ -244,10 +262,13 @@ export class HttpRelayLink implements RelayLink {
    * failed or cut-off read, a prefetched page left behind) comes back on its next read.
    */
   readonly #holder = crypto.randomUUID().replaceAll("-", "");
-  readonly relayUrl: string;
+  readonly #apiUrl: string;
+  /** Until the relay is asked ({@link refreshRelayUrl}): the URL the vault calls it at. */
+  relayUrl: string;
 
-  constructor(relayUrl: string, private token: string, private timeoutMs = 30_000) {
-    this.relayUrl = relayUrl.replace(/\/+$/, "");
+  constructor(apiUrl: string, private token: string, private timeoutMs = 30_000) {
+    this.#apiUrl = apiUrl.replace(/\/+$/, "");
+    this.relayUrl = this.#apiUrl;
   }
 
   /**
@@ -264,7 +285,7 @@ export class HttpRelayLink implements RelayLink {
     if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {
-      response = await fetch(this.relayUrl + path, {
+      response = await fetch(this.#apiUrl + path, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -276,7 +297,7 @@ export class HttpRelayLink implements RelayLink {
     } catch (err) {
       throw new UpstreamFailed(
         "relay_unreachable",
-        `Relay ${this.relayUrl} did not answer ${method} ${path}: ${(err as Error).message}`,
+        `Relay ${this.#apiUrl} did not answer ${method} ${path}: ${(err as Error).message}`,
       );
     }
     const text = await response.text();
@@ -299,13 +320,35 @@ export class HttpRelayLink implements RelayLink {
   }
 
   relayUserId(): Promise<string> {
-    this.#userId ??= this.#call<{ user: { id: string } }>("GET", "/owner/me")
-      .then((me) => me.user.id)
-      .catch((err) => {
-        this.#userId = null;
-        throw err;
-      });
+    this.#userId ??= this.#me().then((me) => me.user.id).catch((err) => {
+      this.#userId = null;
+      throw err;
+    });
     return this.#userId;
+  }
+
+  /** Asks `GET /owner/me`; a relay without a `base_url` reports none: then `apiUrl` stays. */
+  async refreshRelayUrl(): Promise<string> {
+    const me = await this.#me();
+    this.#userId ??= Promise.resolve(me.user.id);
+    this.relayUrl = me.relayUrl?.replace(/\/+$/, "") || this.#apiUrl;
+    return this.relayUrl;
+  }
+
+  #me() {
+    return this.#call<{ user: { id: string }; relayUrl?: string | null }>("GET", "/owner/me");
+  }
+
+  async published(formId: string): Promise<Manifest | null> {
+    try {
+      return await this.#call<Manifest>("GET", `/forms/${encodeURIComponent(formId)}/manifest`);
+    } catch (err) {
+      // 404, or 410 (gone): the relay serves senders no manifest of it.
+      if (err instanceof UpstreamFailed && [404, 410].includes(err.upstreamStatus ?? 0)) {
+        return null;
+      }
+      throw err;
+    }
   }
 
   startRegistration(_userId: string, name: string, publicKey: string): Promise<Challenge> {

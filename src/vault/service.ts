@@ -14,6 +14,7 @@ import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
 import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
+import { AddressSync } from "./address_sync.ts";
 import { buildManifest, formDeleted, type VaultForm, VaultForms } from "./forms.ts";
 import { FormLifecycle } from "./form_lifecycle.ts";
 import { VaultFiles } from "./files.ts";
@@ -69,6 +70,8 @@ export class Vault {
   readonly ingest: Ingestor;
   /** Read links of record files (decrypted by the vault for encrypted forms). */
   readonly files: VaultFiles;
+  /** Keeps published manifests on the relay's current address (src/vault/address_sync.ts). */
+  readonly address: AddressSync;
   #maintenance: PeriodicTask | null = null;
 
   constructor(
@@ -79,7 +82,6 @@ export class Vault {
     private readonly options: VaultOptions,
   ) {
     this.forms = new VaultForms(store.forms);
-    this.lifecycle = new FormLifecycle(this.forms, link);
     this.ingest = new Ingestor(store, link, keys, this.forms, options);
     this.files = new VaultFiles(
       store.vaultDatabases,
@@ -87,6 +89,15 @@ export class Vault {
       link,
       this.forms,
       options.publicUrl ?? link.relayUrl,
+    );
+    this.address = new AddressSync({ store, keys, link, log: options.log });
+    this.lifecycle = new FormLifecycle(
+      this.forms,
+      link,
+      (formId) =>
+        this.address.followOne(formId).catch((err) =>
+          options.log?.(`Form ${formId} may carry an old address: ${(err as Error).message}`)
+        ),
     );
   }
 

@@ -1,7 +1,7 @@
 /**
  * Run first by `deno task test`: makes sure the programs the tests use outside Deno are there
- * (Chromium, python3 with PyNaCl, Node.js, age, and the Ceph object gateway and PostgreSQL
- * that `tests/_support/services/` starts on loopback), so that a missing one stops the run at once with
+ * (Chromium, python3 with PyNaCl, Node.js, age, openssl, and the Ceph object gateway, PostgreSQL
+ * and pebble that `tests/_support/services/` starts on loopback), so that a missing one stops the run at once with
  * the command that fixes it, instead of failing tests halfway through.
  *
  * Missing Debian packages are installed with apt-get when running as root (apt-get update
@@ -53,6 +53,32 @@ export const REQUIREMENTS: Requirement[] = [
     debianPackage: "age",
     present: () => succeeds(AGE, ["--version"]),
   },
+  // The deployment kit (tests/docs/deploy_*): its units checked, traced; doctor's test CA.
+  {
+    what: "systemd-analyze (verifying the systemd units of docs/deploy/)",
+    debianPackage: "systemd",
+    present: () => succeeds("systemd-analyze", ["--version"]),
+  },
+  {
+    what: "strace (the system calls Deno makes, against the units' SystemCallFilter)",
+    debianPackage: "strace",
+    present: () => succeeds("strace", ["-V"]),
+  },
+  {
+    what: "tor (the onion service of docs/deploy.md, run without its network)",
+    debianPackage: "tor",
+    present: () => succeeds("tor", ["--version"]),
+  },
+  {
+    what: `${PYTHON} with PyYAML (reading docs/deploy/compose.yaml)`,
+    debianPackage: "python3-yaml",
+    present: () => succeeds(PYTHON, ["-c", "import yaml"]),
+  },
+  {
+    what: "openssl (test certificates of the doctor and webhook tests)",
+    debianPackage: "openssl",
+    present: () => succeeds("openssl", ["version"]),
+  },
   // The dev/test services (tests/_support/services/): a Ceph object gateway and PostgreSQL.
   ...["ceph-mon", "ceph-osd", "radosgw"].map((program) => ({
     what: `${program} (the Ceph object gateway of the S3 blob tests)`,
@@ -72,6 +98,18 @@ export const REQUIREMENTS: Requirement[] = [
     what: `PostgreSQL 15 server (${PG_BIN}; the PostgreSQL store tests)`,
     debianPackage: "postgresql",
     present: () => succeeds(`${PG_BIN}/initdb`, ["--version"]),
+  },
+  {
+    what: "openssl (test certificates of the TLS tests)",
+    debianPackage: "openssl",
+    present: () => succeeds("openssl", ["version"]),
+  },
+  {
+    what: "pebble and pebble-challtestsrv (the test ACME CA of the TLS tests)",
+    debianPackage: "pebble",
+    present: async () =>
+      (await Promise.all(["pebble", "pebble-challtestsrv"].map((p) => succeeds(p, ["-h"]))))
+        .every(Boolean),
   },
 ];
 

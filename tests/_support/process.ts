@@ -51,15 +51,16 @@ export interface ServeChild {
 
 /**
  * Starts `sealpost serve --port PORT ...args` and waits for `/healthz` (rate limits and request
- * log off unless `env` says).
+ * log off unless `env` says); `main` is this checkout's `main.ts` unless another is named.
  */
 export async function spawnServeArgs(
   args: string[],
   env: Record<string, string> = {},
   port = freePort(),
+  main = MAIN,
 ): Promise<ServeChild> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "serve", "--port", String(port), ...args],
+    args: ["run", "-A", main, "serve", "--port", String(port), ...args],
     env: {
       SEALPOST_RATE_LIMITS_ENABLED: "false",
       SEALPOST_SERVER_REQUEST_LOG: "false",
@@ -86,13 +87,17 @@ export async function spawnServeArgs(
   };
 }
 
-/** Starts `sealpost serve` on `dataDir` (rate limits and request log off unless `env` says). */
+/**
+ * Starts `sealpost serve` on `dataDir` (rate limits and request log off unless `env` says),
+ * from this checkout's `main.ts` or `main`.
+ */
 export async function spawnServer(
   dataDir: string,
   env: Record<string, string> = {},
   port = freePort(),
+  main = MAIN,
 ): Promise<ServerProcess> {
-  const served = await spawnServeArgs(["--data", dataDir], env, port);
+  const served = await spawnServeArgs(["--data", dataDir], env, port, main);
   const credentials = JSON.parse(await Deno.readTextFile(`${dataDir}/credentials.json`));
   return { ...served, dataDir, credentials };
 }

@@ -16,10 +16,14 @@ export interface TestInstance {
   close(): Promise<void>;
 }
 
-/** Environment-style overrides, e.g. `{ SEALPOST_INTAKE_MAX_CIPHERTEXT_BYTES: "1024" }`. */
+/**
+ * Environment-style overrides, e.g. `{ SEALPOST_INTAKE_MAX_CIPHERTEXT_BYTES: "1024" }`; a
+ * given `dataDir` is kept on close; `port` 0 is a random one.
+ */
 export async function startInstance(
   env: Record<string, string> = {},
   dataDir?: string,
+  port = 0,
 ): Promise<TestInstance> {
   const dir = dataDir ?? await Deno.makeTempDir({ prefix: "sealpost-test-" });
   const config = await loadConfig({
@@ -30,7 +34,7 @@ export async function startInstance(
       SEALPOST_SERVER_MAX_CONNECTIONS_PER_ADDRESS: "4096",
       ...env,
     },
-    flags: { data: dir, host: "127.0.0.1", port: 0 },
+    flags: { data: dir, host: "127.0.0.1", port },
   });
   await initDataDir(config);
   const server = await startServer(config);

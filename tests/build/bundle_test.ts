@@ -142,8 +142,11 @@ Deno.test("the bundle serves, submits, lists records and delivers webhooks from 
       const key = /manifest key:\s+([0-9a-f]{64})/.exec(text)?.[1];
       return Promise.resolve(form && key ? [form, key] : undefined);
     }, "the demo form in the banner");
-    // Its hints name the bundle, as run here.
-    assert.match(first.banner(), /\| deno run -A --unstable-kv sealpost\.js submit /);
+    // Its hints name the bundle, as run here (by a Deno of npx's when the tests run under npx).
+    assert.match(
+      first.banner(),
+      /\| (npx -y deno@\S+|deno) run -A --unstable-kv sealpost\.js submit /,
+    );
 
     const hook = `http://127.0.0.1:${receiver.addr.port}/hook`;
     const added = JSON.parse(

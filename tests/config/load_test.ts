@@ -5,8 +5,10 @@ import {
   ConfigError,
   configKeys,
   ConfigSchema,
+  LETS_ENCRYPT_DIRECTORY,
   loadConfig,
   OTHER_VARIABLES,
+  publicBaseUrl,
   unknownVariables,
 } from "../../src/config/index.ts";
 import { type ConfigKey, type ConfigSources, fromEnv } from "../../src/config/load.ts";
@@ -108,8 +110,16 @@ async function refuses(env: Record<string, string>, ...patterns: RegExp[]) {
 Deno.test("every list in the schema is one key, read from one variable", () => {
   const keys = configKeys();
   const lists = keys.filter((key) => typeof key.kind === "object");
-  assert.deepEqual(lists.map((key) => key.env), ["SEALPOST_SERVER_TRUSTED_PROXIES", SCHEDULE]);
-  assert.deepEqual(lists.map((key) => key.kind), [{ list: "string" }, { list: "number" }]);
+  assert.deepEqual(lists.map((key) => key.env), [
+    "SEALPOST_SERVER_TRUSTED_PROXIES",
+    "SEALPOST_SERVER_TLS_ACME_DOMAINS",
+    SCHEDULE,
+  ]);
+  assert.deepEqual(lists.map((key) => key.kind), [
+    { list: "string" },
+    { list: "string" },
+    { list: "number" },
+  ]);
   assert.ok(keys.every((key) => !key.path.some((part) => /^\d+$/.test(part))), "no per-entry keys");
   // Each array among the defaults is a list key (none is split into entries or skipped).
   const arrays: string[] = [];
@@ -357,4 +367,75 @@ Deno.test("config [store]: kv by default; postgres needs a postgres URL, never s
       return true;
     });
   }
+});
+
+Deno.test("config [server.tls]: off by default; files go together; ACME needs domains and http_port", async () => {
+  const defaults = await loadConfig({ env: {} });
+  assert.equal(defaults.server.http_port, 0);
+  assert.deepEqual(defaults.server.tls, {
+    cert_file: "",
+    key_file: "",
+    acme: {
+      enabled: false,
+      domains: [],
+      email: "",
+      directory_url: LETS_ENCRYPT_DIRECTORY,
+      ca_file: "",
+    },
+  });
+  assert.equal(LETS_ENCRYPT_DIRECTORY, "https://acme-v02.api.letsencrypt.org/directory");
+  const acme = {
+    SEALPOST_SERVER_TLS_ACME_ENABLED: "true",
+    SEALPOST_SERVER_TLS_ACME_DOMAINS: "Forms.Example.org,www.example.org",
+    SEALPOST_SERVER_HTTP_PORT: "80",
+  };
+  const ok = await loadConfig({ env: acme });
+  assert.deepEqual(ok.server.tls.acme.domains, ["forms.example.org", "www.example.org"]);
+  const files = { SEALPOST_SERVER_TLS_CERT_FILE: "a.crt", SEALPOST_SERVER_TLS_KEY_FILE: "a.key" };
+  assert.equal((await loadConfig({ env: files })).server.tls.cert_file, "a.crt");
+  const refusals: [Record<string, string>, RegExp][] = [
+    [{ SEALPOST_SERVER_TLS_CERT_FILE: "a.crt" }, /server\.tls\.key_file: .*go together/],
+    [{ SEALPOST_SERVER_TLS_KEY_FILE: "a.key" }, /server\.tls\.key_file: .*go together/],
+    [{ ...acme, ...files }, /server\.tls\.acme\.enabled: .*exclude each other/],
+    [{ ...acme, SEALPOST_SERVER_TLS_ACME_DOMAINS: "" }, /acme\.domains: .*needs/],
+    [{ ...acme, SEALPOST_SERVER_TLS_ACME_DOMAINS: "*.example.org" }, /acme\.domains\.0/],
+    [{ ...acme, SEALPOST_SERVER_TLS_ACME_DOMAINS: "localhost" }, /acme\.domains\.0/],
+    [{ ...acme, SEALPOST_SERVER_HTTP_PORT: "0" }, /server\.http_port: .*acme\.enabled needs/],
+    [{ SEALPOST_SERVER_HTTP_PORT: "80" }, /server\.http_port: .*needs TLS/],
+    [
+      { ...files, SEALPOST_SERVER_HTTP_PORT: "8080" },
+      /server\.http_port: server\.http_port must differ/,
+    ],
+    [{ ...acme, SEALPOST_SERVER_TLS_ACME_EMAIL: "not-an-address" }, /acme\.email/],
+    [{ ...acme, SEALPOST_SERVER_TLS_ACME_DIRECTORY_URL: "ftp://ca" }, /acme\.directory_url/],
+  ];
+  for (const [env, message] of refusals) {
+    await assert.rejects(() => loadConfig({ env }), (err: Error) => {
+      assert.ok(err instanceof ConfigError, err.message);
+      assert.match(err.message, message);
+      return true;
+    });
+  }
+});
+
+Deno.test("publicBaseUrl: https by default with TLS on (the first ACME domain, no :443)", async () => {
+  const files = { SEALPOST_SERVER_TLS_CERT_FILE: "a.crt", SEALPOST_SERVER_TLS_KEY_FILE: "a.key" };
+  const acme = {
+    SEALPOST_SERVER_TLS_ACME_ENABLED: "true",
+    SEALPOST_SERVER_TLS_ACME_DOMAINS: "forms.example.org,www.example.org",
+    SEALPOST_SERVER_HTTP_PORT: "80",
+  };
+  const at = async (env: Record<string, string>, port?: number) =>
+    publicBaseUrl(await loadConfig({ env }), port);
+  assert.equal(await at({}), "http://127.0.0.1:8080");
+  assert.equal(await at(files), "https://127.0.0.1:8080");
+  assert.equal(await at({ ...files, SEALPOST_SERVER_HOST: "0.0.0.0" }, 443), "https://127.0.0.1");
+  assert.equal(await at({ ...files, SEALPOST_SERVER_HOST: "::1" }, 8443), "https://[::1]:8443");
+  assert.equal(await at(acme, 443), "https://forms.example.org");
+  assert.equal(await at(acme, 8443), "https://forms.example.org:8443");
+  assert.equal(
+    await at({ ...acme, SEALPOST_BASE_URL: "https://forms.example.com/" }, 443),
+    "https://forms.example.com",
+    "base_url wins",
+  );
 });

@@ -115,6 +115,7 @@ Deno.test("metrics: names and values after known traffic", async () => {
         ["sealpost_blobs", "gauge"],
         ["sealpost_process_memory_bytes", "gauge"],
         ["sealpost_build_info", "gauge"],
+        ["sealpost_tls_certificate_days_left", "gauge"],
       ]
     ) {
       assert.equal(text.split(`# TYPE ${name} ${type}\n`).length, 2, `${name} ${type}`);

@@ -101,11 +101,16 @@ Deno.test("framing: only SP and HTAB are optional whitespace around a field valu
       assert.match(result.text, /^HTTP\/1\.1 (400|501) /, JSON.stringify(field));
       assert.ok(result.closedByServer);
     }
+    // A tab after a framing value is refused, as llhttp refuses it.
+    for (const field of ["Content-Length: 3\t", "Transfer-Encoding: chunked\t"]) {
+      const result = await exchange(port, `POST / HTTP/1.1\r\nHost: t\r\n${field}\r\n\r\nabc`);
+      assert.match(result.text, /^HTTP\/1\.1 400 /, JSON.stringify(field));
+    }
     assert.deepEqual(seen, []);
-    // Tabs and spaces are trimmed.
+    // Spaces and tabs before a value, and spaces after it, are optional whitespace.
     const ok = await exchange(
       port,
-      "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: \t3 \t\r\nConnection: close\r\n\r\nabc",
+      "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: \t3  \r\nX-A:\ta\t\r\nConnection: close\r\n\r\nabc",
     );
     assert.match(ok.text, /^HTTP\/1\.1 200 /);
   });
@@ -164,6 +169,9 @@ Deno.test("framing: chunk extensions and trailer fields follow their grammar", a
         "3\r\nabc\r\n0\r\nnot a field\r\n\r\n",
         "3\r\nabc\r\n0\r\nX: \x00\r\n\r\n",
         "3\r\nabc\r\n0\r\n folded: 1\r\n\r\n",
+        "3\r\nabc\r\n0\r\nContent-Length: 3\r\n\r\n", // framing fields never trail
+        "3\r\nabc\r\n0\r\nTransfer-Encoding: chunked\r\n\r\n",
+        `3;${"a".repeat(5000)}\r\nabc\r\n0\r\n\r\n`, // a chunk line past 4 KiB
       ]
     ) {
       const result = await exchange(port, body(bad));

@@ -39,6 +39,8 @@ Deno.test("parseRequestHead: ambiguous or malformed heads are refused with their
     ["GET  / HTTP/1.1\r\nHost: x", 400],
     ["GET ftp://x/ HTTP/1.1\r\nHost: x", 400],
     ["G(T / HTTP/1.1\r\nHost: x", 400],
+    ["get / HTTP/1.1\r\nHost: x", 501], // methods are case-sensitive
+    ["BREW / HTTP/1.1\r\nHost: x", 501],
     ["GET / HTTP/2.0\r\nHost: x", 505],
     ["GET / HTTP/1.1\r\nHost: x\r\n folded", 400],
     ["GET / HTTP/1.1\r\nHost: x\r\nHost: y", 400],

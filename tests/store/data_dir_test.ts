@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { initDataDir } from "../../src/init/init.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { startServer } from "../../src/server.ts";
-import { claimDataDir, DataDirError } from "../../src/store/data_lock.ts";
+import { claimDataDir, DataDirError, lockHolder } from "../../src/store/data_lock.ts";
 import { KV_FILE } from "../../src/store/kv.ts";
 import { sealpost } from "../_support/cli.ts";
 import { envelopeFor, publishForm, registerDatabase } from "../_support/owner.ts";
@@ -31,6 +31,17 @@ Deno.test("a second serve on the same data dir is refused with a clear message a
   // Released on shutdown: a new serve may take it.
   const again = await spawnServer(dir);
   await again.stop();
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("the lock file names its holder's pid while held, and nobody once released", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sealpost-lock-pid-" });
+  const lock = await claimDataDir(dir);
+  assert.equal(await lockHolder(dir), Deno.pid);
+  lock.release();
+  // The pid is still in the file, but nobody holds the lock: a stale pid is not believed.
+  assert.equal(await lockHolder(dir), null);
+  assert.equal(await lockHolder(`${dir}/missing`), null);
   await Deno.remove(dir, { recursive: true });
 });
 

@@ -1,15 +1,21 @@
 /**
- * `deno task services up|down|env [radosgw|postgres]`: brings the development and test
- * services of this checkout up or down (both when none is named), or prints how to reach them
+ * `deno task services up|down|env [radosgw|postgres|pebble]`: brings the development and test
+ * services of this checkout up or down (all when none is named), or prints how to reach them
  * as shell `export` lines (`eval "$(deno task -q services env)"`). See docs/scale.md.
  */
+import { pebbleDown, type PebbleEnv, pebbleUp } from "./pebble.ts";
 import { postgresDown, type PostgresEnv, postgresUp } from "./postgres.ts";
 import { radosgwDown, type RadosgwEnv, radosgwUp } from "./radosgw.ts";
 
-const USAGE = "usage: deno task services up|down|env [radosgw|postgres]";
+const USAGE = "usage: deno task services up|down|env [radosgw|postgres|pebble]";
+const SERVICES = ["radosgw", "postgres", "pebble"];
 
 /** The shell lines that export how to reach the services. */
-export function exportLines(s3: RadosgwEnv | null, pg: PostgresEnv | null): string[] {
+export function exportLines(
+  s3: RadosgwEnv | null,
+  pg: PostgresEnv | null,
+  acme: PebbleEnv | null = null,
+): string[] {
   const lines: string[] = [];
   const quote = (v: string) => `'${v.replaceAll("'", `'\\''`)}'`;
   if (s3) {
@@ -31,28 +37,36 @@ export function exportLines(s3: RadosgwEnv | null, pg: PostgresEnv | null): stri
       `export PGDATABASE=${quote(pg.database)}`,
     );
   }
+  if (acme) {
+    lines.push(
+      `export PEBBLE_DIRECTORY_URL=${quote(acme.directoryUrl)}`,
+      `export PEBBLE_CA_FILE=${quote(acme.caFile)}`,
+      `export PEBBLE_HTTP_PORT=${quote(String(acme.httpPort))}`,
+      `export PEBBLE_MANAGEMENT_URL=${quote(acme.managementUrl)}`,
+    );
+  }
   return lines;
 }
 
 if (import.meta.main) {
   const [action, which] = Deno.args;
-  const names = which ? [which] : ["radosgw", "postgres"];
-  if (
-    !["up", "down", "env"].includes(action) || names.some((n) => !/^(radosgw|postgres)$/.test(n))
-  ) {
+  const names = which ? [which] : SERVICES;
+  if (!["up", "down", "env"].includes(action) || names.some((n) => !SERVICES.includes(n))) {
     console.error(USAGE);
     Deno.exit(2);
   }
   if (action === "down") {
     if (names.includes("radosgw")) await radosgwDown();
     if (names.includes("postgres")) await postgresDown();
+    if (names.includes("pebble")) await pebbleDown();
     Deno.exit(0);
   }
   const started = performance.now();
   const s3 = names.includes("radosgw") ? await radosgwUp() : null;
   const pg = names.includes("postgres") ? await postgresUp() : null;
+  const acme = names.includes("pebble") ? await pebbleUp() : null;
   if (action === "up") {
-    for (const [name, env] of [["radosgw", s3], ["postgres", pg]] as const) {
+    for (const [name, env] of [["radosgw", s3], ["postgres", pg], ["pebble", acme]] as const) {
       if (!env) continue;
       const steps = env.timings
         ? Object.entries(env.timings).map(([k, v]) => `${k} ${v} s`).join(", ")
@@ -61,5 +75,5 @@ if (import.meta.main) {
     }
     console.error(`up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
-  console.log(exportLines(s3, pg).join("\n"));
+  console.log(exportLines(s3, pg, acme).join("\n"));
 }

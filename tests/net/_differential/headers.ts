@@ -1,0 +1,91 @@
+/**
+ * Differential cases of header fields (RFC 9112 section 5, RFC 9110 section 5.6): names,
+ * the colon, whitespace (only SP and HTAB are OWS), obs-fold, control characters, bare CR
+ * and bare LF line ends.
+ */
+import { type Case, get, HOST, LF_CANARY, request } from "./case.ts";
+
+/** A GET with Host and one raw field line `field` (no CRLF of its own). */
+const field = (text: string): string => get([text]);
+
+/** The header field cases. */
+export const HEADERS: Case[] = [
+  { name: "ordinary fields", send: field("Accept: */*\r\nUser-Agent: x/1.0") },
+  { name: "no space after the colon", send: field("X-A:1") },
+  { name: "tabs around the value", send: field("X-A:\t1\t") },
+  { name: "spaces around the value", send: field("X-A:   1   ") },
+  { name: "empty value", send: field("X-A:") },
+  { name: "value of obs-text (0x80-0xFF)", send: field("X-A: caf\xc3\xa9 \xff") },
+  { name: "value starting with NBSP", send: field("X-A:\xa0 1") },
+  { name: "value with a raw byte 0x80", send: field("X-A: a\x80b") },
+  { name: "value with a raw byte 0x9F", send: field("X-A: a\x9fb") },
+  { name: "value ending with a raw byte 0x85 (NEL)", send: field("X-A: a\x85") },
+  { name: "value with an inner tab", send: field("X-A: a\tb") },
+  { name: "value with VT", send: field("X-A: a\x0bb") },
+  { name: "value with FF", send: field("X-A: a\x0cb") },
+  { name: "value starting with VT", send: field("X-A:\x0b1") },
+  { name: "value ending with FF", send: field("X-A: 1\x0c") },
+  { name: "value with NUL", send: field("X-A: a\x00b") },
+  { name: "value with \\x01", send: field("X-A: a\x01b") },
+  { name: "value with ESC", send: field("X-A: a\x1bb") },
+  { name: "value with DEL", send: field("X-A: a\x7fb") },
+  { name: "value with a bare CR", send: field("X-A: a\rb") },
+  { name: "value ending with a bare CR", send: field("X-A: a\r") },
+  { name: "field line ended by CR CR LF", send: get(["X-A: a\r"]) },
+  { name: "bare CR after the last field", send: "GET /c HTTP/1.1\r\nHost: t\r\n\r\r\n" },
+  { name: "two fields separated by a bare CR", send: field("X-A: 1\rX-B: 2") },
+  { name: "two fields separated by a bare LF", send: field("X-A: 1\nX-B: 2") },
+  { name: "a field line ended by a bare LF", send: "GET /c HTTP/1.1\r\nHost: t\nX-A: 1\r\n\r\n" },
+  { name: "blank line of a bare LF", send: "GET /c HTTP/1.1\r\nHost: t\r\n\n" },
+  {
+    name: "bare LF line ends throughout",
+    send: "GET /c HTTP/1.1\nHost: t\n\n",
+    canary: LF_CANARY,
+  },
+  {
+    name: "bare LF line ends throughout, then a CRLF canary",
+    send: "GET /c HTTP/1.1\nHost: t\n\n",
+  },
+  { name: "request line ended by a bare LF", send: "GET /c HTTP/1.1\nHost: t\r\n\r\n" },
+  { name: "space before the colon", send: field("X-A : 1") },
+  { name: "tab before the colon", send: field("X-A\t: 1") },
+  { name: "space inside the name", send: field("X A: 1") },
+  { name: "empty name", send: field(": 1") },
+  { name: "no colon", send: field("X-A 1") },
+  { name: "name with @", send: field("X@A: 1") },
+  { name: "name with /", send: field("X/A: 1") },
+  { name: "name with NUL", send: field("X\x00A: 1") },
+  { name: "name with DEL", send: field("X\x7fA: 1") },
+  { name: "name with a raw byte 0xE9", send: field("X\xe9A: 1") },
+  { name: "name with a raw byte 0x80", send: field("X\x80A: 1") },
+  { name: "name of every token character", send: field("!#$%&'*+-.^_`|~09azAZ: 1") },
+  { name: "name __proto__", send: field("__proto__: 1") },
+  { name: "obs-fold of a value", send: field("X-A: 1\r\n 2") },
+  { name: "obs-fold by a tab", send: field("X-A: 1\r\n\t2") },
+  { name: "obs-fold of an empty value", send: field("X-A:\r\n 2") },
+  { name: "space before the first field", send: "GET /c HTTP/1.1\r\n Host: t\r\n\r\n" },
+  { name: "tab before the first field", send: "GET /c HTTP/1.1\r\n\tHost: t\r\n\r\n" },
+  {
+    name: "100 fields",
+    send: get(Array.from({ length: 100 }, (_, i) => `X-${i}: ${i}`)),
+    stricter: "more than 100 header fields (Host and 100 more here) are answered 431",
+  },
+  { name: "99 fields", send: get(Array.from({ length: 99 }, (_, i) => `X-${i}: ${i}`)) },
+  { name: "a value of 10000 bytes", send: field(`X-A: ${"v".repeat(10_000)}`) },
+  { name: "a head of 20000 bytes", send: field(`X-A: ${"v".repeat(20_000)}`) },
+  { name: "Connection: close", send: get(["Connection: close"]) },
+  { name: "Connection: Close (case)", send: get(["Connection: Close"]) },
+  { name: "Connection: close among tokens", send: get(["Connection: x-a, close"]) },
+  {
+    name: "Connection: close in a second field",
+    send: get(["Connection: x-a", "Connection: close"]),
+  },
+  { name: "Connection: close with VT", send: get(["Connection: close\x0b"]) },
+  { name: "Connection: close. (not the token)", send: get(["Connection: close."]) },
+  { name: "Connection: keep-alive", send: get(["Connection: keep-alive"]) },
+  {
+    name: "Upgrade request",
+    send: request("GET /c HTTP/1.1", [HOST, "Connection: Upgrade", "Upgrade: websocket"]),
+  },
+  { name: "Upgrade field without Connection: upgrade", send: get(["Upgrade: websocket"]) },
+];
