@@ -33,8 +33,12 @@ const HELP: Record<string, string> = {
       --allowed-origins URL,URL  (create, update) only pages of these origins may submit
                           (e.g. https://example.com); "" allows any (the default)
       --submit-label TEXT  (create, update) the form page's submit button ("" for "Submit")
-      --files plain|encrypted  (create, update) senders encrypt every file to the form's
-                          key (age) before uploading; "plain" is the specification's flow
+      --files encrypted|plain  (create, update) "encrypted" (the default of new forms):
+                          senders encrypt every file to the form's key (age) before
+                          uploading; "plain" is the specification's flow
+      --drafts on|off     (create, update) let senders keep a draft on this device,
+                          encrypted with a key only the page's address holds; "off" (the
+                          default): the form page keeps nothing in the browser
   form publish FORMID     Sign the current version's manifest and publish it
   form close FORMID [--message TEXT]
                           Close the form: its page and submissions (and changes to earlier
@@ -96,6 +100,7 @@ const OPTIONS = {
     "allowed-origins",
     "submit-label",
     "files",
+    "drafts",
     "with-files",
     "message",
   ]),
@@ -122,6 +127,8 @@ type Form = {
   publishedVersion: number | null;
   retentionDays: number | null;
   fields: { id: string; kind: string }[];
+  files: "plain" | "encrypted";
+  drafts: boolean;
   closed: { message: string } | null;
   deletedAt: string | null;
 };
@@ -145,20 +152,24 @@ async function verifiedManifest(client: SealpostClient, form: string) {
 }
 
 /**
- * `--allowed-origins a,b` ("" for any origin), `--submit-label TEXT` and
- * `--files plain|encrypted` for the API.
+ * `--allowed-origins a,b` ("" for any origin), `--submit-label TEXT`,
+ * `--files encrypted|plain` and `--drafts on|off` for the API.
  */
 function pageSettings(
   flags: Flags,
-): { allowedOrigins?: string[]; submitLabel?: string; files?: string } {
+): { allowedOrigins?: string[]; submitLabel?: string; files?: string; drafts?: boolean } {
   const list = flags["allowed-origins"];
   const label = flags["submit-label"];
-  const files = flags.files;
+  const { files, drafts } = flags;
   if (files !== undefined && files !== "plain" && files !== "encrypted") {
-    throw new UsageError(`--files must be "plain" or "encrypted", not "${files}"`);
+    throw new UsageError(`--files must be "encrypted" or "plain", not "${files}"`);
+  }
+  if (drafts !== undefined && drafts !== "on" && drafts !== "off") {
+    throw new UsageError(`--drafts must be "on" or "off", not "${drafts}"`);
   }
   return {
     ...(files === undefined ? {} : { files }),
+    ...(drafts === undefined ? {} : { drafts: drafts === "on" }),
     ...(list === undefined ? {} : {
       allowedOrigins: list.split(",").map((o) => o.trim()).filter(Boolean),
     }),
@@ -255,9 +266,11 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
         flags,
         { ...form, versions: items },
         () =>
-          `${formLine(form)}\ndatabase ${form.databaseId}\nfields:\n${
-            form.fields.map((x) => `  ${x.id} (${x.kind})`).join("\n")
-          }\nversions: ${items.map((v) => `v${v.schemaVersion} ${v.createdAt}`).join(", ")}`,
+          `${formLine(form)}\ndatabase ${form.databaseId}\nfiles ${form.files}, drafts ${
+            form.drafts ? "on" : "off"
+          }\nfields:\n${form.fields.map((x) => `  ${x.id} (${x.kind})`).join("\n")}\nversions: ${
+            items.map((v) => `v${v.schemaVersion} ${v.createdAt}`).join(", ")
+          }`,
       );
       return 0;
     }

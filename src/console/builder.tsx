@@ -7,7 +7,7 @@
 import { FIELD_KINDS, type FieldDef, FieldDefSchema } from "../forms/fields.ts";
 import { FormFields } from "../web/form/fields.tsx";
 import { FORM_STYLE_PATH } from "./assets.ts";
-import { type DraftField, KIND_OPTIONS } from "./builder_form.ts";
+import { type BuilderSettings, type DraftField, KIND_OPTIONS } from "./builder_form.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
 
@@ -172,10 +172,49 @@ export interface BuilderProps {
   action: string;
   title: string;
   fields: DraftField[];
+  settings: BuilderSettings;
   error?: string | null;
   /** Databases to pick from (new forms only). */
   databases?: { id: string; name: string }[];
   formId?: string;
+}
+
+/** The two page settings, signed into the manifest with the fields. */
+function SettingsBox({ settings }: { settings: BuilderSettings }) {
+  return (
+    <fieldset>
+      <legend>Privacy of senders</legend>
+      <label class="check" for="encryptFiles">
+        <input
+          id="encryptFiles"
+          type="checkbox"
+          name="encryptFiles"
+          checked={settings.files === "encrypted"}
+          aria-describedby="encryptFiles-help"
+        />{" "}
+        Encrypt uploaded files
+      </label>
+      <p class="muted" id="encryptFiles-help">
+        On: each file is encrypted in the sender's browser to this form's key, so the server stores
+        only ciphertext that you alone can open. Off: files are stored as sent, readable by the
+        server (the plain upload flow, for senders that do not encrypt).
+      </p>
+      <label class="check" for="drafts">
+        <input
+          id="drafts"
+          type="checkbox"
+          name="drafts"
+          checked={settings.drafts}
+          aria-describedby="drafts-help"
+        />{" "}
+        Let senders keep a draft on this device
+      </label>
+      <p class="muted" id="drafts-help">
+        Off: the form page keeps nothing in the sender's browser. On: unsent answers are kept there,
+        encrypted with a key only the page's address holds, until sent or forgotten.
+      </p>
+    </fieldset>
+  );
 }
 
 /** The builder form. */
@@ -199,6 +238,7 @@ export function Builder(props: BuilderProps) {
               </select>
             </>
           )}
+          <SettingsBox settings={props.settings} />
           {fields.map((f, i) => <FieldEditor f={f} i={i} />)}
           <fieldset>
             <legend>Add a field</legend>

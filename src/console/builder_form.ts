@@ -6,6 +6,7 @@
  * @module
  */
 import { FIELD_KINDS, type FieldKind } from "../forms/fields.ts";
+import type { FilesMode } from "../forms/manifest.ts";
 import { field } from "./context.ts";
 
 type Body = Record<string, string | string[]>;
@@ -96,6 +97,32 @@ export function readDraft(body: Body): DraftField[] {
     out.push(draft);
   }
   return out;
+}
+
+/** A form's page settings the builder edits beside its fields (both signed into the manifest). */
+export interface BuilderSettings {
+  /** "Encrypt uploaded files": on is "encrypted", off is "plain" (the specification's flow). */
+  files: FilesMode;
+  /** "Let senders keep a draft on this device". */
+  drafts: boolean;
+}
+
+/** A new form's settings: files encrypted, no drafts. */
+export const NEW_FORM_SETTINGS: BuilderSettings = { files: "encrypted", drafts: false };
+
+/**
+ * The settings of a posted builder form (its two checkboxes; an unchecked box is not posted).
+ *
+ * @example
+ * ```ts
+ * readSettings({ encryptFiles: "on" }); // { files: "encrypted", drafts: false }
+ * ```
+ */
+export function readSettings(body: Body): BuilderSettings {
+  return {
+    files: field(body, "encryptFiles") === "on" ? "encrypted" : "plain",
+    drafts: field(body, "drafts") === "on",
+  };
 }
 
 /** A builder button: what it asks for. */

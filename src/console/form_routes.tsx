@@ -7,10 +7,19 @@
  */
 import { type Context, Hono } from "hono";
 import encodeQR from "qr";
+import { shortFingerprint } from "../crypto/keys.ts";
 import { httpError } from "../http/errors.ts";
 import type { VaultForm } from "../vault/index.ts";
 import { Builder, PREVIEW_URL, previewDocument } from "./builder.tsx";
-import { applyAction, type DraftField, readAction, readDraft } from "./builder_form.ts";
+import {
+  applyAction,
+  type BuilderSettings,
+  type DraftField,
+  NEW_FORM_SETTINGS,
+  readAction,
+  readDraft,
+  readSettings,
+} from "./builder_form.ts";
 import { type ConsoleDeps, type ConsoleEnv, field, formBody } from "./context.ts";
 import { flaggedWebhooks } from "./flags.ts";
 import { diffVersions } from "./form_diff.ts";
@@ -29,7 +38,13 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const link = async (form: VaultForm) =>
     shareLink(vault.link.relayUrl, form.formId, await vault.keys.manifestFingerprint());
 
-  const newPage = async (c: C, title: string, fields: DraftField[], error?: string) => {
+  const newPage = async (
+    c: C,
+    title: string,
+    fields: DraftField[],
+    settings: BuilderSettings,
+    error?: string,
+  ) => {
     const databases = await vault.listDatabases(c.var.session.userId);
     return c.html(
       html(
@@ -39,6 +54,7 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
             action="/console/forms/new"
             title={title}
             fields={fields}
+            settings={settings}
             error={error}
             databases={databases}
           />
@@ -48,7 +64,12 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     );
   };
 
-  const builderPage = (c: C, form: VaultForm, title: string, fields: DraftField[], e?: string) =>
+  const builderPage = (
+    c: C,
+    form: VaultForm,
+    draft: { title: string; fields: DraftField[]; settings: BuilderSettings },
+    e?: string,
+  ) =>
     c.html(
       html(
         <Page title={`Builder: ${form.title}`} session={c.var.session}>
@@ -61,8 +82,9 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           <Builder
             session={c.var.session}
             action={`/console/forms/${encodeURIComponent(form.formId)}/builder`}
-            title={title}
-            fields={fields}
+            title={draft.title}
+            fields={draft.fields}
+            settings={draft.settings}
             error={e}
           />
         </Page>,
@@ -72,7 +94,13 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get(
     "/console/forms/new",
-    (c) => newPage(c, "Untitled form", [{ id: "name", kind: "text", label: "Your name" }]),
+    (c) =>
+      newPage(
+        c,
+        "Untitled form",
+        [{ id: "name", kind: "text", label: "Your name" }],
+        NEW_FORM_SETTINGS,
+      ),
   );
 
   app.post(PREVIEW_URL, async (c) => {
@@ -85,13 +113,15 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const action = readAction(body);
     const fields = applyAction(readDraft(body), action);
     const title = field(body, "title");
-    if (action.kind !== "publish") return newPage(c, title, fields);
+    const settings = readSettings(body);
+    if (action.kind !== "publish") return newPage(c, title, fields, settings);
     try {
       const form = await vault.createForm(c.var.session.userId, {
         databaseId: field(body, "databaseId"),
         ...(field(body, "formId") ? { formId: field(body, "formId") } : {}),
         title,
         fields,
+        ...settings,
       });
       await vault.publish(c.var.session.userId, form.formId);
       const done = encodeURIComponent(`Form created and version 1 published.`);
@@ -99,7 +129,7 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     } catch (err) {
       const known = httpError(err);
       if (known && known.status < 500) {
-        return newPage(c, title, fields, known.body.error.message);
+        return newPage(c, title, fields, settings, known.body.error.message);
       }
       throw err;
     }
@@ -109,6 +139,7 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = c.var.session;
     const form = await ownForm(c);
     const flagged = await flaggedWebhooks(deps.webhooks, [form.formId]);
+    const db = await vault.database(session.userId, form.databaseId);
     const base = `/console/forms/${encodeURIComponent(form.formId)}`;
     return c.html(html(
       <Page title={form.title} session={session}>
@@ -142,6 +173,29 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
               </td>
             </tr>
             <tr>
+              <th scope="row">Form key</th>
+              <td>
+                <code>{shortFingerprint(db.fingerprint)}</code>{" "}
+                <span class="muted">(senders see it on the form page)</span>
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">Uploaded files</th>
+              <td>
+                {form.files === "encrypted"
+                  ? "encrypted in the sender's browser"
+                  : "stored as sent (not encrypted)"}
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">Drafts</th>
+              <td>
+                {form.drafts
+                  ? "senders may keep an encrypted draft on their device"
+                  : "the form page keeps nothing in the sender's browser"}
+              </td>
+            </tr>
+            <tr>
               <th scope="row">Fields</th>
               <td>
                 {form.fields.map((f) =>
@@ -161,7 +215,9 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get("/console/forms/:formId/builder", async (c) => {
     const form = await ownForm(c);
-    return builderPage(c, form, form.title, form.fields as unknown as DraftField[]);
+    const fields = form.fields as unknown as DraftField[];
+    const settings = { files: form.files, drafts: form.drafts };
+    return builderPage(c, form, { title: form.title, fields, settings });
   });
 
   app.post("/console/forms/:formId/builder", async (c) => {
@@ -170,9 +226,14 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const action = readAction(body);
     const fields = applyAction(readDraft(body), action);
     const title = field(body, "title") || form.title;
-    if (action.kind !== "publish") return builderPage(c, form, title, fields);
+    const draft = { title, fields, settings: readSettings(body) };
+    if (action.kind !== "publish") return builderPage(c, form, draft);
     try {
-      const next = await vault.forms.update(c.var.session.userId, form.formId, { title, fields });
+      const next = await vault.forms.update(c.var.session.userId, form.formId, {
+        title,
+        fields,
+        ...draft.settings,
+      });
       await vault.publish(c.var.session.userId, form.formId);
       const done = encodeURIComponent(`Version ${next.schemaVersion} published.`);
       return c.redirect(
@@ -182,7 +243,7 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     } catch (err) {
       const known = httpError(err);
       if (known && known.status < 500) {
-        return builderPage(c, form, title, fields, known.body.error.message);
+        return builderPage(c, form, draft, known.body.error.message);
       }
       throw err;
     }

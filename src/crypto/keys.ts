@@ -71,6 +71,20 @@ export function fingerprint(publicKey: Uint8Array): string {
 }
 
 /**
+ * The short form of a key fingerprint that people compare by eye: its first 16 hex characters
+ * in 4 groups of 4, the way the form page's trust line and the console show a form's key.
+ *
+ * @example
+ * ```ts
+ * import { shortFingerprint } from "./keys.ts";
+ * shortFingerprint("3f1c9a2b77d0e412" + "0".repeat(48)); // "3f1c 9a2b 77d0 e412"
+ * ```
+ */
+export function shortFingerprint(fingerprintHex: string): string {
+  return fingerprintHex.slice(0, 16).match(/.{1,4}/g)?.join(" ") ?? "";
+}
+
+/**
  * Encodes a 32-byte public key as standard base64, the form manifests and envelopes carry.
  *
  * @throws {CryptoError} `invalid_key` if `publicKey` is not 32 bytes.

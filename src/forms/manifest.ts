@@ -52,6 +52,13 @@ export interface Manifest {
    * Signed with the rest, so a relay cannot downgrade a sender to plaintext.
    */
   files?: FilesMode;
+  /**
+   * Whether the form page may keep a sender's unsent answers on their device, encrypted with a
+   * key kept only in the page's address (`#…&draft=`); absent or false: it keeps nothing.
+   */
+  drafts?: boolean;
+  /** Who reads the answers, as the form page names them: the owner's display name. */
+  owner?: { name: string };
   signature?: ManifestSignature;
   [member: string]: unknown;
 }
@@ -130,6 +137,8 @@ export const ManifestSchema: z.ZodType<Manifest> = z.looseObject({
   allowedOrigins: AllowedOriginsSchema.optional(),
   submitLabel: z.string().max(100).optional(),
   files: FilesModeSchema.optional(),
+  drafts: z.boolean().optional(),
+  owner: z.looseObject({ name: z.string().max(200) }).optional(),
   signature: ManifestSignatureSchema.optional(),
 }).superRefine((manifest, ctx) => {
   for (const key of Object.keys(manifest)) {

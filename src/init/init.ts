@@ -57,7 +57,9 @@ export async function initDataDir(config: Config): Promise<InitResult> {
     let credentials: Credentials | null = null;
     const first = await setup.initialiseOnce(async () => {
       const adminToken = await createAdminToken(identity);
-      const { user, ownerToken } = await createUser(identity, "owner");
+      // No display name: the form page's trust line then says "the form's owner" (a user made
+      // with `user add --name` is named on the pages of its forms).
+      const { user, ownerToken } = await createUser(identity, "");
       credentials = { baseUrl: publicBaseUrl(config), userId: user.id, ownerToken, adminToken };
       await writeSecretFile(paths.credentials, JSON.stringify(credentials, null, 2) + "\n");
       return user.id;

@@ -274,6 +274,8 @@ export interface VaultFormVersionRow {
   submitLabel?: string;
   /** How senders handle files (the manifest's `files`); absent: "plain". */
   files?: "encrypted";
+  /** Whether the form page may keep encrypted drafts (the manifest's `drafts`); absent: no. */
+  drafts?: true;
   createdAt: string;
 }
 

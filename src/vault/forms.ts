@@ -34,6 +34,8 @@ export interface VaultForm extends Omit<VaultFormRow, "closed" | "deletedAt"> {
   submitLabel: string;
   /** How senders handle files: "plain" (the spec's flow) or "encrypted" (age, to the form). */
   files: FilesMode;
+  /** Whether the form page may keep a sender's draft, encrypted, on their device. */
+  drafts: boolean;
   /** Null while the form takes submissions; else the owner's message and when it closed. */
   closed: FormClosure | null;
   /** When the owner deleted the form (its records stay until deleted too); null: not deleted. */
@@ -52,6 +54,7 @@ function formOf(row: VaultFormRow, version: VaultFormVersionRow): VaultForm {
     allowedOrigins: version.allowedOrigins ?? [],
     submitLabel: version.submitLabel ?? "",
     files: version.files ?? "plain",
+    drafts: version.drafts === true,
   };
 }
 
@@ -130,7 +133,10 @@ export class VaultForms {
     fields: unknown;
     allowedOrigins?: unknown;
     submitLabel?: string;
+    /** Default "encrypted": the relay never holds a readable file. */
     files?: FilesMode;
+    /** Default false: the form page keeps nothing on the sender's device. */
+    drafts?: boolean;
   }): Promise<VaultForm> {
     const fields = parseFields(input.fields);
     const allowedOrigins = parseOrigins(input.allowedOrigins ?? []);
@@ -156,7 +162,8 @@ export class VaultForms {
     };
     if (allowedOrigins.length) version.allowedOrigins = allowedOrigins;
     if (input.submitLabel) version.submitLabel = input.submitLabel;
-    if (input.files === "encrypted") version.files = "encrypted";
+    if ((input.files ?? "encrypted") === "encrypted") version.files = "encrypted";
+    if (input.drafts === true) version.drafts = true;
     if (!(await sized(this.store.create(row, version)))) {
       throw new Conflict("form_exists", `Form "${formId}" already exists`);
     }
@@ -173,6 +180,7 @@ export class VaultForms {
       allowedOrigins?: unknown;
       submitLabel?: string;
       files?: FilesMode;
+      drafts?: boolean;
     },
   ): Promise<VaultForm> {
     const fields = parseFields(input.fields);
@@ -197,8 +205,9 @@ export class VaultForms {
       if (allowed.length) version.allowedOrigins = allowed;
       const label = input.submitLabel ?? previous?.submitLabel ?? "";
       if (label) version.submitLabel = label;
-      // Left out, the file mode stays that of the previous version.
+      // Left out, the file mode and drafts stay those of the previous version.
       if ((input.files ?? previous?.files ?? "plain") === "encrypted") version.files = "encrypted";
+      if (input.drafts ?? (previous?.drafts === true)) version.drafts = true;
       return { row: next, version };
     }));
     const { row, version } = changed(result, formId, "update again");
@@ -304,7 +313,8 @@ export class VaultForms {
 }
 
 /**
- * The signed manifest of one archived version. It carries the form, its recipient and the
+ * The signed manifest of one archived version. It carries the form, its recipient, the
+ * owner's display name (`ownerName`, the relay user's name; left out when empty) and the
  * relay URL only: never any outbound (webhook) configuration.
  */
 export function buildManifest(
@@ -312,6 +322,7 @@ export function buildManifest(
   db: VaultDatabaseRow,
   relayUrl: string,
   manifestSecretKey: Uint8Array,
+  ownerName = "",
 ): Manifest {
   const unsigned = {
     formId: version.formId,
@@ -323,6 +334,8 @@ export function buildManifest(
     ...(version.allowedOrigins?.length ? { allowedOrigins: version.allowedOrigins } : {}),
     ...(version.submitLabel ? { submitLabel: version.submitLabel } : {}),
     files: version.files ?? "plain",
+    ...(version.drafts ? { drafts: true } : {}),
+    ...(ownerName ? { owner: { name: ownerName } } : {}),
   };
   const signed = signManifest(unsigned, manifestSecretKey);
   const parsed = ManifestSchema.safeParse(signed);

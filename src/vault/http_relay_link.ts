@@ -15,6 +15,12 @@ import {
   type RelayLink,
   unlessUnpublished,
 } from "./relay_link.ts";
+/** A relay user as `GET /owner/me` names it. */
+interface RelayUser {
+  id: string;
+  name: string;
+}
+
 /**
  * A remote relay over its owner API (role `vault`). Every vault user acts as the relay user
  * of `token`: a vault process serves one relay account. The vault calls the relay at
@@ -28,7 +34,8 @@ import {
  */
 export class HttpRelayLink implements RelayLink {
   readonly events = null;
-  #userId: Promise<string> | null = null;
+  /** The token's relay user, asked once (a failure is asked again next time). */
+  #user: Promise<RelayUser> | null = null;
   /**
    * This worker's name as a lease holder: a page leased to a read whose answer was lost (a
    * failed or cut-off read, a prefetched page left behind) comes back on its next read.
@@ -91,24 +98,37 @@ export class HttpRelayLink implements RelayLink {
     return data as T;
   }
 
-  relayUserId(): Promise<string> {
-    this.#userId ??= this.#me().then((me) => me.user.id).catch((err) => {
-      this.#userId = null;
-      throw err;
-    });
-    return this.#userId;
+  /** The token's relay user: its id and its name (asked once). */
+  #relayUser(): Promise<RelayUser> {
+    this.#user ??= this.#me().then((me) => ({ id: me.user.id, name: me.user.name ?? "" }))
+      .catch((err) => {
+        this.#user = null;
+        throw err;
+      });
+    return this.#user;
+  }
+
+  async relayUserId(): Promise<string> {
+    return (await this.#relayUser()).id;
+  }
+
+  async ownerName(): Promise<string> {
+    return (await this.#relayUser()).name;
   }
 
   /** Asks `GET /owner/me`; a relay without a `base_url` reports none: then `apiUrl` stays. */
   async refreshRelayUrl(): Promise<string> {
     const me = await this.#me();
-    this.#userId ??= Promise.resolve(me.user.id);
+    this.#user ??= Promise.resolve({ id: me.user.id, name: me.user.name ?? "" });
     this.relayUrl = me.relayUrl?.replace(/\/+$/, "") || this.#apiUrl;
     return this.relayUrl;
   }
 
   #me() {
-    return this.#call<{ user: { id: string }; relayUrl?: string | null }>("GET", "/owner/me");
+    return this.#call<{ user: { id: string; name?: string }; relayUrl?: string | null }>(
+      "GET",
+      "/owner/me",
+    );
   }
 
   async published(formId: string): Promise<Manifest | null> {

@@ -53,6 +53,8 @@ export interface RelayLink {
   readonly events: EventTarget | null;
   /** The relay user id that vault user `userId` acts as. */
   relayUserId(userId: string): Promise<string>;
+  /** The display name of the relay user `userId` acts as (`user add --name`); "" if none. */
+  ownerName(userId: string): Promise<string>;
   /** Starts registering a recipient key for `userId`. */
   startRegistration(userId: string, name: string, publicKey: string): Promise<Challenge>;
   /** Completes a registration; returns the relay's database id. */
@@ -159,6 +161,10 @@ export class LocalRelayLink implements RelayLink {
 
   async published(formId: string): Promise<Manifest | null> {
     return (await this.forms.get(formId))?.manifest as Manifest | undefined ?? null;
+  }
+
+  async ownerName(userId: string): Promise<string> {
+    return (await this.relay.identity.getUser(userId))?.name ?? "";
   }
 
   async startRegistration(userId: string, name: string, publicKey: string) {

@@ -37,8 +37,16 @@ export const Origins = z.array(z.string()).openapi({
 
 /** `Files` of the vault's owner API (OpenAPI). */
 export const Files = z.enum(["plain", "encrypted"]).openapi({
-  description: 'How senders handle files: "plain" (the specification\'s upload flow) or ' +
-    '"encrypted" (each file encrypted to the form\'s key in the age format; docs/uploads.md)',
+  description: 'How senders handle files: "encrypted" (new forms\' default: each file ' +
+    'encrypted to the form\'s key in the age format; docs/uploads.md) or "plain" (the ' +
+    "specification's upload flow, for senders that do not encrypt)",
+});
+
+/** `Drafts` of the vault's owner API (OpenAPI). */
+export const Drafts = z.boolean().openapi({
+  description: "Let senders keep a draft on this device: the form page keeps unsent answers, " +
+    "encrypted with a key only its address holds (docs/security.md); false (the default): the " +
+    "page keeps nothing in the browser",
 });
 
 /** `SubmitLabel` of the vault's owner API (OpenAPI). */
@@ -75,6 +83,7 @@ export const FormSchema = z.object({
   allowedOrigins: z.array(z.string()),
   submitLabel: z.string(),
   files: Files,
+  drafts: Drafts,
   closed: z.object({ message: z.string(), closedAt: z.string() }).nullable().openapi({
     description: "Null while the form takes submissions; else the owner's message to senders " +
       '("" for the default words) and when it was closed',
@@ -94,6 +103,7 @@ export const VersionSchema = z.object({
   allowedOrigins: z.array(z.string()).optional(),
   submitLabel: z.string().optional(),
   files: z.literal("encrypted").optional(),
+  drafts: z.literal(true).optional(),
   createdAt: z.string(),
 }).openapi("VaultFormVersion");
 

@@ -10,6 +10,7 @@ import * as ids from "../http/ids.ts";
 import { MAX_RETENTION_DAYS } from "./retention.ts";
 import {
   DatabaseSchema,
+  Drafts,
   Fields,
   Files,
   FormIdParam,
@@ -85,6 +86,7 @@ export const vaultRouteSpecs = {
             allowedOrigins: Origins.optional(),
             submitLabel: SubmitLabel.optional(),
             files: Files.optional(),
+            drafts: Drafts.optional(),
             publish: z.boolean().default(false),
           }),
           "The form",
@@ -125,6 +127,7 @@ export const vaultRouteSpecs = {
             allowedOrigins: Origins.optional(),
             submitLabel: SubmitLabel.optional(),
             files: Files.optional(),
+            drafts: Drafts.optional(),
             publish: z.boolean().default(false),
           }),
           "The new schema",

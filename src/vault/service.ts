@@ -232,6 +232,7 @@ export class Vault {
       allowedOrigins?: string[];
       submitLabel?: string;
       files?: FilesMode;
+      drafts?: boolean;
     },
   ): Promise<VaultForm> {
     await this.database(userId, input.databaseId);
@@ -245,7 +246,8 @@ export class Vault {
     const db = await this.database(userId, form.databaseId);
     const version = (await this.forms.version(formId, form.schemaVersion))!;
     const { secretKey } = await this.keys.manifestKey();
-    return buildManifest(version, db, this.link.relayUrl, secretKey);
+    const ownerName = await this.link.ownerName(userId);
+    return buildManifest(version, db, this.link.relayUrl, secretKey, ownerName);
   }
 
   /** Signs the current version's manifest and publishes it to the relay. */

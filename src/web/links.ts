@@ -2,8 +2,8 @@
  * The form page's links and embed snippets, shared by the relay, the CLI and the islands.
  *
  * Secrets travel in the URL fragment only (`#…`), which browsers never send to a server, so
- * they never reach a request log: the manifest-key pin of the share link, and the submission
- * id and edit token of the edit link.
+ * they never reach a request log: the manifest-key pin of the share link, the submission
+ * id and edit token of the edit link, and the key of a sender's draft (`&draft=`).
  *
  * @module
  */
@@ -17,6 +17,8 @@ export interface PageFragment {
   pin: string;
   /** Set on an edit link: the submission to amend and its edit token. */
   edit: { submissionId: string; editToken: string } | null;
+  /** The key of this page's draft (forms with drafts, `src/web/client/draft.ts`); "" if none. */
+  draft: string;
 }
 
 function base(url: string): string {
@@ -75,7 +77,28 @@ export function parseFragment(hash: string): PageFragment {
   return {
     pin: (params.get("pin") ?? "").trim().toLowerCase(),
     edit: /^[0-9a-f]{32}$/.test(submissionId) && editToken ? { submissionId, editToken } : null,
+    draft: params.get("draft") ?? "",
   };
+}
+
+/**
+ * `pageUrl` with its fragment's `draft` set to `key`, or taken out when `key` is null; the
+ * rest of the fragment (the pin) is kept as it was.
+ *
+ * @example
+ * ```ts
+ * import { withDraftKey } from "./links.ts";
+ * withDraftKey("https://forms.example/f/contact#pin=ab", "k1");
+ * // "https://forms.example/f/contact#pin=ab&draft=k1"
+ * ```
+ */
+export function withDraftKey(pageUrl: string, key: string | null): string {
+  const [page, hash = ""] = pageUrl.split(/#(.*)/s, 2);
+  const params = new URLSearchParams(hash);
+  if (key === null) params.delete("draft");
+  else params.set("draft", key);
+  const fragment = String(params);
+  return fragment ? `${page}#${fragment}` : page;
 }
 
 /**

@@ -17,7 +17,7 @@ Deno.test("CLI: form --files encrypted, submit --file encrypts, blob put --encry
   const inst = await startInstance();
   const dir = await Deno.makeTempDir();
   try {
-    const { token, db, form, pin } = await vaultForm(inst, "Tips", FIELDS);
+    const { token, db, form, pin } = await vaultForm(inst, "Tips", FIELDS, { files: "plain" });
     const base = ["--url", inst.url, "--token", token, "--json"];
     const fieldsFile = join(dir, "fields.json");
     await Deno.writeTextFile(fieldsFile, JSON.stringify(FIELDS));
@@ -32,7 +32,7 @@ Deno.test("CLI: form --files encrypted, submit --file encrypts, blob put --encry
       ...base,
     ]);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--files must be "plain" or "encrypted"/);
+    assert.match(bad.stderr, /--files must be "encrypted" or "plain"/);
     const updated = await sealpost([
       "form",
       "update",
@@ -150,6 +150,57 @@ Deno.test("CLI: form --files encrypted, submit --file encrypts, blob put --encry
     ]);
     assert.equal(badKey.code, 2);
     assert.match(badKey.stderr, /not an age X25519 recipient/);
+  } finally {
+    await inst.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("CLI: form create encrypts files by default; --files plain, --drafts on|off", async () => {
+  const inst = await startInstance();
+  const dir = await Deno.makeTempDir();
+  try {
+    const { token, db } = await vaultForm(inst, "First", FIELDS);
+    const base = ["--url", inst.url, "--token", token, "--json"];
+    const fieldsFile = join(dir, "fields.json");
+    await Deno.writeTextFile(fieldsFile, JSON.stringify(FIELDS));
+    const create = (...extra: string[]) =>
+      sealpost(["form", "create", "--db", db.id, "--title", "T", "--fields", fieldsFile, ...extra]);
+    const byDefault = await create("--publish", ...base);
+    assert.equal(byDefault.code, 0, byDefault.stderr);
+    const form = JSON.parse(byDefault.stdout);
+    assert.equal(form.files, "encrypted");
+    assert.equal(form.drafts, false);
+    const manifest = await call(`${inst.url}/forms/${form.formId}/manifest`);
+    assert.equal(manifest.body.files, "encrypted");
+    assert.equal(manifest.body.drafts, undefined);
+    const me = await call(`${inst.url}/owner/me`, { token });
+    assert.deepEqual(manifest.body.owner, { name: me.body.user.name }, "the signed owner name");
+
+    const plain = await create("--files", "plain", "--drafts", "on", ...base);
+    assert.equal(plain.code, 0, plain.stderr);
+    const plainForm = JSON.parse(plain.stdout);
+    assert.equal(plainForm.files, "plain");
+    assert.equal(plainForm.drafts, true);
+    const show = await sealpost(["form", "show", plainForm.formId, ...base.slice(0, 4)]);
+    assert.match(show.stdout, /files plain, drafts on/);
+    const off = await sealpost([
+      "form",
+      "update",
+      plainForm.formId,
+      "--fields",
+      fieldsFile,
+      "--drafts",
+      "off",
+      "--publish",
+      ...base,
+    ]);
+    assert.equal(off.code, 0, off.stderr);
+    assert.equal(JSON.parse(off.stdout).drafts, false);
+    assert.equal(JSON.parse(off.stdout).files, "plain", "left out, the file mode is kept");
+    const bad = await create("--drafts", "maybe", ...base);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--drafts must be "on" or "off"/);
   } finally {
     await inst.close();
     await Deno.remove(dir, { recursive: true });

@@ -55,6 +55,13 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
 
     // Build a form with every kind, and publish it.
     await page.getByRole("link", { name: "New form" }).click();
+    // The two switches: files encrypted, no drafts, for a new form.
+    assert.equal(await page.getByLabel("Encrypt uploaded files").isChecked(), true);
+    assert.equal(
+      await page.getByLabel("Let senders keep a draft on this device").isChecked(),
+      false,
+    );
+    await screenshot(page, "console-builder-switches");
     await page.getByLabel("Title").fill("Everything");
     for (const kind of FIELD_KINDS) {
       await page.getByLabel("Kind of the new field").selectOption(kind);
@@ -84,6 +91,8 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
       "text",
       ...FIELD_KINDS,
     ]);
+    assert.equal(form.body.files, "encrypted", "published as the switch said");
+    assert.equal(form.body.drafts, false);
 
     // A webhook to a receiver that refuses (400).
     await page.getByRole("link", { name: "Webhooks" }).click();

@@ -1,8 +1,15 @@
 /**
- * The builder's form body read into field definitions, and its add / remove / move-up buttons.
+ * The builder's form body read into field definitions and its two switches, and its add /
+ * remove / move-up buttons.
  */
 import assert from "node:assert/strict";
-import { applyAction, readAction, readDraft } from "../../src/console/builder_form.ts";
+import {
+  applyAction,
+  NEW_FORM_SETTINGS,
+  readAction,
+  readDraft,
+  readSettings,
+} from "../../src/console/builder_form.ts";
 import { FieldsSchema } from "../../src/forms/fields.ts";
 import { builderBody, EVERY_KIND } from "./_fixture.ts";
 
@@ -70,5 +77,15 @@ Deno.test("builder buttons: add a field of a kind, remove, move up; order by ind
   assert.deepEqual(readAction({ action: "add", newKind: "bogus" }), {
     kind: "add",
     fieldKind: "text",
+  });
+});
+
+Deno.test("readSettings: a checked box is on, an unposted one off; a new form encrypts files", () => {
+  assert.deepEqual(NEW_FORM_SETTINGS, { files: "encrypted", drafts: false });
+  assert.deepEqual(readSettings({ encryptFiles: "on" }), { files: "encrypted", drafts: false });
+  assert.deepEqual(readSettings({ drafts: "on" }), { files: "plain", drafts: true });
+  assert.deepEqual(readSettings({ encryptFiles: "yes", drafts: "" }), {
+    files: "plain",
+    drafts: false,
   });
 });

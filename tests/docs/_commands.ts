@@ -174,8 +174,8 @@ export interface Repository {
  * 3. `task sealpost migrate-store …`: needs a PostgreSQL database and a bucket;
  * 4. any other task (check, fuzz, bench, bundle, compile, islands, services): development
  *    tasks of minutes or of services; each must be a task of deno.json;
- * 5. `test …` and `run -A bench/…`: a test or benchmark run of the repository; the file must
- *    exist;
+ * 5. `test …`, `run -A bench/…` and `run -A tests/…`: a test, benchmark or test tool of the
+ *    repository (the copy the test runs commands in holds no tests/); the file must exist;
  * 6. a path of a server's folders (`/srv/`, `/backups/`, `/etc/`, `/var/`) or a host that is not
  *    this machine (`https://<…>`, `postgres://`): a deployment's commands.
  * A bare `deno`/`sealpost` command is skipped when marked "with Deno installed", else an error.
@@ -232,10 +232,10 @@ function skipRule(words: string[], repo: Repository): Verdict | null {
     }
     return { kind: "skip", reason: "a development task (minutes of work or test services)" };
   }
-  if (sub === "test" || (sub === "run" && args.some((a) => a.startsWith("bench/")))) {
+  if (sub === "test" || (sub === "run" && args.some((a) => /^(bench|tests)\//.test(a)))) {
     const file = args.find((a) => /\.ts$/.test(a));
     if (!file || !repo.exists(file)) return { kind: "error", reason: `no such file: ${file}` };
-    return { kind: "skip", reason: "a test or benchmark run of the repository" };
+    return { kind: "skip", reason: "a test, benchmark or test tool of the repository" };
   }
   if (sub === "run" && args.includes("docs/examples/receiver.ts")) {
     return { kind: "skip", reason: "a server that runs until stopped (receiver_test.ts runs it)" };

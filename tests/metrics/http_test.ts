@@ -34,11 +34,12 @@ Deno.test("metrics: names and values after known traffic", async () => {
   // The first delivery is refused once (503, retried), then every one goes through.
   const receiver = startReceiver((n) => new Response(null, { status: n === 1 ? 503 : 204 }));
   try {
-    // A form of the vault: its submissions become records, each pushed to a webhook.
+    // A form of the vault: its submissions become records, each pushed to a webhook. Plain
+    // files, so the stored blob is exactly the 3000 bytes sent.
     const { form, pin } = await vaultForm(inst, "Metrics", [
       { id: "name", label: "Name", kind: "text", required: true },
       { id: "photo", label: "Photo", kind: "image", required: false },
-    ]);
+    ], { files: "plain" });
     const hook = await call(`${inst.url}/owner/forms/${form.formId}/webhooks`, {
       method: "POST",
       token,

@@ -22,7 +22,7 @@ Deno.test("openConfiguredStore on Deno KV: the data dir's store and secret, or t
       assert.equal(store.backend, "kv");
       const secret = (await Deno.readTextFile(join(dir, "relay.secret"))).trim();
       assert.equal(store.relaySecret.toBase64(), secret);
-      assert.equal((await store.ports.relay.identity.getUser(init.userId))?.name, "owner");
+      assert.equal((await store.ports.relay.identity.getUser(init.userId))?.name, "");
       // The store-wide lock: holders one at a time, a failing one releases it.
       let inside = 0;
       let most = 0;

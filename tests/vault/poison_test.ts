@@ -182,7 +182,8 @@ function poisons(s: ReturnType<typeof sender>) {
 Deno.test("ingest over HTTP: hundreds of poison envelopes ahead of good ones; every good one is a record", async () => {
   const inst = await startInstance();
   try {
-    const { token, form } = await vaultForm(inst, "Poison", FIELDS);
+    // Plain files: the poison envelopes carry plain file references.
+    const { token, form } = await vaultForm(inst, "Poison", FIELDS, { files: "plain" });
     const manifest = (await call(`${inst.url}/forms/${form.formId}/manifest`)).body as Manifest;
     const s = sender(inst, manifest);
     const kinds = poisons(s);
@@ -283,7 +284,8 @@ Deno.test("ingest over HTTP: mode must fit the envelope; an amendment needs a re
 Deno.test("ingest over HTTP: a file referenced but never uploaded is quarantined; uploaded, the retry saves it", async () => {
   const inst = await startInstance();
   try {
-    const { token, form } = await vaultForm(inst, "Files", FIELDS);
+    // Plain files: the test's reference names a plain upload.
+    const { token, form } = await vaultForm(inst, "Files", FIELDS, { files: "plain" });
     const manifest = (await call(`${inst.url}/forms/${form.formId}/manifest`)).body as Manifest;
     const s = sender(inst, manifest);
     const bytes = new TextEncoder().encode("late bytes");

@@ -178,10 +178,25 @@ Deno.test("split roles: a webhook body carries a fresh read URL of the uploaded 
       SEALPOST_RELAY_TOKEN: relayUser.ownerToken,
       SEALPOST_WEBHOOKS_BLOB_URL_LIFETIME_SECONDS: String(lifetime),
     });
-    const { token, formId, manifest } = await demo(vault, vaultDir, relay.url);
-    // The vault knows its owner under its own user id; the relay files uploads under its own.
+    const demoForm = await demo(vault, vaultDir, relay.url);
+    const { token, formId } = demoForm;
+    // The vault knows its owner under its own user id; the relay files uploads under its own,
+    // and names the owner (the relay user's name, asked over the owner API) in the manifest.
     assert.notEqual((await credentials(vaultDir)).userId, relayUser.userId);
-    assert.equal(manifest.recipient.userId, relayUser.userId);
+    assert.equal(demoForm.manifest.recipient.userId, relayUser.userId);
+    const me = await call(`${relay.url}/owner/me`, { token: relayUser.ownerToken });
+    assert.deepEqual(demoForm.manifest.owner, { name: me.body.user.name });
+    assert.equal(demoForm.manifest.files, "encrypted", "the demo form encrypts files");
+    // This test is about the plain flow's relay read URLs: the form switches to plain files.
+    const plain = await call(`${vault.url}/vault/forms/${formId}`, {
+      method: "PUT",
+      token,
+      json: { fields: demoForm.manifest.fields, files: "plain", publish: true },
+    });
+    assert.equal(plain.status, 200, JSON.stringify(plain.body));
+    const pin = (await call(`${vault.url}/vault/manifest-key`, { token })).body.fingerprint;
+    const manifest = await fetchManifest(formId, { relayUrl: relay.url, pin });
+    assert.equal(manifest.files, "plain");
     const hook = await call(`${vault.url}/owner/forms/${formId}/webhooks`, {
       method: "POST",
       token,

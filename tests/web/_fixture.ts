@@ -5,7 +5,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { launchChromium } from "../_support/chromium.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
-import { vaultForm } from "../_support/vault.ts";
+import { namedOwner, vaultForm } from "../_support/vault.ts";
 
 /** One field of every kind (two choice fields: single and multi). */
 export const ALL_FIELDS = [
@@ -37,18 +37,22 @@ export interface WebFixture {
 }
 
 /**
- * Starts an instance (with `start`), publishes a form of `fields` titled `title`, and launches
- * Chromium.
+ * Starts an instance (with `start`), publishes a form of `fields` titled `title` (with the
+ * form `settings` given, e.g. `{ files: "plain" }`; else the defaults), and launches Chromium.
+ * With `ownerName`, the form belongs to a new user of that name (else to the first user).
  */
 export async function webFixture(
   fields: unknown[] = ALL_FIELDS,
   title = "Every kind",
   start: () => Promise<TestInstance> = () => startInstance(),
+  settings: Record<string, unknown> = {},
+  ownerName?: string,
 ): Promise<WebFixture> {
   const inst = await start();
   const dir = await Deno.makeTempDir({ prefix: "sealpost-web-" });
   try {
-    const { form, pin, token } = await vaultForm(inst, title, fields);
+    const owner = ownerName ? await namedOwner(inst, ownerName) : undefined;
+    const { form, pin, token } = await vaultForm(inst, title, fields, settings, owner);
     const browser = await launchChromium(`${dir}/profile`);
     return {
       inst,
@@ -103,6 +107,18 @@ export async function blobBytes(fx: WebFixture, ref: { hash: string }): Promise<
   });
   if (read.status !== 200) throw new Error(`Blob read: ${read.status}`);
   return new Uint8Array(await (await fetch(read.body.url)).arrayBuffer());
+}
+
+/** A record's file as the owner reads it (decrypted by the vault when it was encrypted). */
+export async function recordFileBytes(
+  fx: WebFixture,
+  recordId: string,
+  fieldId: string,
+): Promise<Uint8Array> {
+  const url = `${fx.inst.url}/vault/forms/${fx.formId}/records/${recordId}/files/${fieldId}`;
+  const link = await call(url, { token: fx.token });
+  if (link.status !== 200) throw new Error(`Record file link: ${link.status}`);
+  return new Uint8Array(await (await fetch(link.body.url)).arrayBuffer());
 }
 
 /** A page or a frame of one. */

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { blobBytes, recordOf, submitForReceipt, webFixture, whenReady } from "./_fixture.ts";
+import { recordFileBytes, recordOf, submitForReceipt, webFixture, whenReady } from "./_fixture.ts";
 import { call } from "../_support/server.ts";
 
 const FIELDS = [
@@ -81,7 +81,8 @@ Deno.test("a page on another origin submits with the SDK, file included (CORS)",
     const record = await recordOf(fx, id);
     assert.equal(record.values.name, "Grace");
     assert.equal(record.values.message, "From my own site");
-    assert.deepEqual(await blobBytes(fx, record.values.photo), photo);
+    assert.equal(record.values.photo.encryption, "age", "the SDK encrypts a new form's files");
+    assert.deepEqual(await recordFileBytes(fx, id, "photo"), photo);
     assert.deepEqual(problems, []);
   } finally {
     await site.close();

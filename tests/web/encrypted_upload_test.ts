@@ -1,5 +1,11 @@
+/**
+ * A new form's default (`files: "encrypted"`) in Chromium: the page encrypts the file before
+ * it leaves, the relay's disk holds only age ciphertext, and the vault reads the file back.
+ */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { join } from "node:path";
+import { blobPathParts } from "../../src/blobs/fs_store.ts";
 import { paddedSize } from "../../src/crypto/age_encrypt.ts";
 import { sha256Hex } from "../../src/sdk/upload.ts";
 import { shareLink } from "../../src/web/links.ts";
@@ -12,15 +18,11 @@ const FIELDS = [
 ];
 const MARKER = "PAGE-PLAINTEXT-MARKER-51c2";
 
-Deno.test("form page: an encrypted form's file is encrypted in the browser; the vault reads it", async () => {
+Deno.test("form page: a default form's file is encrypted in the browser; the relay's disk holds none of it", async () => {
   const fx = await webFixture(FIELDS, "Tips");
   try {
-    const v2 = await call(`${fx.inst.url}/vault/forms/${fx.formId}`, {
-      method: "PUT",
-      token: fx.token,
-      json: { fields: FIELDS, files: "encrypted", publish: true },
-    });
-    assert.equal(v2.status, 200, JSON.stringify(v2.body));
+    const manifest = await call(`${fx.inst.url}/forms/${fx.formId}/manifest`);
+    assert.equal(manifest.body.files, "encrypted", "new forms encrypt files by default");
     const page = await fx.browser.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
@@ -48,6 +50,17 @@ Deno.test("form page: an encrypted form's file is encrypted in the browser; the 
     assert.equal(new TextDecoder().decode(stored.subarray(0, 21)), "age-encryption.org/v1");
     assert.ok(stored.length > paddedSize(plain.length));
     assert.ok(!new TextDecoder("latin1").decode(stored).includes(MARKER));
+    // The same bytes lie in the data dir: age ciphertext, not the file.
+    const onDisk = await Deno.readFile(
+      join(
+        fx.inst.config.data_dir,
+        "blobs",
+        ...blobPathParts({ userId: fx.inst.credentials.userId, hash: doc.hash }),
+      ),
+    );
+    assert.deepEqual(onDisk, stored);
+    assert.equal(new TextDecoder().decode(onDisk.subarray(0, 21)), "age-encryption.org/v1");
+    assert.ok(!new TextDecoder("latin1").decode(onDisk).includes(MARKER));
 
     // The vault decrypts it for the owner.
     const link = await call(

@@ -1,8 +1,10 @@
 /**
  * The hosted form page in Chromium, against a real instance: every field kind with a 5 MB
- * image and a PDF ends up in the vault with exactly those values and bytes; an invalid value
- * shows its error next to its field and sends nothing; the edit link amends the same record;
- * a wrong pin, a missing pin and a tampered manifest are refused visibly.
+ * image and a PDF ends up in the vault with exactly those values and bytes (the plain file
+ * flow, where the relay stores the bytes as sent); an invalid value shows its error next to
+ * its field and sends nothing; the edit link amends the same record from an empty form (the
+ * page keeps nothing in the browser); a wrong pin, a missing pin and a tampered manifest are
+ * refused visibly.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -12,7 +14,9 @@ import { toHex } from "../../src/crypto/encoding.ts";
 import { shareLink } from "../../src/web/links.ts";
 import { call } from "../_support/server.ts";
 import {
+  ALL_FIELDS,
   blobBytes,
+  recordFileBytes,
   recordOf,
   submitForReceipt,
   type WebFixture,
@@ -80,8 +84,9 @@ async function fillEverything(page: Page) {
   });
 }
 
-Deno.test("every field kind, a 5 MB image and a PDF reach the vault exactly", async () => {
-  const fx = await webFixture();
+Deno.test("every field kind, a 5 MB image and a PDF reach the vault exactly (plain files)", async () => {
+  // The specification's flow (files: "plain"): the relay stores the bytes as sent.
+  const fx = await webFixture(ALL_FIELDS, "Every kind", undefined, { files: "plain" });
   try {
     const page = await open(fx);
     await whenReady(page);
@@ -171,7 +176,7 @@ Deno.test("an invalid value shows its error next to its field and nothing is sen
   }
 });
 
-Deno.test("the edit link amends the same record, prefilled in the same browser", async () => {
+Deno.test("the edit link amends the same record, from an empty form: the browser kept nothing", async () => {
   const fields = [
     { id: "name", label: "Name", kind: "text", required: true },
     { id: "size", label: "Size", kind: "choice", options: ["S", "M"] },
@@ -194,30 +199,28 @@ Deno.test("the edit link amends the same record, prefilled in the same browser",
     const edit = await fx.browser.newPage();
     await edit.goto(link);
     await whenReady(edit);
-    assert.equal(await edit.getByLabel("Name").inputValue(), "First");
-    assert.equal(await edit.getByLabel("S", { exact: true }).isChecked(), true);
-    assert.match(await edit.locator("#sp-doc-current").textContent() ?? "", /a\.txt/);
     assert.match(await edit.locator("#sp-notice").textContent() ?? "", /changing submission/);
+    assert.match(await edit.locator("#sp-notice").textContent() ?? "", /does not keep/);
+    assert.equal(await edit.getByLabel("Name").inputValue(), "", "nothing was kept to prefill");
+    assert.equal(await edit.getByLabel("S", { exact: true }).isChecked(), false);
     await edit.getByLabel("Name").fill("Second");
     await edit.getByLabel("M", { exact: true }).check();
+    await edit.getByLabel("Document", { exact: true }).setInputFiles({
+      name: "b.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("hello again"),
+    });
     const again = await submitForReceipt(edit);
     assert.equal(again.id, id);
     const updated = await recordOf(fx, id, (r) => r.values.name === "Second");
     assert.equal(updated._recordId, first._recordId);
     assert.equal(updated.values.size, "M");
-    assert.deepEqual(updated.values.doc, first.values.doc, "the file is kept");
+    assert.equal(updated.values.doc.fileName, "b.txt");
+    assert.deepEqual(await recordFileBytes(fx, id, "doc"), new TextEncoder().encode("hello again"));
     const list = await call(`${fx.inst.url}/vault/forms/${fx.formId}/records`, {
       token: fx.token,
     });
     assert.equal(list.body.items.length, 1, "still one record");
-
-    // A browser that no longer holds the values can still amend, from an empty form.
-    await edit.evaluate("localStorage.clear()");
-    const fresh = await fx.browser.newPage();
-    await fresh.goto(link);
-    await whenReady(fresh);
-    assert.match(await fresh.locator("#sp-notice").textContent() ?? "", /does not hold/);
-    assert.equal(await fresh.getByLabel("Name").inputValue(), "");
   } finally {
     await fx.close();
   }
@@ -284,7 +287,8 @@ Deno.test("a failed upload shows its error with a retry button, and the retry co
     assert.equal(await retry.isVisible(), false);
     const { id } = await submitForReceipt(page);
     const record = await recordOf(fx, id);
-    assert.deepEqual(await blobBytes(fx, record.values.cv), PDF);
+    assert.deepEqual(await recordFileBytes(fx, id, "cv"), PDF);
+    assert.equal(record.values.cv.encryption, "age", "a new form encrypts files");
     assert.equal(refused, 2, "one refused PUT, one retried PUT, none at submit");
   } finally {
     await fx.close();

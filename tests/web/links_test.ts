@@ -9,6 +9,7 @@ import {
   parseFragment,
   scriptSnippet,
   shareLink,
+  withDraftKey,
 } from "../../src/web/links.ts";
 
 const PIN = "ab".repeat(32);
@@ -26,6 +27,7 @@ Deno.test("share and edit links keep their secrets in the fragment", () => {
   assert.deepEqual(parseFragment(url.hash), {
     pin: PIN,
     edit: { submissionId: ID, editToken: "tok/en+=" },
+    draft: "",
   });
   assert.equal(
     embedFrameUrl("https://f.example/embed.js?v=1", "c", PIN),
@@ -34,10 +36,20 @@ Deno.test("share and edit links keep their secrets in the fragment", () => {
 });
 
 Deno.test("fragments: pin alone, upper case, malformed edit parts, nothing", () => {
-  assert.deepEqual(parseFragment(`#pin=${PIN.toUpperCase()}`), { pin: PIN, edit: null });
-  assert.deepEqual(parseFragment(`pin=${PIN}&submission=xyz&token=t`), { pin: PIN, edit: null });
-  assert.deepEqual(parseFragment(`#pin=${PIN}&submission=${ID}`), { pin: PIN, edit: null });
-  assert.deepEqual(parseFragment(""), { pin: "", edit: null });
+  const none = { edit: null, draft: "" };
+  assert.deepEqual(parseFragment(`#pin=${PIN.toUpperCase()}`), { pin: PIN, ...none });
+  assert.deepEqual(parseFragment(`pin=${PIN}&submission=xyz&token=t`), { pin: PIN, ...none });
+  assert.deepEqual(parseFragment(`#pin=${PIN}&submission=${ID}`), { pin: PIN, ...none });
+  assert.deepEqual(parseFragment(""), { pin: "", ...none });
+});
+
+Deno.test("the draft key is set and taken out of the fragment, the pin kept", () => {
+  const page = `https://f.example/f/c#pin=${PIN}`;
+  const withKey = withDraftKey(page, "k_-1");
+  assert.equal(withKey, `${page}&draft=k_-1`);
+  assert.deepEqual(parseFragment(new URL(withKey).hash), { pin: PIN, edit: null, draft: "k_-1" });
+  assert.equal(withDraftKey(withDraftKey(withKey, "k2"), null), page);
+  assert.equal(withDraftKey("https://f.example/f/c", null), "https://f.example/f/c");
 });
 
 Deno.test("embed snippets escape what they quote", () => {

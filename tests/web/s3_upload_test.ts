@@ -1,7 +1,8 @@
 /**
  * The hosted form page on a relay with `blobs.backend = "s3"`, in Chromium: the files go from
  * the browser straight to radosgw (cross-origin, through the bucket's CORS and the page's
- * connect-src), and reach the vault byte for byte.
+ * connect-src), and reach the vault byte for byte (a form with `files: "plain"`, so the store
+ * holds the bytes as sent).
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -24,6 +25,7 @@ Deno.test("[s3] the form page uploads an image and a PDF straight to the store",
       store = inst.s3!.endpoint;
       return inst;
     },
+    { files: "plain" },
   );
   try {
     const hosted = await fetch(`${fx.inst.url}/f/${fx.formId}`);

@@ -21,7 +21,8 @@ Deno.test({
     const inst = await startInstance();
     try {
       const token = inst.credentials.ownerToken;
-      const { form, pin } = await vaultForm(inst, "Survey", FIELDS);
+      // Plain files: the webhook carries the relay's read URL of the bytes as sent.
+      const { form, pin } = await vaultForm(inst, "Survey", FIELDS, { files: "plain" });
       const formId = form.formId;
       const hook = await call(`${inst.url}/owner/forms/${formId}/webhooks`, {
         method: "POST",

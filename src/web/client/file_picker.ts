@@ -93,15 +93,11 @@ export class FilePicker {
   #uploaded = false;
   #previewUrl = "";
 
-  /**
-   * Binds the controls of `field` (ids `{prefix}{field.id}…`). `kept` is the reference the
-   * field already holds (an amendment keeps it unless another file is chosen).
-   */
+  /** Binds the controls of `field` (ids `{prefix}{field.id}…`). */
   constructor(
     readonly field: FieldDef,
     private form: HTMLFormElement,
     private target: UploadTarget,
-    private kept: unknown,
     private prefix = "sp-",
   ) {
     this.#el<HTMLInputElement>("").addEventListener("change", () => this.#picked());
@@ -177,11 +173,10 @@ export class FilePicker {
     this.#status(`Ready to upload (${formatSize(file.size)})`, null);
   }
 
-  /** The field's value: the chosen file's reference, else the kept one, else "". */
+  /** The field's value: the chosen file's reference, else "". */
   async value(): Promise<unknown> {
     await this.#hashing;
-    if (this.#file) return this.#ref ?? "";
-    return this.kept ?? "";
+    return this.#file ? this.#ref ?? "" : "";
   }
 
   /** Uploads the chosen file unless it is already uploaded (nothing to do without one). */

@@ -89,6 +89,13 @@ export function FormPage(props: FormPageProps) {
             <div id="sp-notice" class="notice" role="status" aria-live="polite">
               Checking that this form comes from its owner…
             </div>
+            <p id="sp-trust" class="trust" hidden></p>
+            <section id="sp-draft" class="draft" hidden aria-label="Your draft">
+              <p id="sp-draft-text"></p>
+              <button type="button" id="sp-draft-forget" class="secondary" hidden>
+                Forget this draft
+              </button>
+            </section>
             <form
               id="sp-form"
               novalidate
@@ -120,9 +127,7 @@ export function FormPage(props: FormPageProps) {
               <p class="mono" id="sp-edit-url"></p>
             </section>
           </div>
-          <footer>
-            End-to-end encrypted with Sealpost: only the form's owner can read your answers.
-          </footer>
+          <footer>End-to-end encrypted with Sealpost.</footer>
         </main>
       </body>
     </html>

@@ -60,6 +60,12 @@ background:var(--bg);overflow-wrap:anywhere}
 .notice.closed{margin-bottom:0}
 .notice.closed p{margin:.25rem 0}
 .owner-message{white-space:pre-line}
+.trust{margin:0 0 1rem;font-size:.9rem;color:var(--muted);overflow-wrap:anywhere}
+.trust strong{color:var(--fg)}
+.trust .key{color:var(--fg);white-space:nowrap}
+.draft{border:1px dashed var(--line);border-radius:.35rem;padding:.5rem .75rem;margin:0 0 1rem;
+font-size:.9rem}
+.draft p{margin:0}
 .actions{margin-top:1.25rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem;
 overflow-wrap:anywhere}

@@ -5,7 +5,10 @@
  * `#pin=` of the share link), renders the verified fields (the same `FormFields` the server
  * rendered), validates with the SDK's zod schemas, uploads files, seals in the browser and
  * submits, then shows the receipt and an edit link. Opened through an edit link, it amends
- * the submission (payload mode `Update`), prefilled when this browser still holds the values.
+ * the submission (payload mode `Update`) from an empty form: the page keeps nothing in the
+ * browser's storage, except an encrypted draft on forms whose owner allows drafts
+ * (`drafts: true`, client/draft_panel.ts). Once verified, the trust line names who can read
+ * the answers (form/trust_line.tsx).
  *
  * User Timing marks `sealpost:interactive` (ready to submit), `sealpost:submit` (Submit
  * pressed) and `sealpost:sent` (the relay's receipt in hand) let a benchmark time the page.
@@ -23,9 +26,10 @@ import { amend } from "../client/amend.ts";
 import { FilePicker } from "../client/file_picker.ts";
 import { setFieldError, showFieldErrors } from "../client/field_errors.ts";
 import { readValues } from "../client/read_values.ts";
-import { loadValues, saveValues } from "../client/saved_values.ts";
+import { DraftPanel } from "../client/draft_panel.ts";
 import { FormFields, offsetText, UTC_OFFSETS } from "../form/fields.tsx";
 import { ClosedNotice } from "../form/closed.tsx";
+import { trustFacts, TrustLine } from "../form/trust_line.tsx";
 import { editLink, EMBED_HEIGHT_MESSAGE, parseFragment } from "../links.ts";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -134,16 +138,18 @@ async function main() {
     return;
   }
   const edit = fragment.edit;
-  const saved = edit ? loadValues(edit.submissionId) : null;
+  const trust = $("sp-trust");
+  trust.innerHTML = String(<TrustLine facts={trustFacts(manifest)} />);
+  trust.hidden = false;
   const title = manifest.title || manifest.formId;
   $("sp-title").textContent = title;
   document.title = edit ? `Edit: ${title}` : title;
-  $("sp-fields").innerHTML = String(<FormFields fields={manifest.fields} values={saved ?? {}} />);
+  $("sp-fields").innerHTML = String(<FormFields fields={manifest.fields} />);
   // A date-time without a value starts at this browser's UTC offset.
   const here = offsetText(-new Date().getTimezoneOffset());
   for (const f of manifest.fields) {
     const select = document.getElementById(`sp-${f.id}-offset`) as HTMLSelectElement | null;
-    if (f.kind === "dateTime" && select && !saved?.[f.id] && UTC_OFFSETS.includes(here)) {
+    if (f.kind === "dateTime" && select && UTC_OFFSETS.includes(here)) {
       select.value = here;
     }
   }
@@ -153,13 +159,13 @@ async function main() {
   const pickers = manifest.fields
     .filter((f) => f.kind === "image" || f.kind === "attachment")
     .map((f) =>
-      new FilePicker(
-        f,
-        form,
-        { recipient: manifest.recipient, files: manifest.files, relayUrl },
-        saved?.[f.id],
-      )
+      new FilePicker(f, form, { recipient: manifest.recipient, files: manifest.files, relayUrl })
     );
+  // Drafts only where the owner allows them, and never of an amendment.
+  const drafts = manifest.drafts === true && !edit
+    ? new DraftPanel(form, manifest.formId, manifest.fields)
+    : null;
+  await drafts?.start();
   form.addEventListener("click", (e) => {
     const target = (e.target as HTMLElement).closest<HTMLButtonElement>("[data-action=locate]");
     if (target?.dataset.for) locate(target.dataset.for);
@@ -204,7 +210,8 @@ async function main() {
       ? await amend(relayUrl, last.envelope, edit.editToken)
       : await submit(last.envelope, { relayUrl });
     performance.mark("sealpost:sent");
-    saveValues(receipt.submissionId, payload.values);
+    drafts?.wipe();
+    drafts?.close();
     showReceipt(receipt.submissionId, receipt.editToken, pin);
   }
 
@@ -229,16 +236,12 @@ async function main() {
   });
   if (edit) {
     say(
-      saved
-        ? `You are changing submission ${edit.submissionId}. Submit to replace your answers.`
-        : `You are changing submission ${edit.submissionId}. This browser does not hold your ` +
-          "earlier answers: fill in the form again; what you submit replaces them.",
+      `You are changing submission ${edit.submissionId}. This browser does not keep your ` +
+        "answers, so the form starts empty: fill it in again (files included); what you submit " +
+        "replaces your earlier answers.",
     );
   } else {
-    say(
-      "Verified: this form comes from its owner. Your answers are sealed before they leave.",
-      "good",
-    );
+    say("Verified: this form comes from its owner.", "good");
   }
   button.disabled = false;
   performance.mark("sealpost:interactive");
