@@ -30,6 +30,16 @@ Deno.test("GET /healthz, JSON 404, and an OpenAPI 3.1 document of every route", 
     const envelope =
       doc.body.paths["/submissions"].post.requestBody.content["application/json"].schema;
     assert.ok(envelope, "the envelope schema comes from the validating zod schema");
+    // Closing, reopening and deleting forms, at the relay and in the vault.
+    const paths = doc.body.paths;
+    assert.ok(paths["/owner/forms/{formId}/close"].post);
+    assert.ok(paths["/owner/forms/{formId}/reopen"].post);
+    assert.ok(paths["/owner/forms/{formId}"].delete);
+    assert.ok(paths["/vault/forms/{formId}/close"].post.requestBody);
+    assert.ok(paths["/vault/forms/{formId}/reopen"].post);
+    assert.ok(paths["/vault/forms/{formId}"].delete);
+    assert.match(paths["/submissions"].post.responses["410"].description, /form_closed/);
+    assert.ok(doc.body.components.schemas.VaultForm.properties.closed);
   } finally {
     await inst.close();
   }

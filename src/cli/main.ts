@@ -179,7 +179,12 @@ async function serve(flags: Flags): Promise<number> {
   const vault = server.vault;
   if (vault) {
     setup = server.store.exclusive("vault_bootstrap", () => vault.bootstrap(init.userId)).then(
-      (demo) => console.log(demoText(demo, server.baseUrl)),
+      (demo) =>
+        console.log(
+          demo.deleted
+            ? `  console:          ${server.baseUrl}/console (the demo form was deleted)`
+            : demoText(demo, server.baseUrl),
+        ),
       (err) =>
         console.error(
           `Vault setup did not finish (retried on the next start): ${(err as Error).message}`,

@@ -5,9 +5,10 @@
  * @module
  */
 import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
-import { csvHeader, type CsvRecord, csvRow } from "../vault/csv.ts";
+import type { CsvRecord } from "../vault/csv.ts";
 import type { SealpostClient } from "./client.ts";
-import { saveRecordFiles } from "./export_files.ts";
+import { formLifecycle, LIFECYCLE_COMMANDS } from "./form_lifecycle.ts";
+import { exportRecords } from "./export_records.ts";
 import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
 import type { Manifest } from "../forms/manifest.ts";
 import { verifyManifest } from "../sdk/manifest.ts";
@@ -39,6 +40,13 @@ const HELP: Record<string, string> = {
                           encrypted with a key only the page's address holds; "off" (the
                           default): the form page keeps nothing in the browser
   form publish FORMID     Sign the current version's manifest and publish it
+  form close FORMID [--message TEXT]
+                          Close the form: its page and submissions (and changes to earlier
+                          ones) answer "This form is closed." and your message (plain text,
+                          at most 500 characters)
+  form reopen FORMID      Reopen a closed form: it takes submissions again
+  form delete FORMID      Unpublish the form and drop it from the form list; its records
+                          are kept until you delete them (records list/delete FORMID)
   form show FORMID        The form at its current version, and every archived version
   form list               The forms of this vault
   form export FORMID [--out FILE]
@@ -94,6 +102,7 @@ const OPTIONS = {
     "files",
     "drafts",
     "with-files",
+    "message",
   ]),
   publish: { type: "boolean" },
 } as const;
@@ -120,57 +129,17 @@ type Form = {
   fields: { id: string; kind: string }[];
   files: "plain" | "encrypted";
   drafts: boolean;
+  closed: { message: string } | null;
+  deletedAt: string | null;
 };
 type Row = CsvRecord;
 
 const formLine = (f: Form) =>
   `${f.formId}  v${f.schemaVersion}  ${
     f.publishedVersion ? `published v${f.publishedVersion}` : "unpublished"
-  }${f.retentionDays ? `  retention ${f.retentionDays}d` : ""}  ${f.title}`;
-
-async function exportRecords(client: SealpostClient, formId: string, flags: Flags) {
-  const format = flags.format ?? "jsonl";
-  if (format !== "jsonl" && format !== "csv") {
-    throw new UsageError(`Unknown --format "${format}": use jsonl or csv`);
-  }
-  const form = await client.call<Form>("GET", `/vault/forms/${encodeURIComponent(formId)}`);
-  const file = flags.out
-    ? await Deno.open(flags.out, { write: true, create: true, truncate: true, mode: 0o600 })
-    : null;
-  const writer = (file?.writable ?? Deno.stdout.writable).getWriter();
-  const encoder = new TextEncoder();
-  const progress = Deno.stderr.isTerminal();
-  const fieldIds = form.fields.map((f) => f.id);
-  const files = form.fields.filter((f) => f.kind === "image" || f.kind === "attachment");
-  if (format === "csv") await writer.write(encoder.encode(csvHeader(fieldIds)));
-  let cursor: string | null = null;
-  let count = 0;
-  try {
-    do {
-      const query: string = `?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-      const page: { items: Row[]; nextCursor: string | null } = await client.call(
-        "GET",
-        `/vault/forms/${encodeURIComponent(formId)}/records${query}`,
-      );
-      let chunk = "";
-      for (const record of page.items) {
-        chunk += format === "jsonl" ? JSON.stringify(record) + "\n" : csvRow(record, fieldIds);
-        const dir = flags["with-files"];
-        if (dir) await saveRecordFiles(client, formId, files.map((f) => f.id), record, dir);
-      }
-      await writer.write(encoder.encode(chunk));
-      count += page.items.length;
-      if (progress) {
-        const bar = "#".repeat(Math.min(30, Math.floor(Math.log2(count + 1) * 2)));
-        Deno.stderr.writeSync(encoder.encode(`\r[${bar.padEnd(30)}] ${count} records`));
-      }
-      cursor = page.nextCursor;
-    } while (cursor);
-  } finally {
-    await writer.close().catch(() => {});
-  }
-  if (progress) Deno.stderr.writeSync(encoder.encode(`\nExported ${count} records\n`));
-}
+  }${f.closed ? "  closed" : ""}${f.deletedAt ? "  deleted" : ""}${
+    f.retentionDays ? `  retention ${f.retentionDays}d` : ""
+  }  ${f.title}`;
 
 /** The form's signed manifest, checked against this vault's manifest-key fingerprint. */
 async function verifiedManifest(client: SealpostClient, form: string) {
@@ -217,6 +186,9 @@ function embedText(relayUrl: string, formId: string, pin: string, title: string)
 
 async function run(group: string, sub: string, args: string[], flags: Flags): Promise<number> {
   const client = await ownerClient(flags);
+  if (group === "form" && LIFECYCLE_COMMANDS.includes(sub)) {
+    return await formLifecycle(client, sub, args, flags);
+  }
   const f = (id: string | undefined) => `/vault/forms/${encodeURIComponent(need(id, "FORMID"))}`;
   switch (`${group} ${sub}`) {
     case "db create": {

@@ -84,4 +84,8 @@ del { background: #ffebe9; }
 /* On a phone, a wide table scrolls inside itself instead of widening the page. */
 @media (max-width: 700px) { table { display: block; overflow-x: auto; } }
 iframe.form-preview { width: 100%; height: 80vh; border: 1px solid var(--line); }
+textarea.message { font-family: inherit; min-height: 4rem; }
+.closed-message { white-space: pre-line; border-left: 4px solid var(--line); padding-left: .6rem; }
+.tag { font-size: .8rem; border: 1px solid var(--muted); border-radius: 3px; padding: 0 .3rem;
+  margin-left: .4rem; color: var(--muted); }
 `;

@@ -25,6 +25,7 @@ import { AddressWarningBox } from "./address_warning.tsx";
 import { flaggedWebhooks, flagReason } from "./flags.ts";
 import { ActionButton, ErrorBox, html, Notice, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
+import { DeleteFormButton, statusText } from "./lifecycle_routes.tsx";
 
 function SignInPage({ csrf, error }: { csrf: string; error?: string }) {
   return (
@@ -114,8 +115,21 @@ export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   return app;
 }
 
+/** Deleted forms of `userId` whose records are still kept, with how many. */
+async function keptRecords(deps: ConsoleDeps, userId: string) {
+  const out = [];
+  for (const form of await deps.vault.forms.list(userId, { deleted: true })) {
+    const records = await deps.vault.store.records.count(form.formId);
+    if (records > 0) out.push({ form, records });
+  }
+  return out;
+}
+
 async function frontPage(deps: ConsoleDeps, session: Session, done?: string) {
   const forms = await deps.vault.forms.list(session.userId);
+  const demoId = await deps.vault.demoFormId();
+  const demo = forms.find((f) => f.formId === demoId);
+  const deleted = await keptRecords(deps, session.userId);
   const flagged = await flaggedWebhooks(deps.webhooks, forms.map((f) => f.formId));
   const titles = new Map(forms.map((f) => [f.formId, f.title]));
   return (
@@ -155,6 +169,7 @@ async function frontPage(deps: ConsoleDeps, session: Session, done?: string) {
               <tr>
                 <th scope="col">Title</th>
                 <th scope="col">Form id</th>
+                <th scope="col">Status</th>
                 <th scope="col">Version</th>
                 <th scope="col">Published</th>
                 <th scope="col">Records</th>
@@ -165,10 +180,12 @@ async function frontPage(deps: ConsoleDeps, session: Session, done?: string) {
                 <tr>
                   <td>
                     <a href={`/console/forms/${encodeURIComponent(f.formId)}`}>{f.title}</a>
+                    {f.formId === demoId && <span class="tag">demo</span>}
                   </td>
                   <td>
                     <code>{f.formId}</code>
                   </td>
+                  <td>{statusText(f)}</td>
                   <td>{f.schemaVersion}</td>
                   <td>{f.publishedVersion ? `v${f.publishedVersion}` : "not published"}</td>
                   <td>
@@ -181,6 +198,35 @@ async function frontPage(deps: ConsoleDeps, session: Session, done?: string) {
             </tbody>
           </table>
         )}
+      {demo && (
+        <section aria-labelledby="demo-form">
+          <h2 id="demo-form">The demo form</h2>
+          <p>
+            {`“${demo.title}” is the demo made on the first start; its page says so. Before you ` +
+              "share your own forms, delete it: it is unpublished, and its records are kept " +
+              "until you delete them."}
+          </p>
+          <DeleteFormButton formId={demo.formId} />
+        </section>
+      )}
+      {deleted.length > 0 && (
+        <section aria-labelledby="deleted-forms">
+          <h2 id="deleted-forms">Deleted forms with records</h2>
+          <p class="muted">
+            These forms are unpublished; their records are kept until you delete them.
+          </p>
+          <ul>
+            {deleted.map(({ form, records }) => (
+              <li>
+                <a href={`/console/forms/${encodeURIComponent(form.formId)}/records`}>
+                  {form.title}
+                </a>{" "}
+                (<code>{form.formId}</code>): {records === 1 ? "1 record" : `${records} records`}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </Page>
   );
 }

@@ -25,6 +25,7 @@ import { flaggedWebhooks } from "./flags.ts";
 import { diffVersions } from "./form_diff.ts";
 import { FormTabs, html, Notice, Page } from "./layout.tsx";
 import { FlagBox } from "./webhook_pages.tsx";
+import { FormStatus, statusText } from "./lifecycle_routes.tsx";
 import { iframeSnippet, scriptSnippet, shareLink } from "../web/links.ts";
 
 type C = Context<ConsoleEnv>;
@@ -156,6 +157,10 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
               </td>
             </tr>
             <tr>
+              <th scope="row">Status</th>
+              <td>{statusText(form)}</td>
+            </tr>
+            <tr>
               <th scope="row">Schema version</th>
               <td>{form.schemaVersion}</td>
             </tr>
@@ -203,6 +208,7 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         <p>
           <a href={`${base}/records`}>Records</a> · <a href={`${base}/share`}>Share link</a>
         </p>
+        <FormStatus session={session} form={form} />
       </Page>,
     ));
   });
@@ -281,8 +287,17 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return c.html(html(
       <Page title={`Share ${form.title}`} session={c.var.session}>
         <FormTabs formId={form.formId} current="Share" />
-        {!form.publishedVersion && (
+        {!form.publishedVersion && !form.deletedAt && (
           <p class="error">This form is not published yet: publish it from the builder.</p>
+        )}
+        {form.closed && (
+          <p class="error">
+            This form is closed: its link shows your message instead of the form. Reopen it from the
+            Overview.
+          </p>
+        )}
+        {form.deletedAt && (
+          <p class="error">This form was deleted: its link and embeds no longer work.</p>
         )}
         <h2>Link</h2>
         <p>

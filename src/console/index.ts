@@ -7,6 +7,7 @@
  * - `auth_routes.tsx`: sign-in, sign-out, the front page.
  * - `record_routes.tsx`, `records_page.tsx`, `record_query.ts`, `values.tsx`, `export.ts`:
  *   records.
+ * - `lifecycle_routes.tsx`: closing, reopening and deleting a form.
  * - `quarantine_routes.tsx`, `webhook_routes.tsx`, `form_routes.tsx`: the rest.
  *
  * @module
@@ -25,6 +26,7 @@ import {
 import { authRoutes } from "./auth_routes.tsx";
 import { type ConsoleDeps, type ConsoleEnv, requireSession, securityHeaders } from "./context.ts";
 import { formRoutes } from "./form_routes.tsx";
+import { lifecycleRoutes } from "./lifecycle_routes.tsx";
 import { errorPage } from "./layout.tsx";
 import { quarantineRoutes } from "./quarantine_routes.tsx";
 import { recordRoutes } from "./record_routes.tsx";
@@ -102,6 +104,7 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route("/", recordRoutes(deps));
   app.route("/", quarantineRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", lifecycleRoutes(deps));
   app.route("/", formRoutes(deps));
   app.onError((err, c) => {
     const wantsHtml = (c.req.header("accept") ?? "").includes("text/html");

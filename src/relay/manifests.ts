@@ -2,12 +2,15 @@
  * Published form manifests: the owner publishes, anyone reads.
  *
  * The relay checks ownership (the recipient key must be one of the publisher's databases)
- * and stores the manifest as published; its signature is the vault's business.
+ * and stores the manifest as published; its signature is the vault's business. The owner may
+ * close a published form (intake then answers 410 `form_closed` with the owner's message),
+ * reopen it, and unpublish it (it then reads as never published).
  *
  * @module
  */
 import type { Manifest } from "../forms/manifest.ts";
-import { Conflict, Forbidden, Invalid, TooLarge } from "../errors/index.ts";
+import { Conflict, Forbidden, Invalid, NotFound, TooLarge } from "../errors/index.ts";
+import { normalizeClosedMessage } from "../forms/closure.ts";
 import type { IdentityPort } from "../store/ports/identity.ts";
 import {
   type FormRow,
@@ -79,6 +82,8 @@ export async function publishManifest(
     schemaVersion: manifest.schemaVersion,
     manifest: manifest as Record<string, unknown>,
     publishedAt: new Date().toISOString(),
+    // A new version of a closed form stays closed until the owner reopens it.
+    ...(current?.closed ? { closed: current.closed } : {}),
   };
   let written: boolean;
   try {
@@ -94,20 +99,27 @@ export async function publishManifest(
 }
 
 /**
- * Published forms, read through a bounded in-memory cache (one process owns the KV file, and
- * publishing goes through {@link FormDirectory.publish}, which refreshes the entry).
+ * Published forms, read through a bounded in-memory cache. This process's own changes
+ * (publish, close, reopen, unpublish) refresh its entry at once; an entry is read again from
+ * the store once it is `maxAgeMs` old, so the changes other relays sharing a PostgreSQL store
+ * make reach this one within that time (one store read per form and period: nothing to intake).
  */
 export class FormDirectory {
-  #cache = new Map<string, FormRow>();
+  #cache = new Map<string, { row: FormRow; at: number }>();
 
-  constructor(private stores: ManifestStores, private maxEntries = 10_000) {}
+  constructor(
+    private stores: ManifestStores,
+    private maxEntries = 10_000,
+    private maxAgeMs = 5_000,
+  ) {}
 
   /** The published form `formId`, or null. Unknown ids are not cached. */
   async get(formId: string): Promise<FormRow | null> {
     const cached = this.#cache.get(formId);
-    if (cached) return cached;
+    if (cached && performance.now() - cached.at < this.maxAgeMs) return cached.row;
     const row = await this.stores.manifests.get(formId);
     if (row) this.#remember(row);
+    else this.#cache.delete(formId);
     return row;
   }
 
@@ -119,10 +131,57 @@ export class FormDirectory {
     return result;
   }
 
+  /**
+   * Closes the published form `formId` of `userId` with `message` (plain text; closing a closed
+   * form again replaces its message). Another user's form answers like an unknown one.
+   *
+   * @throws {NotFound} `form_not_found` when `userId` has no published form `formId`.
+   */
+  async close(userId: string, formId: string, message: string): Promise<FormRow> {
+    const closed = { message: normalizeClosedMessage(message), closedAt: new Date().toISOString() };
+    return await this.#change(userId, formId, (row) => ({ ...row, closed }));
+  }
+
+  /** Reopens the published form `formId` of `userId` (a no-op when it is open). */
+  async reopen(userId: string, formId: string): Promise<FormRow> {
+    return await this.#change(userId, formId, ({ closed: _, ...row }) => row);
+  }
+
+  /**
+   * Unpublishes the form `formId` of `userId`: its manifest, page and intake answer as for an
+   * unknown form. Queued envelopes stay queued for the owner. False when it was not published.
+   */
+  async unpublish(userId: string, formId: string): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      this.#cache.delete(formId);
+      const current = await this.stores.manifests.get(formId);
+      if (!current || current.userId !== userId) return false;
+      if (await this.stores.manifests.remove(current)) return true;
+    }
+    throw new Conflict("conflict", `Form "${formId}" kept changing; try again`);
+  }
+
+  async #change(userId: string, formId: string, next: (row: FormRow) => FormRow) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      this.#cache.delete(formId);
+      const current = await this.stores.manifests.get(formId);
+      if (!current || current.userId !== userId) {
+        throw new NotFound("form_not_found", `You have no published form "${formId}"`, "formId");
+      }
+      const row = next(current);
+      if (await this.stores.manifests.put(row, current)) {
+        this.#remember(row);
+        return row;
+      }
+    }
+    throw new Conflict("conflict", `Form "${formId}" kept changing; try again`);
+  }
+
   #remember(row: FormRow) {
+    this.#cache.delete(row.formId);
     if (this.#cache.size >= this.maxEntries) {
       this.#cache.delete(this.#cache.keys().next().value!);
     }
-    this.#cache.set(row.formId, row);
+    this.#cache.set(row.formId, { row, at: performance.now() });
   }
 }

@@ -7,6 +7,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorContent as error, intQuery, jsonContent as json } from "../http/openapi.ts";
 import { ManifestSchema } from "../forms/manifest.ts";
+import { ClosedMessageSchema } from "../forms/closure.ts";
 import {
   IntakeEnvelopeSchema,
   SubmissionEnvelopeSchema,
@@ -46,6 +47,10 @@ export const postSubmission = createRoute({
     403: error("origin_not_allowed: the form does not take submissions from this web origin"),
     404: error("Form not published, or recipientPubkey is not its key"),
     409: error("submissionId already used with other content"),
+    410: error(
+      "form_closed: the owner closed the form; the message is the owner's (our addition: an " +
+        "open form answers exactly as the specification says)",
+    ),
     413: error("Ciphertext too large"),
     429: error("Rate limited; see Retry-After"),
   },
@@ -71,7 +76,10 @@ export const putSubmission = createRoute({
     401: error("No edit token"),
     403: error("Wrong edit token, or origin_not_allowed (the form's allowed origins)"),
     404: error("Unknown submission or form"),
-    410: error("The edit window is over"),
+    410: error(
+      "edit_window_closed: the edit window is over; form_closed: the owner closed the form " +
+        "(the message is the owner's)",
+    ),
     413: error("Ciphertext too large"),
     429: error("Rate limited"),
   },
@@ -87,6 +95,67 @@ export const getManifest = createRoute({
   responses: {
     200: json(ManifestSchema, "The manifest"),
     404: error("Not published"),
+    410: error("form_closed: the owner closed the form; the message is the owner's"),
+  },
+});
+
+const formParams = z.object({ formId: FormIdSchema });
+const closureResponse = z.object({
+  formId: z.string(),
+  closed: z.object({ message: z.string(), closedAt: z.string() }).nullable(),
+});
+
+/** `POST /owner/forms/{formId}/close`: close a published form. */
+export const closeForm = createRoute({
+  method: "post",
+  path: "/owner/forms/{formId}/close",
+  tags: ["owner"],
+  summary: "Close a published form: intake and its page answer 410 form_closed",
+  description: "The message (plain text) is what senders read; closing again replaces it.",
+  security: owner,
+  request: {
+    params: formParams,
+    body: {
+      ...json(z.object({ message: ClosedMessageSchema.default("") }), "The owner's message"),
+      required: true,
+    },
+  },
+  responses: {
+    200: json(closureResponse, "Closed"),
+    400: error("Malformed message"),
+    401: error("No owner token"),
+    404: error("Not one of the user's published forms"),
+  },
+});
+
+/** `POST /owner/forms/{formId}/reopen`: reopen a closed form. */
+export const reopenForm = createRoute({
+  method: "post",
+  path: "/owner/forms/{formId}/reopen",
+  tags: ["owner"],
+  summary: "Reopen a closed form (a no-op for an open one)",
+  security: owner,
+  request: { params: formParams },
+  responses: {
+    200: json(closureResponse, "Open"),
+    401: error("No owner token"),
+    404: error("Not one of the user's published forms"),
+  },
+});
+
+/** `DELETE /owner/forms/{formId}`: unpublish a form. */
+export const unpublishForm = createRoute({
+  method: "delete",
+  path: "/owner/forms/{formId}",
+  tags: ["owner"],
+  summary: "Unpublish a form: its manifest, page and intake answer as for an unknown form",
+  description: "Envelopes already queued stay in the owner's queue.",
+  security: owner,
+  request: { params: formParams },
+  responses: {
+    204: { description: "Unpublished" },
+    401: error("No owner token"),
+    404: error("Not one of the user's published forms"),
   },
 });
 

@@ -17,7 +17,8 @@ import {
   requireAdmin,
   requireOwner,
 } from "../auth/index.ts";
-import { NotFound, Unauthenticated } from "../errors/index.ts";
+import { Gone, NotFound, Unauthenticated } from "../errors/index.ts";
+import { closedNotice } from "../forms/closure.ts";
 import { type Limiter, rateLimit } from "../http/rate_limit.ts";
 import type { EnvelopePort } from "../store/ports/envelopes.ts";
 import type { DatabaseRow, IdentityPort } from "../store/ports/identity.ts";
@@ -26,6 +27,7 @@ import { originGuard } from "./cors.ts";
 import type { FormDirectory } from "./manifests.ts";
 import { ackQueue, listQueue } from "./queue.ts";
 import {
+  closeForm,
   getManifest,
   getMe,
   getQueue,
@@ -35,6 +37,8 @@ import {
   postUser,
   putManifest,
   putSubmission,
+  reopenForm,
+  unpublishForm,
   verifyDatabase,
 } from "./route_specs.ts";
 import type { Intake } from "./submissions.ts";
@@ -125,8 +129,12 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
   });
 
   app.openapi(getManifest, async (c) => {
+    // Revalidated on every use: a form closes, reopens and is unpublished, and a browser may
+    // otherwise keep a 410 or 404 heuristically.
+    c.header("cache-control", "no-cache");
     const form = await forms.get(c.req.valid("param").formId);
     if (!form) throw new NotFound("form_not_found", "This form is not published");
+    if (form.closed) throw new Gone("form_closed", closedNotice(form.closed.message));
     return c.json(form.manifest as z.infer<typeof ManifestSchema>, 200);
   });
 
@@ -141,6 +149,29 @@ export function relayRoutes(deps: RelayDeps): OpenAPIHono<AuthEnv> {
       { formId: row.formId, schemaVersion: row.schemaVersion, publishedAt: row.publishedAt },
       200,
     );
+  });
+
+  const closure = (row: { formId: string; closed?: { message: string; closedAt: string } }) => ({
+    formId: row.formId,
+    closed: row.closed ?? null,
+  });
+  app.openapi({ ...closeForm, middleware: [ownerLimit, ownerAuth, smallJson] }, async (c) => {
+    const { formId } = c.req.valid("param");
+    const row = await forms.close(c.var.owner.userId, formId, c.req.valid("json").message);
+    return c.json(closure(row), 200);
+  });
+
+  app.openapi({ ...reopenForm, middleware: [ownerLimit, ownerAuth] }, async (c) => {
+    const row = await forms.reopen(c.var.owner.userId, c.req.valid("param").formId);
+    return c.json(closure(row), 200);
+  });
+
+  app.openapi({ ...unpublishForm, middleware: [ownerLimit, ownerAuth] }, async (c) => {
+    const { formId } = c.req.valid("param");
+    if (!(await forms.unpublish(c.var.owner.userId, formId))) {
+      throw new NotFound("form_not_found", `You have no published form "${formId}"`, "formId");
+    }
+    return c.body(null, 204);
   });
 
   app.openapi(

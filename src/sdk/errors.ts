@@ -78,17 +78,23 @@ export class ValidationError extends SealpostError {
 export class RelayError extends SealpostError {
   /** HTTP status. */
   readonly status: number;
+  /**
+   * The server's own message, as its error body said it (`message` adds what was being
+   * done). For 410 `form_closed`, the words of the form's owner to senders.
+   */
+  readonly serverMessage?: string;
 
   /** Builds the error from the response status and the server's error details. */
   constructor(
     status: number,
     code: string,
     message: string,
-    options: ErrorOptions & { field?: string } = {},
+    options: ErrorOptions & { field?: string; serverMessage?: string } = {},
   ) {
     super(code, message, options);
     this.name = "RelayError";
     this.status = status;
+    if (options.serverMessage !== undefined) this.serverMessage = options.serverMessage;
   }
 }
 

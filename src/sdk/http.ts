@@ -60,16 +60,20 @@ async function relayError(response: Response, what: string): Promise<RelayError>
   let code = `http_${response.status}`;
   let message = `${what} failed with HTTP ${response.status}`;
   let field: string | undefined;
+  let serverMessage: string | undefined;
   try {
     const error = JSON.parse(text)?.error;
     if (error && typeof error.code === "string") code = error.code;
-    if (error && typeof error.message === "string") message = `${what}: ${error.message}`;
+    if (error && typeof error.message === "string") {
+      serverMessage = error.message;
+      message = `${what}: ${error.message}`;
+    }
     if (error && typeof error.field === "string") field = error.field;
   } catch {
     const snippet = text.replace(/\s+/g, " ").trim().slice(0, 200);
     if (snippet) message += `: ${snippet}`;
   }
-  return new RelayError(response.status, code, message, { field });
+  return new RelayError(response.status, code, message, { field, serverMessage });
 }
 
 /**

@@ -49,6 +49,13 @@ export interface ChallengeRow {
   expiresAt: number;
 }
 
+/** Why and since when a published form takes no submissions (its owner closed it). */
+export interface FormClosure {
+  /** The owner's words to senders, plain text ("" for none). */
+  message: string;
+  closedAt: string;
+}
+
 /** A published form manifest. */
 export interface FormRow {
   formId: string;
@@ -58,6 +65,8 @@ export interface FormRow {
   schemaVersion: number;
   manifest: Record<string, unknown>;
   publishedAt: string;
+  /** Set while the owner has the form closed: intake answers 410 `form_closed`. */
+  closed?: FormClosure;
 }
 
 /** The head record of a submission (all versions share it). */
@@ -243,6 +252,13 @@ export interface VaultFormRow {
   updatedAt: string;
   /** Records older than this many days (by creation) are deleted; null: kept. */
   retentionDays: number | null;
+  /** Set while the owner has the form closed (the relay refuses its submissions). */
+  closed?: FormClosure;
+  /**
+   * When the owner deleted the form: it is unpublished and out of the form list; its records
+   * stay until the owner deletes them.
+   */
+  deletedAt?: string;
 }
 
 /** One archived schema version of a form; kept forever. */

@@ -87,7 +87,9 @@ export class AddressSync {
     let count = 0;
     let failure: unknown = null;
     for (const row of await store.forms.list()) {
-      if (row.publishedVersion === null) continue;
+      // A deleted form is not published; a closed one's manifest is not served (over HTTP it
+      // is skipped here, and followed when it is reopened: see followOne).
+      if (row.publishedVersion === null || row.deletedAt) continue;
       try {
         const served = await link.published(row.formId);
         if (!served || sameAddress(served.relayUrl, address)) continue;
@@ -117,6 +119,23 @@ export class AddressSync {
       }
       this.#lastError = message;
     }
+  }
+
+  /**
+   * Brings one form to the relay's current address (after a reopen: a relay serves a closed
+   * form's manifest to no one, so a check made while it was closed may have passed it by).
+   * True when it was republished.
+   */
+  async followOne(formId: string): Promise<boolean> {
+    const { store, link } = this.deps;
+    const row = await store.forms.get(formId);
+    if (!row || row.publishedVersion === null || row.deletedAt) return false;
+    const served = await link.published(formId);
+    if (!served) return false;
+    const address = await link.refreshRelayUrl();
+    if (sameAddress(served.relayUrl, address)) return false;
+    await this.#republish(row, served.schemaVersion, address);
+    return true;
   }
 
   /** Runs {@link run} every `intervalMs` until {@link stop}. */

@@ -14,7 +14,7 @@ import {
 } from "../forms/manifest.ts";
 import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
-import type { VaultDatabaseRow } from "../store/rows.ts";
+import type { FormClosure, VaultDatabaseRow } from "../store/rows.ts";
 import type {
   FormChange,
   FormsPort,
@@ -24,7 +24,7 @@ import type {
 import { WriteTooLargeError } from "../store/write.ts";
 
 /** A form with its current schema version, as the owner API shows it. */
-export interface VaultForm extends VaultFormRow {
+export interface VaultForm extends Omit<VaultFormRow, "closed" | "deletedAt"> {
   title: string;
   fields: FieldDef[];
   retentionDays: number | null;
@@ -36,12 +36,19 @@ export interface VaultForm extends VaultFormRow {
   files: FilesMode;
   /** Whether the form page may keep a sender's draft, encrypted, on their device. */
   drafts: boolean;
+  /** Null while the form takes submissions; else the owner's message and when it closed. */
+  closed: FormClosure | null;
+  /** When the owner deleted the form (its records stay until deleted too); null: not deleted. */
+  deletedAt: string | null;
 }
 
 /** The form view of a row at one of its versions. */
 function formOf(row: VaultFormRow, version: VaultFormVersionRow): VaultForm {
+  const { closed, deletedAt, ...rest } = row;
   return {
-    ...row,
+    ...rest,
+    closed: closed ?? null,
+    deletedAt: deletedAt ?? null,
     title: version.title,
     fields: version.fields as FieldDef[],
     allowedOrigins: version.allowedOrigins ?? [],
@@ -94,6 +101,15 @@ function changed(result: FormChange | null | "conflict", formId: string, again: 
 
 function formNotFound(formId: string) {
   return new NotFound("form_not_found", `No form "${formId}" in this vault`, "formId");
+}
+
+/** A change to a form the owner deleted: only its records remain, to read and delete. */
+export function formDeleted(formId: string): NotFound {
+  return new NotFound(
+    "form_deleted",
+    `Form "${formId}" was deleted; its records are kept until you delete them`,
+    "formId",
+  );
 }
 
 /**
@@ -170,7 +186,7 @@ export class VaultForms {
     const fields = parseFields(input.fields);
     const origins = input.allowedOrigins === undefined ? null : parseOrigins(input.allowedOrigins);
     const result = await sized(this.store.update(formId, async (current) => {
-      const row = this.#owned(current, userId, formId);
+      const row = this.#live(current, userId, formId);
       const previous = await this.version(formId, row.schemaVersion);
       const next = {
         ...row,
@@ -201,11 +217,45 @@ export class VaultForms {
   /** Sets (or, with null, turns off) a form's retention; no new schema version. */
   async setRetention(userId: string, formId: string, days: number | null): Promise<VaultForm> {
     const result = await this.store.update(formId, (current) => {
-      const row = this.#owned(current, userId, formId);
+      const row = this.#live(current, userId, formId);
       return { row: { ...row, retentionDays: days, updatedAt: new Date().toISOString() } };
     });
     changed(result, formId, "try again");
     return await this.get(userId, formId);
+  }
+
+  /**
+   * Closes the form (with the owner's message, already normalised) or, with null, reopens it;
+   * no new schema version. The caller tells the relay first.
+   */
+  async setClosure(userId: string, formId: string, closed: FormClosure | null): Promise<VaultForm> {
+    const result = await this.store.update(formId, (current) => {
+      const { closed: _, ...row } = this.#live(current, userId, formId);
+      const updatedAt = new Date().toISOString();
+      return { row: closed ? { ...row, closed, updatedAt } : { ...row, updatedAt } };
+    });
+    changed(result, formId, "try again");
+    return await this.get(userId, formId);
+  }
+
+  /**
+   * Marks the form deleted (idempotent): out of {@link list}, no more changes; {@link get}
+   * still answers it, so its records can be read and deleted. The caller unpublishes first.
+   */
+  async markDeleted(userId: string, formId: string): Promise<VaultForm> {
+    const result = await this.store.update(formId, (current) => {
+      const row = this.#owned(current, userId, formId);
+      return { row: row.deletedAt ? row : { ...row, deletedAt: new Date().toISOString() } };
+    });
+    changed(result, formId, "try again");
+    return await this.get(userId, formId);
+  }
+
+  /** The form row of `userId`, not deleted; a 404 otherwise. */
+  #live(row: VaultFormRow | null, userId: string, formId: string): VaultFormRow {
+    const owned = this.#owned(row, userId, formId);
+    if (owned.deletedAt) throw formDeleted(formId);
+    return owned;
   }
 
   #owned(
@@ -223,17 +273,17 @@ export class VaultForms {
     return await this.store.get(formId);
   }
 
-  /** The form of `userId` with its current version, or a 404. */
+  /** The form of `userId` with its current version (also when deleted), or a 404. */
   async get(userId: string, formId: string): Promise<VaultForm> {
     const row = this.#owned(await this.row(formId), userId, formId);
     return formOf(row, (await this.version(formId, row.schemaVersion))!);
   }
 
-  /** The forms of `userId`. */
-  async list(userId: string): Promise<VaultForm[]> {
+  /** The forms of `userId` (with `deleted`, those deleted instead). */
+  async list(userId: string, options: { deleted?: boolean } = {}): Promise<VaultForm[]> {
     const out: VaultForm[] = [];
     for (const row of await this.store.list()) {
-      if (row.userId !== userId) continue;
+      if (row.userId !== userId || !row.deletedAt !== !options.deleted) continue;
       out.push(formOf(row, (await this.version(row.formId, row.schemaVersion))!));
     }
     return out;

@@ -1,8 +1,9 @@
 /**
- * The vault's view of the relay: register database keys, publish manifests, read and ack
- * queues, claim uploaded files and get read URLs of them. One interface, two implementations:
- * in-process (role `all`, straight over the relay's modules and KV) and HTTP (role `vault`,
- * over the owner API, outbound only).
+ * The vault's view of the relay: register database keys, publish manifests (and close, reopen
+ * and unpublish forms), read and ack queues, claim uploaded files and get read URLs of them.
+ * One interface, two implementations: in-process here (role `all`, straight over the relay's
+ * modules and KV), and over HTTP in `http_relay_link.ts` (role `vault`, over the owner API,
+ * outbound only).
  *
  * @module
  */
@@ -60,6 +61,16 @@ export interface RelayLink {
   completeRegistration(userId: string, challengeId: string, answer: string): Promise<string>;
   /** Publishes a signed manifest. */
   publish(userId: string, manifest: Manifest): Promise<void>;
+  /**
+   * Closes published form `formId`: the relay answers its submissions, amendments, manifest
+   * and page with 410 `form_closed` and `message`. A form the relay does not publish is left
+   * as it is (nothing to close).
+   */
+  close(userId: string, formId: string, message: string): Promise<void>;
+  /** Reopens published form `formId` (nothing to do when the relay does not publish it). */
+  reopen(userId: string, formId: string): Promise<void>;
+  /** Unpublishes form `formId`: the relay then answers as for an unknown form (idempotent). */
+  unpublish(userId: string, formId: string): Promise<void>;
   /** A page of the queue of recipient `fp`. */
   pull(fp: string, after: number, limit: number, options?: PullOptions): Promise<QueueItem[]>;
   /** Acknowledges processed envelopes by queue position (`seq`). */
@@ -174,6 +185,18 @@ export class LocalRelayLink implements RelayLink {
     await this.forms.publish(userId, manifest.formId, manifest);
   }
 
+  async close(userId: string, formId: string, message: string): Promise<void> {
+    await unlessUnpublished(this.forms.close(userId, formId, message));
+  }
+
+  async reopen(userId: string, formId: string): Promise<void> {
+    await unlessUnpublished(this.forms.reopen(userId, formId));
+  }
+
+  async unpublish(userId: string, formId: string): Promise<void> {
+    await this.forms.unpublish(userId, formId);
+  }
+
   async pull(
     fp: string,
     after: number,
@@ -227,222 +250,19 @@ export class LocalRelayLink implements RelayLink {
   }
 }
 
-/** A relay user as `GET /owner/me` names it. */
-interface RelayUser {
-  id: string;
-  name: string;
-}
-
-/**
- * A remote relay over its owner API (role `vault`). Every vault user acts as the relay user
- * of `token`: a vault process serves one relay account. The vault calls the relay at
- * `apiUrl` (`--relay URL`, perhaps an internal address); manifests carry the public address
- * the relay reports in `GET /owner/me` (its `base_url`), else `apiUrl`.
- *
- * @example
- * ```ts
- * const link = new HttpRelayLink("https://relay.example.com", Deno.env.get("SEALPOST_RELAY_TOKEN")!);
- * ```
- */
-export class HttpRelayLink implements RelayLink {
-  readonly events = null;
-  /** The token's relay user, asked once (a failure is asked again next time). */
-  #user: Promise<RelayUser> | null = null;
-  /**
-   * This worker's name as a lease holder: a page leased to a read whose answer was lost (a
-   * failed or cut-off read, a prefetched page left behind) comes back on its next read.
-   */
-  readonly #holder = crypto.randomUUID().replaceAll("-", "");
-  readonly #apiUrl: string;
-  /** Until the relay is asked ({@link refreshRelayUrl}): the URL the vault calls it at. */
-  relayUrl: string;
-
-  constructor(apiUrl: string, private token: string, private timeoutMs = 30_000) {
-    this.#apiUrl = apiUrl.replace(/\/+$/, "");
-    this.relayUrl = this.#apiUrl;
-  }
-
-  /**
-   * `waitMs`: how long the relay may hold the request before answering (a long poll), on top
-   * of the time limit; `signal` ends it early.
-   */
-  async #call<T>(
-    method: string,
-    path: string,
-    body?: unknown,
-    options: { waitMs?: number; signal?: AbortSignal } = {},
-  ): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    let response: Response;
-    try {
-      response = await fetch(this.#apiUrl + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.any([
-          AbortSignal.timeout(this.timeoutMs + (options.waitMs ?? 0)),
-          ...(options.signal ? [options.signal] : []),
-        ]),
-      });
-    } catch (err) {
-      throw new UpstreamFailed(
-        "relay_unreachable",
-        `Relay ${this.#apiUrl} did not answer ${method} ${path}: ${(err as Error).message}`,
-      );
-    }
-    const text = await response.text();
-    let data: { error?: { code?: string; message?: string } } | null = null;
-    try {
-      data = text ? JSON.parse(text) : null;
-    } catch {
-      data = null;
-    }
-    if (!response.ok) {
-      throw new UpstreamFailed(
-        data?.error?.code ?? "relay_error",
-        `Relay answered ${response.status} to ${method} ${path}: ${
-          data?.error?.message ?? "no details"
-        }`,
-        { upstreamStatus: response.status },
-      );
-    }
-    return data as T;
-  }
-
-  /** The token's relay user: its id and its name (asked once). */
-  #relayUser(): Promise<RelayUser> {
-    this.#user ??= this.#me().then((me) => ({ id: me.user.id, name: me.user.name ?? "" }))
-      .catch((err) => {
-        this.#user = null;
-        throw err;
-      });
-    return this.#user;
-  }
-
-  async relayUserId(): Promise<string> {
-    return (await this.#relayUser()).id;
-  }
-
-  async ownerName(): Promise<string> {
-    return (await this.#relayUser()).name;
-  }
-
-  /** Asks `GET /owner/me`; a relay without a `base_url` reports none: then `apiUrl` stays. */
-  async refreshRelayUrl(): Promise<string> {
-    const me = await this.#me();
-    this.#user ??= Promise.resolve({ id: me.user.id, name: me.user.name ?? "" });
-    this.relayUrl = me.relayUrl?.replace(/\/+$/, "") || this.#apiUrl;
-    return this.relayUrl;
-  }
-
-  #me() {
-    return this.#call<{ user: { id: string; name?: string }; relayUrl?: string | null }>(
-      "GET",
-      "/owner/me",
-    );
-  }
-
-  async published(formId: string): Promise<Manifest | null> {
-    try {
-      return await this.#call<Manifest>("GET", `/forms/${encodeURIComponent(formId)}/manifest`);
-    } catch (err) {
-      // 404, or 410 (gone): the relay serves senders no manifest of it.
-      if (err instanceof UpstreamFailed && [404, 410].includes(err.upstreamStatus ?? 0)) {
-        return null;
-      }
-      throw err;
-    }
-  }
-
-  startRegistration(_userId: string, name: string, publicKey: string): Promise<Challenge> {
-    return this.#call<Challenge>("POST", "/owner/databases", { name, publicKey });
-  }
-
-  async completeRegistration(_userId: string, challengeId: string, answer: string) {
-    const db = await this.#call<{ id: string }>("POST", "/owner/databases/verify", {
-      challengeId,
-      challenge: answer,
-    });
-    return db.id;
-  }
-
-  async publish(_userId: string, manifest: Manifest): Promise<void> {
-    await this.#call("PUT", `/owner/forms/${encodeURIComponent(manifest.formId)}`, manifest);
-  }
-
-  /** Leases and long polls with the queue route's `lease` and `wait` parameters. */
-  async pull(
-    fp: string,
-    after: number,
-    limit: number,
-    options: PullOptions = {},
-  ): Promise<QueueItem[]> {
-    const { leaseSeconds, waitSeconds, signal } = options;
-    let query = `after=${after}&limit=${limit}`;
-    if (leaseSeconds) query += `&lease=${leaseSeconds}&holder=${this.#holder}`;
-    if (waitSeconds) query += `&wait=${waitSeconds}`;
-    const page = await this.#call<{ items: QueueItem[] }>(
-      "GET",
-      `/owner/queues/${fp}?${query}`,
-      undefined,
-      { waitMs: (waitSeconds ?? 0) * 1000, signal },
-    );
-    return page.items;
-  }
-
-  async ack(fp: string, seqs: number[]): Promise<void> {
-    for (let i = 0; i < seqs.length; i += 1000) {
-      await this.#call("POST", `/owner/queues/${fp}/ack`, { seqs: seqs.slice(i, i + 1000) });
-    }
-  }
-
-  readonly ackPart = null;
-
-  async claim(_relayUserId: string, hashes: string[], claimant: string): Promise<string[]> {
-    const missing: string[] = [];
-    for (let i = 0; i < hashes.length; i += 1000) {
-      const result = await this.#call<{ missing: string[] }>("POST", "/owner/blobs/claim", {
-        hashes: hashes.slice(i, i + 1000),
-        claimant,
-      });
-      missing.push(...result.missing);
-    }
-    return missing;
-  }
-
-  async release(_relayUserId: string, hashes: string[], claimant: string): Promise<void> {
-    for (let i = 0; i < hashes.length; i += 1000) {
-      await this.#call("POST", "/owner/blobs/release", {
-        hashes: hashes.slice(i, i + 1000),
-        claimant,
-      });
-    }
-  }
-
-  async blobReadUrl(
-    relayUserId: string,
-    hash: string,
-    lifetimeSeconds: number,
-  ): Promise<PresignedUrl | null> {
-    const path = `/submissions/blob/${encodeURIComponent(relayUserId)}/` +
-      `${encodeURIComponent(hash)}?lifetimeSeconds=${lifetimeSeconds}`;
-    try {
-      return await this.#call<PresignedUrl>("GET", path);
-    } catch (err) {
-      if (err instanceof DomainError && err.code === "blob_not_found") return null;
-      throw err;
-    }
-  }
-
-  /** Over a fresh pre-signed read URL of the relay (outbound only, as all of this link). */
-  async readBlob(relayUserId: string, hash: string): Promise<ReadableStream<Uint8Array> | null> {
-    return await fetchBlob(await this.blobReadUrl(relayUserId, hash, 300));
+/** Waits for a change of a published form; a form the relay does not publish is no error. */
+export async function unlessUnpublished(change: Promise<unknown>): Promise<void> {
+  try {
+    await change;
+  } catch (err) {
+    if (!(err instanceof DomainError && err.code === "form_not_found")) throw err;
   }
 }
 
 /** The bytes at a pre-signed read URL; null for none or a 404. */
-async function fetchBlob(read: PresignedUrl | null): Promise<ReadableStream<Uint8Array> | null> {
+export async function fetchBlob(
+  read: PresignedUrl | null,
+): Promise<ReadableStream<Uint8Array> | null> {
   if (!read) return null;
   let response: Response;
   try {

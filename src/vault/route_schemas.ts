@@ -84,6 +84,14 @@ export const FormSchema = z.object({
   submitLabel: z.string(),
   files: Files,
   drafts: Drafts,
+  closed: z.object({ message: z.string(), closedAt: z.string() }).nullable().openapi({
+    description: "Null while the form takes submissions; else the owner's message to senders " +
+      '("" for the default words) and when it was closed',
+  }),
+  deletedAt: z.string().nullable().openapi({
+    description: "When the owner deleted the form (unpublished; its records are kept until " +
+      "deleted); null otherwise",
+  }),
 }).openapi("VaultForm");
 
 /** `VersionSchema` of the vault's owner API (OpenAPI). */

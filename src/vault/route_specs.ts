@@ -66,7 +66,7 @@ export const vaultRouteSpecs = {
     path: "/vault/forms",
     tags,
     security,
-    summary: "The user's forms, each at its current schema version",
+    summary: "The user's forms, each at its current schema version (deleted forms left out)",
     responses: { 200: json(z.object({ items: z.array(FormSchema) }), "Forms") },
   }),
   createForm: createRoute({

@@ -1,6 +1,6 @@
 /**
- * The vault's owner API under `/vault`: databases, forms and versions, manifests, records,
- * quarantine. Every route needs an owner token and acts on that user's data only.
+ * The vault's owner API under `/vault`: databases, forms and versions, manifests, closing,
+ * reopening and deleting forms, records, quarantine. Every route needs an owner token and acts on that user's data only.
  *
  * @module
  */
@@ -10,6 +10,7 @@ import { jsonBody } from "../http/body.ts";
 import { type OwnerEnv, requireOwner, type TokenSource } from "../auth/index.ts";
 import { FIELD_DEFINITION } from "./route_schemas.ts";
 import { vaultRouteSpecs as r } from "./route_specs.ts";
+import { lifecycleRouteSpecs as life } from "./lifecycle_route_specs.ts";
 import type { Vault } from "./service.ts";
 
 /** Mounts the vault's owner API on a new router. */
@@ -71,6 +72,19 @@ export function vaultRoutes(vault: Vault, tokens: TokenSource): OpenAPIHono<Owne
   });
   app.openapi(r.publish, async (c) => {
     return c.json(await vault.publish(c.var.owner.userId, c.req.valid("param").formId), 200);
+  });
+  app.openapi({ ...life.closeForm, middleware: mw }, async (c) => {
+    const { formId } = c.req.valid("param");
+    const { message } = c.req.valid("json");
+    return c.json(await vault.lifecycle.close(c.var.owner.userId, formId, message), 200);
+  });
+  app.openapi(life.reopenForm, async (c) => {
+    const { formId } = c.req.valid("param");
+    return c.json(await vault.lifecycle.reopen(c.var.owner.userId, formId), 200);
+  });
+  app.openapi(life.deleteForm, async (c) => {
+    await vault.lifecycle.delete(c.var.owner.userId, c.req.valid("param").formId);
+    return c.body(null, 204);
   });
   app.openapi(r.exportManifest, async (c) => {
     return c.json(await vault.manifest(c.var.owner.userId, c.req.valid("param").formId), 200);

@@ -15,7 +15,8 @@ import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
 import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
 import type { VaultDatabaseRow } from "../store/rows.ts";
 import { AddressSync } from "./address_sync.ts";
-import { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
+import { buildManifest, formDeleted, type VaultForm, VaultForms } from "./forms.ts";
+import { FormLifecycle } from "./form_lifecycle.ts";
 import { VaultFiles } from "./files.ts";
 import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 import type { VaultKeys } from "./keys.ts";
@@ -32,6 +33,8 @@ export interface DemoInfo {
   databaseId: string;
   manifestFingerprint: string;
   relayUrl: string;
+  /** Set once the owner deleted the demo form (it is not made again). */
+  deleted?: boolean;
 }
 
 /** The demo form's fields: a few kinds, including an image. */
@@ -62,6 +65,8 @@ export interface VaultOptions extends IngestOptions {
  */
 export class Vault {
   readonly forms: VaultForms;
+  /** Closing, reopening and deleting forms (the relay told first). */
+  readonly lifecycle: FormLifecycle;
   readonly ingest: Ingestor;
   /** Read links of record files (decrypted by the vault for encrypted forms). */
   readonly files: VaultFiles;
@@ -86,6 +91,14 @@ export class Vault {
       options.publicUrl ?? link.relayUrl,
     );
     this.address = new AddressSync({ store, keys, link, log: options.log });
+    this.lifecycle = new FormLifecycle(
+      this.forms,
+      link,
+      (formId) =>
+        this.address.followOne(formId).catch((err) =>
+          options.log?.(`Form ${formId} may carry an old address: ${(err as Error).message}`)
+        ),
+    );
   }
 
   /** A record of form `formId`, or a 404 naming it (the caller checks the form's owner). */
@@ -229,6 +242,7 @@ export class Vault {
   /** The signed manifest of a form's current version (what `publish` sends and `export` prints). */
   async manifest(userId: string, formId: string): Promise<Manifest> {
     const form = await this.forms.get(userId, formId);
+    if (form.deletedAt) throw formDeleted(formId);
     const db = await this.database(userId, form.databaseId);
     const version = (await this.forms.version(formId, form.schemaVersion))!;
     const { secretKey } = await this.keys.manifestKey();
@@ -241,7 +255,9 @@ export class Vault {
     const manifest = await this.manifest(userId, formId);
     await this.link.publish(userId, manifest);
     await this.forms.markPublished(formId, manifest.schemaVersion);
-    return { manifest, form: await this.forms.get(userId, formId) };
+    const form = await this.forms.get(userId, formId);
+    await this.lifecycle.republished(userId, form);
+    return { manifest, form };
   }
 
   /** Checks `values` against the form's current schema (strict, as ingest does). */
@@ -361,13 +377,21 @@ export class Vault {
     await this.#releaseFiles();
   }
 
+  /** The first run's demo form id, or null (none made in this vault). */
+  async demoFormId(): Promise<string | null> {
+    return (await this.store.vaultDatabases.fact<DemoInfo>("demo"))?.formId ?? null;
+  }
+
   /**
    * First run: a database, the manifest key and a published demo form for `userId`. Idempotent:
    * the second call returns what the first created.
    */
   async bootstrap(userId: string): Promise<DemoInfo> {
     const known = await this.store.vaultDatabases.fact<DemoInfo>("demo");
-    if (known) return { ...known, relayUrl: this.link.relayUrl };
+    if (known) {
+      const deleted = Boolean((await this.forms.row(known.formId))?.deletedAt);
+      return { ...known, relayUrl: this.link.relayUrl, ...(deleted ? { deleted } : {}) };
+    }
     const db = (await this.listDatabases(userId))[0] ?? await this.createDatabase(userId, "main");
     const form = await this.createForm(userId, {
       databaseId: db.id,

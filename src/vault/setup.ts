@@ -9,12 +9,8 @@ import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
-import {
-  HttpRelayLink,
-  type LocalBlobs,
-  LocalRelayLink,
-  type LocalRelayPorts,
-} from "./relay_link.ts";
+import { type LocalBlobs, LocalRelayLink, type LocalRelayPorts } from "./relay_link.ts";
+import { HttpRelayLink } from "./http_relay_link.ts";
 import { Vault, type VaultOptions } from "./service.ts";
 
 /** What the process gives the vault. */

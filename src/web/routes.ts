@@ -9,7 +9,7 @@ import { type Context, Hono } from "hono";
 import { FieldsSchema } from "../forms/fields.ts";
 import { type Asset, ASSETS, EMBED_SCRIPT } from "./assets.ts";
 import { pageCsp } from "./csp.ts";
-import { FormPage, MissingFormPage } from "./form/page.tsx";
+import { ClosedFormPage, FormPage, MissingFormPage } from "./form/page.tsx";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { allowedOrigins } from "../relay/cors.ts";
 
@@ -78,8 +78,15 @@ export function webRoutes(deps: WebDeps): Hono {
       return c.body(html, 404, { ...PAGE_HEADERS, "content-security-policy": pageCsp({}) });
     }
     const m = form.manifest;
-    const fields = FieldsSchema.safeParse(m.fields);
     const title = typeof m.title === "string" ? m.title : formId;
+    if (form.closed) {
+      const page = ClosedFormPage({ formId, title, message: form.closed.message });
+      return c.body("<!doctype html>" + String(page), 410, {
+        ...PAGE_HEADERS,
+        "content-security-policy": pageCsp({ frameAncestors: allowedOrigins(m) }),
+      });
+    }
+    const fields = FieldsSchema.safeParse(m.fields);
     const page = FormPage({
       formId,
       title,

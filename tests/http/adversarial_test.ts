@@ -77,6 +77,8 @@ async function seedsOf(inst: TestInstance) {
     "POST /submissions": envelope,
     "PUT /submissions/{submissionId}": { ...envelope, submissionId: receipt.submissionId },
     "PUT /owner/forms/{formId}": manifest,
+    "POST /owner/forms/{formId}/close": { message: "Closed" },
+    "POST /vault/forms/{formId}/close": { message: "Closed" },
     "POST /admin/users": { name: "n" },
     "POST /owner/databases": { name: "n", publicKey: manifest.recipient.publicKey },
     "POST /owner/databases/verify": { challengeId: "0".repeat(32), challenge: "AAAA" },
@@ -181,9 +183,16 @@ Deno.test({
       );
       // Every operation was tried (the budget covers dozens of requests per operation).
       assert.equal(hits.size, operations.length, "some operations were never tried");
-      // Still healthy, and still taking a good submission.
+      // Still healthy, and still taking a good submission: the seeded form's, or (when the
+      // fuzzer closed or deleted it, which the lifecycle routes allow) a new form's.
       assert.equal((await call(`${inst.url}/healthz`)).status, 200);
-      await goodSubmission(inst, manifest);
+      const current = await call(`${inst.url}/forms/${manifest.formId}/manifest`);
+      if (current.status === 200) await goodSubmission(inst, manifest);
+      else {
+        const { form } = await vaultForm(inst, "After the fuzz", FIELDS);
+        const fresh = await call(`${inst.url}/forms/${form.formId}/manifest`);
+        await goodSubmission(inst, fresh.body as Manifest);
+      }
     } finally {
       await inst.close();
     }

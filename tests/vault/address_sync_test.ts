@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { Manifest } from "../../src/forms/manifest.ts";
 import { AddressSync, republishedLine } from "../../src/vault/address_sync.ts";
+import { FormLifecycle } from "../../src/vault/form_lifecycle.ts";
 import type { RelayLink } from "../../src/vault/relay_link.ts";
 import { call, startInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
@@ -99,6 +100,33 @@ Deno.test("a relay that moves, and a form that fails to republish", async () => 
     assert.deepEqual(logged, [
       "Republished 2 forms for https://two.example (they carried https://one.example)",
     ]);
+  } finally {
+    await inst.close();
+  }
+});
+
+Deno.test("a form closed while the relay moves follows it when reopened", async () => {
+  const inst = await startInstance({ SEALPOST_BASE_URL: "http://127.0.0.1:9" });
+  try {
+    const vault = inst.server.vault!;
+    const userId = inst.credentials.userId;
+    const formId = (await vaultForm(inst, "Closed", FIELDS)).form.formId;
+    const moved = movedLink(vault.link, () => "https://one.example", () => false);
+    // As over HTTP: the relay serves no one a closed form's manifest.
+    const link: RelayLink = Object.create(moved, {
+      published: {
+        value: async (id: string) =>
+          (await vault.forms.row(id))?.closed ? null : await vault.link.published(id),
+      },
+    });
+    const sync = new AddressSync({ store: vault.store, keys: vault.keys, link });
+    const lifecycle = new FormLifecycle(vault.forms, link, (id) => sync.followOne(id));
+    await lifecycle.close(userId, formId, "Back soon");
+    assert.equal(await sync.check(), null, "the closed form is passed by");
+    assert.equal((await vault.link.published(formId))!.relayUrl, "http://127.0.0.1:9");
+    await lifecycle.reopen(userId, formId);
+    assert.equal((await vault.link.published(formId))!.relayUrl, "https://one.example");
+    assert.equal(await sync.followOne(formId), false, "nothing more to do");
   } finally {
     await inst.close();
   }

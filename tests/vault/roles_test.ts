@@ -306,3 +306,60 @@ Deno.test("kill -9 mid-ingest of 1,000 envelopes: each is exactly one record or 
     await Deno.remove(vaultDir, { recursive: true });
   }
 });
+
+Deno.test("split roles: closing, reopening and deleting a form in the vault reach the relay", async () => {
+  const relayDir = await Deno.makeTempDir({ prefix: "sealpost-relay-" });
+  const vaultDir = await Deno.makeTempDir({ prefix: "sealpost-vault-" });
+  const relay = await spawn(["--role", "relay", "--data", relayDir]);
+  let vault: Proc | null = null;
+  try {
+    vault = await spawn(["--role", "vault", "--relay", relay.url, "--data", vaultDir], {
+      SEALPOST_RELAY_TOKEN: await ownerToken(relayDir),
+    });
+    const { token, formId, manifest } = await demo(vault, vaultDir, relay.url);
+    const base = `${vault.url}/vault/forms/${formId}`;
+    const message = "Closed for the holidays.";
+    assert.equal(
+      (await call(`${base}/close`, { method: "POST", token, json: { message } }))
+        .status,
+      200,
+    );
+    const payload = buildPayload(manifest, { name: "Ada", email: "ada@example.com" });
+    const envelope = buildEnvelope(manifest, await seal(payload, manifest.recipient.publicKey));
+    const closed = await call(`${relay.url}/submissions`, { method: "POST", json: envelope });
+    assert.equal(closed.status, 410);
+    assert.deepEqual(closed.body, { error: { code: "form_closed", message } });
+    const page = await fetch(`${relay.url}/f/${formId}`);
+    assert.equal(page.status, 410);
+    assert.match(await page.text(), /Closed for the holidays\./);
+
+    assert.equal((await call(`${base}/reopen`, { method: "POST", token })).status, 200);
+    const open = await call(`${relay.url}/submissions`, { method: "POST", json: envelope });
+    assert.equal(open.status, 200);
+
+    assert.equal((await call(base, { method: "DELETE", token })).status, 204);
+    assert.equal((await call(`${relay.url}/forms/${formId}/manifest`)).status, 404);
+    const unknown = await call(`${relay.url}/submissions`, {
+      method: "POST",
+      json: buildEnvelope(manifest, await seal(payload, manifest.recipient.publicKey)),
+    });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error.code, "form_not_found");
+    // The envelope accepted while open still becomes a record of the deleted form.
+    const records = await (async () => {
+      for (let i = 0; i < 200; i++) {
+        const res = await call(`${base}/records`, { token });
+        if (res.body.items?.length) return res.body.items;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error("The record did not arrive");
+    })();
+    assert.equal(records[0]._recordId, envelope.submissionId);
+    assert.equal((await call(base, { method: "DELETE", token })).status, 204, "idempotent");
+  } finally {
+    await vault?.stop();
+    await relay.stop();
+    await Deno.remove(relayDir, { recursive: true });
+    await Deno.remove(vaultDir, { recursive: true });
+  }
+});

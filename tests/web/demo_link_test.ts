@@ -1,6 +1,7 @@
 /**
  * The first `sealpost serve` prints the demo form's share link, and that link opens a page
- * that verifies the form and submits to it (the README quickstart's first step).
+ * that verifies the form, says it is the demo, and submits to it (the README quickstart's first
+ * step).
  */
 import assert from "node:assert/strict";
 import { launchChromium } from "../_support/chromium.ts";
@@ -52,6 +53,9 @@ Deno.test("serve prints the demo form's share link, which opens a working form p
     await page.goto(link.href);
     await whenReady(page);
     assert.match(await page.locator("#sp-notice").textContent() ?? "", /^Verified/);
+    // A visitor can tell it is the demo (the console's front page offers to delete it).
+    assert.match(await page.locator("h1").textContent() ?? "", /\bdemo\b/);
+    assert.match(await page.title(), /\bdemo\b/);
     await page.getByLabel("Your name").fill("Ada");
     await page.getByLabel("Email").fill("ada@example.com");
     await page.getByLabel("Rating (1-5)").fill("5");

@@ -35,4 +35,10 @@ export class KvManifests implements ManifestPort {
       throw new ManifestTooLargeError("The manifest exceeds 64 KiB as stored");
     }
   }
+
+  async remove(expected: FormRow): Promise<boolean> {
+    const current = await this.kv.get<FormRow>(keys.form(expected.formId));
+    if (JSON.stringify(current.value) !== JSON.stringify(expected)) return false;
+    return await new KvWrite().check(current).delete(current.key).commit(this.kv);
+  }
 }

@@ -1,11 +1,17 @@
 /**
  * The manifests port on PostgreSQL: `relay_forms`, one row per published form. The manifest is
  * kept as `json` (its text as published, key order included), and a publish applies only over
- * the row it read (a conditional insert or update: one winner across every process).
+ * the row it read (a conditional insert or update: one winner across every process); so do a
+ * closure (column `closed`, null while open) and a removal.
  *
  * @module
  */
-import { type FormRow, type ManifestPort, ManifestTooLargeError } from "../ports/manifests.ts";
+import {
+  type FormClosure,
+  type FormRow,
+  type ManifestPort,
+  ManifestTooLargeError,
+} from "../ports/manifests.ts";
 import { KV_LIMITS, valueSize } from "../write.ts";
 import type { Sql } from "./db.ts";
 
@@ -17,7 +23,11 @@ interface FormColumns {
   schema_version: number;
   manifest: string;
   published_at: Date;
+  closed: string | null;
 }
+
+/** A closure as the `closed` column's text ("" for none, to compare with). */
+const closureText = (closed: FormClosure | undefined) => closed ? JSON.stringify(closed) : "";
 
 /**
  * Published forms in PostgreSQL.
@@ -34,7 +44,7 @@ export class PgManifests implements ManifestPort {
   async get(formId: string): Promise<FormRow | null> {
     const [r] = await this.sql<FormColumns[]>`
       select form_id, user_id, fingerprint, public_key, schema_version, manifest::text,
-        published_at
+        published_at, closed::text
       from relay_forms where form_id = ${formId}`;
     if (!r) return null;
     return {
@@ -45,6 +55,7 @@ export class PgManifests implements ManifestPort {
       schemaVersion: r.schema_version,
       manifest: JSON.parse(r.manifest),
       publishedAt: r.published_at.toISOString(),
+      ...(r.closed ? { closed: JSON.parse(r.closed) } : {}),
     };
   }
 
@@ -55,26 +66,40 @@ export class PgManifests implements ManifestPort {
     }
     // Sent as text: a json-typed parameter would be encoded once more.
     const manifest = JSON.stringify(row.manifest);
+    const closed = closureText(row.closed) || null;
     if (expected === null) {
       const inserted = await this.sql`
-        insert into relay_forms
-          (form_id, user_id, fingerprint, public_key, schema_version, manifest, published_at)
+        insert into relay_forms (form_id, user_id, fingerprint, public_key, schema_version,
+          manifest, published_at, closed)
         values (${row.formId}, ${row.userId}, ${row.fingerprint}, ${row.publicKey},
-          ${row.schemaVersion}, ${manifest}::text::json, ${row.publishedAt})
+          ${row.schemaVersion}, ${manifest}::text::json, ${row.publishedAt},
+          ${closed}::text::json)
         on conflict (form_id) do nothing returning form_id`;
       return inserted.length === 1;
     }
     if (expected.formId !== row.formId) return false;
-    const e = expected;
     const updated = await this.sql`
       update relay_forms set user_id = ${row.userId}, fingerprint = ${row.fingerprint},
         public_key = ${row.publicKey}, schema_version = ${row.schemaVersion},
-        manifest = ${manifest}::text::json, published_at = ${row.publishedAt}
-      where form_id = ${e.formId} and user_id = ${e.userId} and fingerprint = ${e.fingerprint}
-        and public_key = ${e.publicKey} and schema_version = ${e.schemaVersion}
-        and manifest::text = ${JSON.stringify(e.manifest)}
-        and published_at = ${e.publishedAt}
+        manifest = ${manifest}::text::json, published_at = ${row.publishedAt},
+        closed = ${closed}::text::json
+      where ${this.#unchanged(expected)}
       returning form_id`;
     return updated.length === 1;
+  }
+
+  async remove(expected: FormRow): Promise<boolean> {
+    const removed = await this.sql`
+      delete from relay_forms where ${this.#unchanged(expected)} returning form_id`;
+    return removed.length === 1;
+  }
+
+  /** The condition that the stored row is still `e`. */
+  #unchanged(e: FormRow) {
+    return this.sql`form_id = ${e.formId} and user_id = ${e.userId}
+      and fingerprint = ${e.fingerprint} and public_key = ${e.publicKey}
+      and schema_version = ${e.schemaVersion} and manifest::text = ${JSON.stringify(e.manifest)}
+      and published_at = ${e.publishedAt}
+      and coalesce(closed::text, '') = ${closureText(e.closed)}`;
   }
 }

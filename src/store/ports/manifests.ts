@@ -1,12 +1,12 @@
 /**
  * The manifests port: the relay's directory of published forms (one row per form id, with the
- * manifest as published).
+ * manifest as published and, while its owner has it closed, the closure).
  *
  * @module
  */
-import type { FormRow } from "../rows.ts";
+import type { FormClosure, FormRow } from "../rows.ts";
 
-export type { FormRow };
+export type { FormClosure, FormRow };
 
 /** The published form row is larger than the store takes as one value. */
 export class ManifestTooLargeError extends Error {
@@ -26,4 +26,9 @@ export interface ManifestPort {
    * this limit, so a manifest publishes the same everywhere).
    */
   put(row: FormRow, expected: FormRow | null): Promise<boolean>;
+  /**
+   * Removes form `expected.formId` (unpublished: it reads as never published) if the
+   * published row is still `expected`. False (nothing removed) when it changed meanwhile.
+   */
+  remove(expected: FormRow): Promise<boolean>;
 }

@@ -7,6 +7,7 @@
  */
 import type { FieldDef } from "../../forms/fields.ts";
 import { FORM_SCRIPT, FORM_STYLE } from "../assets.ts";
+import { ClosedNotice } from "./closed.tsx";
 import { FormFields } from "./fields.tsx";
 
 /** How the page loads its script and style: from asset paths, or inline (static export). */
@@ -158,6 +159,50 @@ export function MissingFormPage({ formId }: { formId: string }) {
             <p class="notice bad">
               There is no published form “{formId}” here. Check the link you were given.
             </p>
+          </div>
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** Props of {@linkcode ClosedFormPage}. */
+export interface ClosedFormPageProps {
+  formId: string;
+  title: string;
+  /** The owner's message ("" for none), shown as plain text. */
+  message: string;
+}
+
+/**
+ * The page of a form its owner closed (status 410): the title, that it is closed, and the
+ * owner's message as plain text (escaped; its line breaks kept). No form and no script.
+ *
+ * @example
+ * ```tsx
+ * import { ClosedFormPage } from "./page.tsx";
+ * const html = String(<ClosedFormPage formId="rsvp" title="RSVP" message="See you next year!" />);
+ * ```
+ */
+export function ClosedFormPage({ formId, title, message }: ClosedFormPageProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <meta name="color-scheme" content="light dark" />
+        <link rel="icon" href="data:," />
+        <title>{`Closed: ${title || formId}`}</title>
+        <link rel="stylesheet" href={FORM_STYLE.path} />
+      </head>
+      <body>
+        <main>
+          <div class="card">
+            <h1>{title || formId}</h1>
+            <div id="sp-notice" class="notice closed" role="status">
+              <ClosedNotice message={message} />
+            </div>
           </div>
         </main>
       </body>

@@ -57,6 +57,9 @@ img.preview{display:block;max-width:100%;max-height:14rem;margin-top:.5rem;borde
 background:var(--bg);overflow-wrap:anywhere}
 .notice.bad{border-color:var(--error)}
 .notice.good{border-color:var(--ok)}
+.notice.closed{margin-bottom:0}
+.notice.closed p{margin:.25rem 0}
+.owner-message{white-space:pre-line}
 .trust{margin:0 0 1rem;font-size:.9rem;color:var(--muted);overflow-wrap:anywhere}
 .trust strong{color:var(--fg)}
 .trust .key{color:var(--fg);white-space:nowrap}

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { ValidationError } from "../../sdk/errors.ts";
+import { RelayError, ValidationError } from "../../sdk/errors.ts";
 import { fetchManifest } from "../../sdk/manifest.ts";
 import { buildEnvelope, buildPayload, newSubmissionId, seal } from "../../sdk/payload.ts";
 import { submit } from "../../sdk/submit.ts";
@@ -28,6 +28,7 @@ import { setFieldError, showFieldErrors } from "../client/field_errors.ts";
 import { readValues } from "../client/read_values.ts";
 import { DraftPanel } from "../client/draft_panel.ts";
 import { FormFields, offsetText, UTC_OFFSETS } from "../form/fields.tsx";
+import { ClosedNotice } from "../form/closed.tsx";
 import { trustFacts, TrustLine } from "../form/trust_line.tsx";
 import { editLink, EMBED_HEIGHT_MESSAGE, parseFragment } from "../links.ts";
 
@@ -48,6 +49,16 @@ function refuse(text: string) {
   say(text, "bad");
   notice.setAttribute("role", "alert");
   form.hidden = true;
+}
+
+/** The owner closed the form (the relay's 410 `form_closed`): its message, and no form. */
+function closed(err: unknown): boolean {
+  if (!(err instanceof RelayError) || err.code !== "form_closed") return false;
+  notice.innerHTML = String(<ClosedNotice message={err.serverMessage ?? ""} />);
+  notice.className = "notice closed";
+  notice.hidden = false;
+  form.hidden = true;
+  return true;
 }
 
 function embedded() {
@@ -105,6 +116,14 @@ async function main() {
     const url = new URL(form.dataset.manifestUrl!, location.href).href;
     manifest = await fetchManifest(url, { pin, retries: 1 });
   } catch (e) {
+    if (closed(e)) return;
+    if (e instanceof RelayError && e.code === "form_not_found") {
+      refuse(
+        "This form is not published here (any more), so nothing can be sent. Check the link " +
+          "you were given.",
+      );
+      return;
+    }
     refuse(
       `This form could not be verified, so nothing can be sent: ${(e as Error).message}. ` +
         "Someone may have altered it; tell the form's owner.",
@@ -206,6 +225,7 @@ async function main() {
     try {
       await send();
     } catch (err) {
+      if (closed(err)) return;
       const field = (err as { field?: string }).field;
       if (field && ids.includes(field)) setFieldError(form, field, (err as Error).message);
       say(`Nothing was sent: ${(err as Error).message}. Try again.`, "bad");

@@ -26,6 +26,8 @@ const form = (
   publishedAt: `2030-01-01T00:00:0${schemaVersion}.000Z`,
 });
 
+const NOW = "2030-01-02T03:04:05.000Z";
+
 /** Registers the manifests contract's tests for implementation `name`. */
 export function manifestsContract(name: string, make: MakeManifests): void {
   const test = contractTests("manifests", name, make);
@@ -61,6 +63,30 @@ export function manifestsContract(name: string, make: MakeManifests): void {
     await p.put(form("b", 1), null);
     assert.equal((await p.get("a"))?.formId, "a");
     assert.equal((await p.get("b"))?.formId, "b");
+  });
+
+  test("a closure reads back as stored, and a put without it reopens", async (p) => {
+    await p.put(form("contact", 1), null);
+    const closed = { ...form("contact", 1), closed: { message: "Gone fishing", closedAt: NOW } };
+    assert.equal(await p.put(closed, form("contact", 1)), true);
+    assert.deepEqual(await p.get("contact"), closed);
+    assert.equal(await p.put(form("contact", 2), form("contact", 1)), false, "stale: open read");
+    assert.equal(await p.put(form("contact", 1), closed), true);
+    assert.deepEqual(await p.get("contact"), form("contact", 1));
+    assert.equal("closed" in (await p.get("contact"))!, false);
+  });
+
+  test("a removal applies only over the row it read; the form reads as unpublished", async (p) => {
+    await p.put(form("contact", 1), null);
+    await p.put(form("other", 1), null);
+    assert.equal(await p.remove(form("contact", 2)), false, "stale read");
+    const closed = { ...form("contact", 1), closed: { message: "", closedAt: NOW } };
+    assert.equal(await p.remove(closed), false, "the stored row is open");
+    assert.equal(await p.remove(form("contact", 1)), true);
+    assert.equal(await p.get("contact"), null);
+    assert.equal(await p.remove(form("contact", 1)), false, "removed already");
+    assert.deepEqual(await p.get("other"), form("other", 1));
+    assert.equal(await p.put(form("contact", 3), null), true, "the id can be published again");
   });
 
   test("a row too large to store is a typed error, nothing written", async (p) => {

@@ -114,6 +114,7 @@ export async function copyRelayMetaFromKv(
       schema_version: f.schemaVersion,
       manifest: f.manifest,
       published_at: f.publishedAt,
+      closed: f.closed ? { ...f.closed } : null,
     })),
     blobs: await copy(sql, "relay_blobs", list<BlobMetaRow>(blobKeys.metaAll()), (b) => ({
       user_id: b.userId,

@@ -10,6 +10,7 @@ import { envelopes } from "./0002_envelopes.ts";
 import { relayMeta } from "./0003_relay_meta.ts";
 import { vault } from "./0004_vault.ts";
 import { webhooks } from "./0005_webhooks.ts";
+import { formClosure } from "./0006_form_closure.ts";
 
 /** The PostgreSQL schema, step by step. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
@@ -18,4 +19,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   relayMeta,
   vault,
   webhooks,
+  formClosure,
 ];
