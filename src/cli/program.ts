@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { basename, relative } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -37,9 +37,19 @@ export function programCommand(
   const deno = /[\\/]_npx[\\/]/.test(execPath) ? `npx -y deno@${Deno.version.deno}` : "deno";
   if (invokedAs) return `${deno} ${invokedAs}`;
   const path = mainModule.startsWith("file:")
-    ? relative(cwd, fileURLToPath(mainModule))
+    ? shownPath(fileURLToPath(mainModule), cwd)
     : mainModule;
   return path.endsWith(".js") ? `${deno} run -A --unstable-kv ${path}` : `${deno} run -A ${path}`;
+}
+
+/**
+ * `file` as a command line shows it: relative to `cwd` when it lies below it, else absolute (a
+ * service started in `/`, or from another folder, prints `/opt/sealpost/sealpost.js`, not
+ * `opt/sealpost/sealpost.js` or `../../opt/…`).
+ */
+function shownPath(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  return cwd === "/" || rel.startsWith("..") || isAbsolute(rel) ? file : rel;
 }
 
 /**

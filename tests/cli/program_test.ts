@@ -44,6 +44,19 @@ Deno.test("programCommand: the bundle needs --unstable-kv", () => {
   );
 });
 
+Deno.test("programCommand: a file outside the working folder is named by its absolute path", () => {
+  const bundle = "file:///opt/sealpost/sealpost.js";
+  assert.equal(
+    programCommand(bundle, "/", "/usr/local/bin/deno", undefined),
+    "deno run -A --unstable-kv /opt/sealpost/sealpost.js",
+    "a service started in /",
+  );
+  assert.equal(
+    programCommand(bundle, "/var/lib/sealpost", "/usr/local/bin/deno", undefined),
+    "deno run -A --unstable-kv /opt/sealpost/sealpost.js",
+  );
+});
+
 Deno.test("programCommand: a compiled binary is run as itself", () => {
   assert.equal(
     programCommand(
