@@ -69,16 +69,13 @@ export class HttpConnection {
    * requests without a body have one.
    */
   #exchangeAbort: AbortController | null = null;
-  readonly address: string;
 
   constructor(
     private conn: ServedConn,
     private limits: ConnectionLimits,
     private handler: FetchHandler,
     private onIdle: (connection: HttpConnection, idle: boolean) => void,
-  ) {
-    this.address = conn.remoteAddr.hostname;
-  }
+  ) {}
 
   /** Whether the connection waits for a request (nothing in progress). */
   get idle(): boolean {

@@ -59,7 +59,8 @@ export function serveHttp(
   const listener: ConnListener = "accept" in options
     ? options
     : Deno.listen({ ...options, transport: "tcp" });
-  const open = new Set<HttpConnection>();
+  // Open connections, each with its address's key (an IPv6 client's /64).
+  const open = new Map<HttpConnection, string>();
   // Idle connections, oldest first (re-inserted each time one becomes idle).
   const idle = new Set<HttpConnection>();
   // Each address's connections, oldest first.
@@ -73,9 +74,9 @@ export function serveHttp(
   };
   /** Closes `connection` and stops counting it at once (its run ends a moment later). */
   const evict = (connection: HttpConnection) => {
+    const key = open.get(connection)!;
     open.delete(connection);
     idle.delete(connection);
-    const key = clientKey(connection.address);
     const fromThere = perAddress.get(key);
     fromThere?.delete(connection);
     if (fromThere?.size === 0) perAddress.delete(key);
@@ -132,7 +133,7 @@ export function serveHttp(
       conn.setNoDelay(true);
     } catch { /* closed already */ }
     const connection = new HttpConnection(conn, limits, handler, onIdle);
-    open.add(connection);
+    open.set(connection, address);
     const fromHere = perAddress.get(address) ?? new Set<HttpConnection>();
     fromHere.add(connection);
     perAddress.set(address, fromHere);
@@ -176,7 +177,7 @@ export function serveHttp(
   // One timer for every connection's deadlines, instead of one per read and write.
   const sweeper = setInterval(() => {
     const now = Date.now();
-    for (const connection of open) connection.expire(now);
+    for (const connection of open.keys()) connection.expire(now);
   }, SWEEP_MS);
 
   let closing: Promise<void> | null = null;
@@ -187,7 +188,7 @@ export function serveHttp(
         listener.close();
       } catch { /* closed */ }
       await accepting;
-      for (const connection of open) connection.drain();
+      for (const connection of open.keys()) connection.drain();
       while (running.size > 0) await Promise.allSettled([...running]);
       clearInterval(sweeper);
     })();
