@@ -26,6 +26,7 @@ import { Buffer } from "node:buffer";
 import { Duplex } from "node:stream";
 import tls from "node:tls";
 import type { ServedConn } from "./connection.ts";
+import { writeAll } from "./response_writer.ts";
 
 /** Bytes asked of the TCP connection per read. */
 const READ_BYTES = 16 * 1024;
@@ -156,9 +157,4 @@ function tcpStream(tcp: Deno.TcpConn): Duplex {
       callback(err);
     },
   });
-}
-
-async function writeAll(tcp: Deno.TcpConn, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.byteLength) offset += await tcp.write(bytes.subarray(offset));
 }
