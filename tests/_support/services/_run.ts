@@ -73,6 +73,16 @@ export function freePort(): number {
   return port;
 }
 
+/** Whether `port` on 127.0.0.1 can be listened on now. */
+export function portIsFree(port: number): boolean {
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port }).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Reads a JSON state file, or null when there is none. */
 export async function readState<T>(path: string): Promise<T | null> {
   try {

@@ -8,11 +8,21 @@
  * (`PEBBLE_WFE_NONCEREJECT=0`). Pebble makes a new root and intermediate at each start: fetch
  * them from its management interface (`/roots/0`, `/intermediates/0`).
  *
- * `pebbleUp()` is idempotent: a pebble of this checkout that still answers is reused.
+ * `pebbleUp()` is idempotent: a pebble of this checkout that still answers is reused, unless its
+ * HTTP-01 port (which pebble holds no socket on, so anything may have taken it since) is busy.
  */
 import { join } from "node:path";
 import { issue, makeCa } from "../certificates.ts";
-import { freePort, readState, run, servicesDir, stepTimer, stopPidFile, until } from "./_run.ts";
+import {
+  freePort,
+  portIsFree,
+  readState,
+  run,
+  servicesDir,
+  stepTimer,
+  stopPidFile,
+  until,
+} from "./_run.ts";
 
 /** How to reach pebble. */
 export interface PebbleEnv {
@@ -101,7 +111,7 @@ async function daemon(
  */
 export async function pebbleUp(): Promise<PebbleEnv> {
   const known = await readState<PebbleEnv>(stateFile());
-  if (known && await answers(known)) return known;
+  if (known && portIsFree(known.httpPort) && await answers(known)) return known;
   await pebbleDown();
   const root = dir();
   await Deno.mkdir(root, { recursive: true });
