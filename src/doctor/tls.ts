@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { hostKind } from "../config/address.ts";
 import { X509Certificate } from "node:crypto";
 import { connect, type PeerCertificate } from "node:tls";
 import { check, type CheckResult, NETWORK_TIMEOUT_MS, reason } from "./check.ts";
@@ -93,11 +94,6 @@ function daysVerdict(source: string, validTo: Date, now: number): CheckResult {
   return check("tls_certificate", days < WARN_DAYS ? "warn" : "ok", words);
 }
 
-function isLocalHost(host: string): boolean {
-  return host === "localhost" || host.startsWith("127.") || host === "[::1]" ||
-    host.endsWith(".onion");
-}
-
 /**
  * `tls_certificate` for `baseUrl`: the presented certificate when it is https, else the
  * configured `certFile` (empty: none). A plain http base URL on a public name warns: senders'
@@ -135,11 +131,13 @@ export async function tlsCheck(
       return check(name, "fail", `server.tls.cert_file ${certFile} cannot be read: ${reason(err)}`);
     }
   }
-  if (isLocalHost(url.hostname)) {
+  // The same rule as the console's warning (src/config/address.ts): only a public name needs TLS.
+  if (hostKind(url.hostname) !== "public") {
     return check(
       name,
       "skip",
-      `${url.hostname} is reached without TLS (loopback, or an onion service's own encryption)`,
+      `${url.hostname} is reached without TLS (a loopback or private address, or an onion ` +
+        "service's own encryption)",
     );
   }
   return check(
