@@ -158,6 +158,7 @@ export class AddressSync {
       throw new Error(`Form "${row.formId}" lacks its version ${schemaVersion} or its database`);
     }
     const { secretKey } = await keys.manifestKey();
-    await link.publish(row.userId, buildManifest(version, db, address, secretKey));
+    const ownerName = await link.ownerName(row.userId);
+    await link.publish(row.userId, buildManifest(version, db, address, secretKey, ownerName));
   }
 }

@@ -322,7 +322,7 @@ export function buildManifest(
   db: VaultDatabaseRow,
   relayUrl: string,
   manifestSecretKey: Uint8Array,
-  ownerName = "",
+  ownerName: string,
 ): Manifest {
   const unsigned = {
     formId: version.formId,

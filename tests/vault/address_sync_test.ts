@@ -105,6 +105,24 @@ Deno.test("a relay that moves, and a form that fails to republish", async () => 
   }
 });
 
+Deno.test("a republished manifest still names the form's owner", async () => {
+  const inst = await startInstance({ SEALPOST_BASE_URL: "http://127.0.0.1:9" });
+  try {
+    const vault = inst.server.vault!;
+    const formId = (await vaultForm(inst, "Named", FIELDS)).form.formId;
+    const moved = movedLink(vault.link, () => "https://one.example", () => false);
+    const link: RelayLink = Object.create(moved, {
+      ownerName: { value: () => Promise.resolve("Grace Hopper") },
+    });
+    await new AddressSync({ store: vault.store, keys: vault.keys, link }).check();
+    const served = (await vault.link.published(formId))!;
+    assert.equal(served.relayUrl, "https://one.example");
+    assert.deepEqual(served.owner, { name: "Grace Hopper" });
+  } finally {
+    await inst.close();
+  }
+});
+
 Deno.test("a form closed while the relay moves follows it when reopened", async () => {
   const inst = await startInstance({ SEALPOST_BASE_URL: "http://127.0.0.1:9" });
   try {
