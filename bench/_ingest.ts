@@ -9,7 +9,7 @@ import { EditTokens } from "../src/auth/index.ts";
 import { FormDirectory } from "../src/relay/manifests.ts";
 import { Intake } from "../src/relay/submissions.ts";
 import { buildEnvelope, buildPayload, seal } from "../src/sdk/mod.ts";
-import { openStore } from "../src/store/kv.ts";
+import { openStore } from "../src/store/kv/file.ts";
 import { relayKvPorts } from "../src/store/kv/relay_ports.ts";
 import { vaultKvPorts } from "../src/store/kv/vault_ports.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../src/vault/index.ts";

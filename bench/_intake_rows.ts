@@ -6,7 +6,7 @@
  * @module
  */
 import { encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
-import type { SegmentRef } from "../src/store/segments.ts";
+import type { SegmentRef } from "../src/store/kv/segments.ts";
 
 /** The head (`keys.submission(id)`) and queue row (`keys.queue(fingerprint, seq)`) values. */
 export function intakeRows(

@@ -11,8 +11,9 @@
  * Usage: deno run -A bench/console.ts [--count 100000] [--rounds 20]
  */
 import { parseArgs } from "node:util";
-import { openStore } from "../src/store/kv.ts";
-import { vaultKeys, type VaultRecordRow } from "../src/store/keys.ts";
+import { openStore } from "../src/store/kv/file.ts";
+import { vaultKeys } from "../src/store/kv/keys.ts";
+import type { VaultRecordRow } from "../src/store/kv/rows.ts";
 import { savedAtOf } from "../src/vault/records.ts";
 import { ConsoleClient } from "../tests/console/_client.ts";
 import { spawnServer } from "../tests/_support/process.ts";

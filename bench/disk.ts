@@ -18,13 +18,13 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { GroupCommitter } from "../src/store/group_commit.ts";
-import { KV_FILE, openStore } from "../src/store/kv.ts";
+import { GroupCommitter } from "../src/store/kv/group_commit.ts";
+import { KV_FILE, openStore } from "../src/store/kv/file.ts";
 import { KvEnvelopes } from "../src/store/kv/envelopes.ts";
-import { keys } from "../src/store/keys.ts";
-import { migrateStore } from "../src/store/schema.ts";
-import type { SubmissionRow } from "../src/store/ports/envelopes.ts";
-import { SegmentLog, SEGMENTS_DIR } from "../src/store/segments.ts";
+import { keys } from "../src/store/kv/keys.ts";
+import { migrateStore } from "../src/store/kv/schema.ts";
+import type { SubmissionHead } from "../src/store/ports/envelopes.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../src/store/kv/segments.ts";
 import { fmt } from "./_wrk.ts";
 
 const { values } = parseArgs({
@@ -46,7 +46,7 @@ const recipientPubkey = crypto.getRandomValues(new Uint8Array(32)).toBase64();
 const ciphertext = crypto.getRandomValues(new Uint8Array(CIPHERTEXT));
 
 /** A new head as intake makes it: random id, SHA-256 digests in hex. */
-function newHead(): SubmissionRow {
+function newHead(): SubmissionHead {
   const digest = crypto.getRandomValues(new Uint8Array(32)).toHex();
   return {
     id: crypto.randomUUID().replaceAll("-", ""),

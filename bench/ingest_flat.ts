@@ -16,10 +16,10 @@
  *   [--rounds 3]
  */
 import { parseArgs } from "node:util";
-import { keys } from "../src/store/keys.ts";
+import { keys } from "../src/store/kv/keys.ts";
 import { encodeHead } from "../src/store/kv/envelope_rows.ts";
 import { addRecordWrite } from "../src/store/kv/record_writes.ts";
-import { KvWrite } from "../src/store/write.ts";
+import { KvWrite } from "../src/store/kv/write.ts";
 import { benchValues, openIngestBench } from "./_ingest.ts";
 import { cpuPerItem, threadCpu } from "./cpu.ts";
 

@@ -22,11 +22,11 @@
 import { parseArgs } from "node:util";
 import { publishForm, registerDatabase, type TestDatabase } from "../tests/_support/owner.ts";
 import { freePort, type ServerProcess, spawnServer, waitFor } from "../tests/_support/process.ts";
-import { keys } from "../src/store/keys.ts";
-import { KV_FILE } from "../src/store/kv.ts";
+import { keys } from "../src/store/kv/keys.ts";
+import { KV_FILE } from "../src/store/kv/file.ts";
 import { intakeRows } from "./_intake_rows.ts";
 import { fmt, wrk, type WrkResult } from "./_wrk.ts";
-import { SegmentLog, type SegmentRef, SEGMENTS_DIR } from "../src/store/segments.ts";
+import { SegmentLog, type SegmentRef, SEGMENTS_DIR } from "../src/store/kv/segments.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

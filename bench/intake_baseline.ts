@@ -17,10 +17,10 @@
  * (the segment files go to `<kv-path>.segments/`)
  */
 import { createHash } from "node:crypto";
-import { GroupCommitter } from "../src/store/group_commit.ts";
-import { keys } from "../src/store/keys.ts";
+import { GroupCommitter } from "../src/store/kv/group_commit.ts";
+import { keys } from "../src/store/kv/keys.ts";
 import { decodeHead, encodeHead, encodeQueued } from "../src/store/kv/envelope_rows.ts";
-import { SegmentLog } from "../src/store/segments.ts";
+import { SegmentLog } from "../src/store/kv/segments.ts";
 import { loadConfig } from "../src/config/index.ts";
 import { connectionLimits } from "../src/net/config.ts";
 import { serveHttp } from "../src/net/listener.ts";

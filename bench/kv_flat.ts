@@ -15,7 +15,7 @@
  * Usage: deno run -A bench/kv_flat.ts [--stored 1000000] [--rounds 3] [--commits 1500] [--batch 32]
  */
 import { parseArgs } from "node:util";
-import { keys } from "../src/store/keys.ts";
+import { keys } from "../src/store/kv/keys.ts";
 import { intakeRows } from "./_intake_rows.ts";
 
 const { values } = parseArgs({

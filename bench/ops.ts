@@ -12,8 +12,8 @@
 import { join } from "node:path";
 import { createBackup, restoreBackup } from "../src/backup/index.ts";
 import { KeyCounter } from "../src/store/kv/key_count.ts";
-import { keys } from "../src/store/keys.ts";
-import { KV_FILE } from "../src/store/kv.ts";
+import { keys } from "../src/store/kv/keys.ts";
+import { KV_FILE } from "../src/store/kv/file.ts";
 
 const entries = Number(Deno.args[0] ?? 20_000);
 const valueBytes = Number(Deno.args[1] ?? 4096);

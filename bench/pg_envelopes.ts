@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { KvEnvelopes } from "../src/store/kv/envelopes.ts";
 import { PgEnvelopes } from "../src/store/pg/envelopes.ts";
 import type { EnvelopePort } from "../src/store/ports/envelopes.ts";
-import { SegmentLog, SEGMENTS_DIR } from "../src/store/segments.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../src/store/kv/segments.ts";
 import { freshKv } from "../tests/store/contract/_kv.ts";
 import { freshPg } from "../tests/store/contract/_pg.ts";
 

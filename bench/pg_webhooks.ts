@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { webhookKvPorts } from "../src/store/kv/webhook_ports.ts";
 import { webhookPgPorts } from "../src/store/pg/webhook_ports.ts";
 import type { WebhookDeliveries } from "../src/store/ports/webhooks.ts";
-import { QueueDispatcher } from "../src/store/queue.ts";
+import { QueueDispatcher } from "../src/store/kv/queue.ts";
 import { freshKv } from "../tests/store/contract/_kv.ts";
 import { freshPg } from "../tests/store/contract/_pg.ts";
 import { attemptRow, pendingRow } from "../tests/store/contract/webhooks.ts";

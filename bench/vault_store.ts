@@ -8,7 +8,7 @@
  * Usage: deno run -A bench/vault_store.ts [--count 6000] [--rounds 2]
  */
 import { parseArgs } from "node:util";
-import { openStore } from "../src/store/kv.ts";
+import { openStore } from "../src/store/kv/file.ts";
 import { vaultKvPorts } from "../src/store/kv/vault_ports.ts";
 import { PgRecords } from "../src/store/pg/records.ts";
 import type { RecordsPort, RecordWrite } from "../src/store/ports/records.ts";

@@ -33,10 +33,10 @@ import {
   type RecordEvent,
   type StoredRecordEvent,
 } from "../src/events/record_event.ts";
-import { keys } from "../src/store/keys.ts";
-import { deleteParts } from "../src/store/parts.ts";
-import { GroupCommitter } from "../src/store/group_commit.ts";
-import { QueueDispatcher } from "../src/store/queue.ts";
+import { keys } from "../src/store/kv/keys.ts";
+import { deleteParts } from "../src/store/kv/parts.ts";
+import { GroupCommitter } from "../src/store/kv/group_commit.ts";
+import { QueueDispatcher } from "../src/store/kv/queue.ts";
 import { newConfig } from "../src/webhooks/config.ts";
 import {
   formatSavedAt,

@@ -15,13 +15,13 @@ import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./
 import { hsts } from "./http/hsts.ts";
 import { requestLog } from "./http/logger.ts";
 import { metricsHandler, requestMetrics, type ServiceMetrics } from "./metrics/index.ts";
-import { AddressRanges } from "./net/ip.ts";
+import { AddressRanges } from "./ip/address.ts";
 import { type Limiter, rateLimit } from "./http/rate_limit.ts";
 import { senderCors } from "./relay/cors.ts";
 import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
 import type { Intake } from "./relay/submissions.ts";
-import { storageFailure, StorageHealth } from "./store/storage_health.ts";
+import { storageFailure, StorageHealth } from "./http/storage_health.ts";
 import type { EnvelopePort } from "./store/ports/envelopes.ts";
 import type { IdentityPort } from "./store/ports/identity.ts";
 import type { RateLimitPort } from "./store/ports/rate_limits.ts";
@@ -84,7 +84,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     app.use(requestMetrics(deps.metrics));
     app.get("/metrics", metricsHandler(deps.metrics, config.metrics.token));
   }
-  // Storage health (src/store/storage_health.ts): degraded after a failed write until a probe
+  // Storage health (src/http/storage_health.ts): degraded after a failed write until a probe
   // write succeeds again.
   const storage = new StorageHealth(config.data_dir, Date.now, deps.storePing);
   app.get("/healthz", async (c) => {

@@ -12,7 +12,7 @@ import { EditTokens } from "./auth/index.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake } from "./relay/submissions.ts";
 import { ServiceMetrics } from "./metrics/index.ts";
-import { claimDataDir, type DataDirLock } from "./store/data_lock.ts";
+import { claimDataDir, type DataDirLock } from "./store/data_dir.ts";
 import { openConfiguredStore, type OpenStore } from "./store/open.ts";
 import {
   firstFormSource,
@@ -72,7 +72,7 @@ export async function startServer(
   config: Config,
   options: { lock?: DataDirLock } = {},
 ): Promise<RunningServer> {
-  // One process per data dir: the lock is held until shutdown (src/store/data_lock.ts).
+  // One process per data dir: the lock is held until shutdown (src/store/data_dir.ts).
   const lock = options.lock ?? await claimDataDir(config.data_dir);
   try {
     return await start(config, lock);

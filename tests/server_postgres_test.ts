@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadConfig } from "../src/config/index.ts";
-import { readCredentials } from "../src/init/data_dir.ts";
+import { readCredentials } from "../src/store/data_dir.ts";
 import { initDataDir } from "../src/init/init.ts";
 import { startServer } from "../src/server.ts";
 import type { Sql } from "../src/store/pg/db.ts";

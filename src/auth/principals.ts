@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TokenRow } from "../store/keys.ts";
+import type { ApiToken } from "../store/ports/identity.ts";
 
 /** The holder of an admin token (`spa_…`): creates users, owns no data. */
 export interface AdminPrincipal {
@@ -35,7 +35,7 @@ export type Principal = AdminPrincipal | OwnerPrincipal;
  * // { kind: "owner", tokenId: "ab", userId: "u1" }
  * ```
  */
-export function principalOf(row: TokenRow): Principal | null {
+export function principalOf(row: ApiToken): Principal | null {
   if (row.kind === "admin") return { kind: "admin", tokenId: row.id };
   return row.userId ? { kind: "owner", tokenId: row.id, userId: row.userId } : null;
 }

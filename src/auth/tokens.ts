@@ -6,7 +6,7 @@
  * @module
  */
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import type { IdentityPort, TokenRow } from "../store/ports/identity.ts";
+import type { ApiToken, IdentityPort } from "../store/ports/identity.ts";
 import { type Principal, principalOf } from "./principals.ts";
 
 /** Where token rows are read: the identity port (its `getToken`). */
@@ -34,12 +34,12 @@ async function sha256Hex(text: string): Promise<string> {
  * ```
  */
 export async function mintToken(
-  kind: TokenRow["kind"],
+  kind: ApiToken["kind"],
   userId: string | null,
-): Promise<{ token: string; row: TokenRow }> {
+): Promise<{ token: string; row: ApiToken }> {
   const id = crypto.getRandomValues(new Uint8Array(12)).toHex();
   const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const row: TokenRow = {
+  const row: ApiToken = {
     id,
     kind,
     userId,

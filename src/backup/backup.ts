@@ -13,9 +13,10 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { blobPathParts } from "../blobs/index.ts";
-import { blobKeys, type BlobMetaRow } from "../store/keys.ts";
-import { KV_FILE } from "../store/kv.ts";
-import { HOLD_FILE, holdSegments, SEGMENTS_DIR } from "../store/segments.ts";
+import { blobKeys } from "../store/kv/keys.ts";
+import type { BlobMeta } from "../store/ports/blob_meta.ts";
+import { KV_FILE } from "../store/kv/file.ts";
+import { HOLD_FILE, holdSegments, SEGMENTS_DIR } from "../store/kv/segments.ts";
 import { VERSION } from "../version.ts";
 import {
   type BackupManifest,
@@ -130,7 +131,7 @@ export async function createBackup(dataDir: string, out: string): Promise<Backup
     // The blobs the snapshot knows, read from it (already archived) as they stream by.
     const kv = await Deno.openKv(snapshot);
     try {
-      for await (const { value: meta } of kv.list<BlobMetaRow>({ prefix: blobKeys.metaAll() })) {
+      for await (const { value: meta } of kv.list<BlobMeta>({ prefix: blobKeys.metaAll() })) {
         const parts = blobPathParts(meta);
         let source;
         try {

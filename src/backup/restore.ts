@@ -9,7 +9,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { dirname, join } from "node:path";
 import { isBlobUserId } from "../blobs/key.ts";
 import { concatBytes } from "../crypto/encoding.ts";
-import { KV_FILE } from "../store/kv.ts";
+import { KV_FILE } from "../store/kv/file.ts";
 import {
   type BackupManifest,
   BLOBS_PREFIX,

@@ -7,11 +7,7 @@
  * @module
  */
 import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
-import {
-  type BlobMetaPort,
-  type BlobMetaRow,
-  QuotaExceededError,
-} from "../store/ports/blob_meta.ts";
+import { type BlobMeta, type BlobMetaPort, QuotaExceededError } from "../store/ports/blob_meta.ts";
 import type { KeyedLock } from "./_lock.ts";
 import { type BlobKey, blobKeyString } from "./key.ts";
 import { isSignableMime } from "./mime.ts";
@@ -60,7 +56,7 @@ export async function knownBlob(
   key: BlobKey,
   quotaBytes: number,
   now: Date,
-): Promise<BlobMetaRow | null> {
+): Promise<BlobMeta | null> {
   const meta = await metadata.get(key);
   if (meta) return meta;
   const object = await store.stat(key);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AddressRanges } from "../net/ip.ts";
+import { AddressRanges } from "../ip/address.ts";
 import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";

@@ -17,7 +17,7 @@ import {
   QuotaExceeded,
   TooLarge,
 } from "../errors/index.ts";
-import { type BlobMetaRow, QuotaExceededError } from "../store/ports/blob_meta.ts";
+import { type BlobMeta, QuotaExceededError } from "../store/ports/blob_meta.ts";
 import { KeyedLock } from "./_lock.ts";
 import { inParallel, isDirect, knownBlob, sweepUnrecorded } from "./direct.ts";
 import { FsBlobStore } from "./fs_store.ts";
@@ -295,7 +295,7 @@ export class Blobs {
    * Checks a pre-signed GET and returns the blob's metadata: 403 for a bad signature or an
    * expired URL, 404 when the blob is not stored.
    */
-  async authorizeRead(key: BlobKey, query: SignedQuery): Promise<BlobMetaRow> {
+  async authorizeRead(key: BlobKey, query: SignedQuery): Promise<BlobMeta> {
     await verifySignedQuery(this.options.signer, "GET", blobPath(key), query, this.#now());
     const meta = await this.options.meta.get(key);
     if (!meta) throw new NotFound("blob_not_found", `No blob ${blobKeyString(key)}`);
@@ -351,7 +351,7 @@ export class Blobs {
   }
 
   /** The row of `key`, recording a stored object first (under the key's lock). */
-  #known(store: DirectBlobStore, key: BlobKey): Promise<BlobMetaRow | null> {
+  #known(store: DirectBlobStore, key: BlobKey): Promise<BlobMeta | null> {
     return this.#lock.run(blobKeyString(key), () =>
       knownBlob(
         this.options.meta,

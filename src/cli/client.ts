@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { readCredentials } from "../init/data_dir.ts";
+import { readCredentials } from "../store/data_dir.ts";
 
 /** Where to reach the instance and with which token. */
 export interface ClientOptions {

@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigError, loadConfig, publicBaseUrl } from "../config/index.ts";
-import { readCredentials } from "../init/data_dir.ts";
+import { readCredentials } from "../store/data_dir.ts";
 import { type CheckResult, runDoctor } from "../doctor/index.ts";
 import { parseCommand } from "./args.ts";
 import { SealpostClient } from "./client.ts";

@@ -5,11 +5,11 @@
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, publicBaseUrl, unknownVariables } from "../config/index.ts";
-import { dataPaths } from "../init/data_dir.ts";
+import { dataPaths } from "../store/data_dir.ts";
 import { initDataDir, type InitResult } from "../init/init.ts";
 import { ListenError, type RunningServer, startServer } from "../server.ts";
-import { claimDataDir, DataDirError } from "../store/data_lock.ts";
-import { SchemaVersionError } from "../store/schema.ts";
+import { claimDataDir, DataDirError } from "../store/data_dir.ts";
+import { SchemaVersionError } from "../store/kv/schema.ts";
 import type { StoreMigration } from "../store/open.ts";
 import { PgUnavailableError } from "../store/pg/store.ts";
 import { VERSION } from "../version.ts";

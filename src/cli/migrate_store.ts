@@ -6,11 +6,11 @@
  */
 import { readS3Credentials, S3BlobStore } from "../blobs/s3_store.ts";
 import { ConfigError, loadConfig } from "../config/index.ts";
-import { BlobCopyError } from "../store/migrate_blobs.ts";
-import { DataDirError } from "../store/data_lock.ts";
-import { moveStore, MoveStoreError } from "../store/migrate_store.ts";
+import { BlobCopyError } from "../ops/migrate_blobs.ts";
+import { DataDirError } from "../store/data_dir.ts";
+import { moveStore, MoveStoreError } from "../ops/migrate_store.ts";
 import { describePgUrl } from "../store/pg/db.ts";
-import { SchemaVersionError } from "../store/schema.ts";
+import { SchemaVersionError } from "../store/kv/schema.ts";
 import { parseCommand } from "./args.ts";
 import { helpText } from "./program.ts";
 

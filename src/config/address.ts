@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AddressRanges } from "../net/ip.ts";
+import { AddressRanges } from "../ip/address.ts";
 
 const LOOPBACK = new AddressRanges(["127.0.0.0/8", "::1"]);
 const PRIVATE = new AddressRanges([

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { isAddressOrCidr } from "../net/ip.ts";
+import { isAddressOrCidr } from "../ip/address.ts";
 
 const RateLimit = z.strictObject({
   /** Sustained requests per minute and client address. */

@@ -15,7 +15,7 @@ import type { Vault } from "../vault/index.ts";
 import type { WebhookEngine } from "../webhooks/index.ts";
 import type { Session, Sessions } from "./sessions.ts";
 import { viaTrustedProxy } from "../http/client_ip.ts";
-import { AddressRanges } from "../net/ip.ts";
+import { AddressRanges } from "../ip/address.ts";
 
 /** What the console needs from the process: the vault and webhook services, in-process. */
 export interface ConsoleDeps {

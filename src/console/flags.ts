@@ -3,13 +3,13 @@
  *
  * @module
  */
-import type { WebhookConfigRow, WebhookFlagRow } from "../store/keys.ts";
+import type { WebhookConfig, WebhookFlag } from "../store/ports/webhooks.ts";
 import type { WebhookEngine } from "../webhooks/index.ts";
 
 /** A configuration with its flag. */
 export interface FlaggedWebhook {
-  config: WebhookConfigRow;
-  flag: WebhookFlagRow;
+  config: WebhookConfig;
+  flag: WebhookFlag;
 }
 
 /**
@@ -38,7 +38,7 @@ export async function flaggedWebhooks(
 }
 
 /** A sentence for a flag: why the webhook needs the owner. */
-export function flagReason(flag: WebhookFlagRow): string {
+export function flagReason(flag: WebhookFlag): string {
   const what = flag.reason === "permanent"
     ? "failed permanently"
     : flag.reason === "exhausted"

@@ -5,13 +5,13 @@
  * @module
  */
 import { Hono } from "hono";
-import type { VaultQuarantineRow } from "../store/keys.ts";
+import type { QuarantinedEnvelope } from "../store/ports/quarantine.ts";
 import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
 import { ActionButton, html, Notice, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
 
 function QuarantinePage(
-  { session, rows, done }: { session: Session; rows: VaultQuarantineRow[]; done?: string },
+  { session, rows, done }: { session: Session; rows: QuarantinedEnvelope[]; done?: string },
 ) {
   return (
     <Page title="Quarantine" session={session}>

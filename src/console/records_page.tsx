@@ -5,7 +5,7 @@
  * @module
  */
 import type { FieldDef } from "../forms/fields.ts";
-import type { VaultRecordVersionRow } from "../store/keys.ts";
+import type { RecordVersion } from "../store/ports/records.ts";
 import type { VaultForm, VaultRecord } from "../vault/index.ts";
 import { ActionButton, FormTabs, Notice, Page } from "./layout.tsx";
 import { PAGE_SIZE, type RecordQuery, SORTS, usesIndex } from "./record_query.ts";
@@ -177,7 +177,7 @@ export interface RecordPageProps {
   session: Session;
   form: VaultForm;
   record: VaultRecord;
-  versions: VaultRecordVersionRow[];
+  versions: RecordVersion[];
   urls: FileUrls;
 }
 

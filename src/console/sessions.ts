@@ -9,7 +9,7 @@
  */
 import type { OwnerPrincipal, Principal } from "../auth/index.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import type { ConsoleSessionRow, SessionsPort } from "../store/ports/sessions.ts";
+import type { ConsoleSession, SessionsPort } from "../store/ports/sessions.ts";
 
 /** The principal of token `tokenId`, or null (revoked or unknown): see `principalOfToken`. */
 export type PrincipalLookup = (tokenId: string) => Promise<Principal | null>;
@@ -21,7 +21,7 @@ export interface SessionLimits {
 }
 
 /** A live session with its store key: it stands for the owner principal it was made from. */
-export type Session = ConsoleSessionRow & OwnerPrincipal & { idHash: string };
+export type Session = ConsoleSession & OwnerPrincipal & { idHash: string };
 
 /** Writes the idle clock at most this often (one write per minute, not per request). */
 const TOUCH_EVERY_MS = 60_000;
@@ -64,7 +64,7 @@ export class Sessions {
     const cookie = randomSecret();
     const idHash = await sha256Hex(cookie);
     const now = this.now();
-    const row: ConsoleSessionRow = {
+    const row: ConsoleSession = {
       userId: owner.userId,
       tokenId: owner.tokenId,
       csrf: randomSecret(),

@@ -6,7 +6,7 @@
  * @module
  */
 import { Invalid, validationError } from "../errors/index.ts";
-import type { WebhookConfigRow } from "../store/keys.ts";
+import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import { newConfig, patchConfig } from "../webhooks/config.ts";
 import {
   formatSavedAt,
@@ -83,7 +83,7 @@ function common(body: Body) {
 export function createFromForm(
   formId: string,
   body: Body,
-): { row: WebhookConfigRow; secret: string | null } {
+): { row: WebhookConfig; secret: string | null } {
   const input = {
     ...common(body),
     bearer: field(body, "bearer") || undefined,
@@ -103,9 +103,9 @@ export function createFromForm(
  * @throws {Invalid} naming what is wrong.
  */
 export function patchFromForm(
-  before: WebhookConfigRow,
+  before: WebhookConfig,
   body: Body,
-): { row: WebhookConfigRow; secret: string | null } {
+): { row: WebhookConfig; secret: string | null } {
   const headers = lines(typeof body.headers === "string" ? body.headers : "");
   const bearer = field(body, "bearer");
   const secret = field(body, "signingSecret");
@@ -135,7 +135,7 @@ export function patchFromForm(
  * ```
  */
 export async function previewBody(
-  row: WebhookConfigRow,
+  row: WebhookConfig,
   fields: WebhookField[],
 ): Promise<{ body: string; contentType: string }> {
   const input = await resolveValues(
@@ -176,7 +176,7 @@ export async function previewFromForm(
   if ((mode === "json_template" || mode === "xml_template") && !template) {
     throw new Invalid("invalid_request", `Mode "${mode}" needs a template`, "template");
   }
-  const row = { formId, mode, template, mappings } as WebhookConfigRow;
+  const row = { formId, mode, template, mappings } as WebhookConfig;
   try {
     return await previewBody(row, fields);
   } catch (err) {

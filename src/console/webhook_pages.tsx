@@ -5,11 +5,11 @@
  * @module
  */
 import type {
-  WebhookAttemptRow,
-  WebhookConfigRow,
-  WebhookDeliveryRow,
-  WebhookFlagRow,
-} from "../store/keys.ts";
+  WebhookAttempt,
+  WebhookConfig,
+  WebhookDelivery,
+  WebhookFlag,
+} from "../store/ports/webhooks.ts";
 import type { TestSendResult } from "../webhooks/index.ts";
 import { maskSecret } from "../webhooks/index.ts";
 import { flagReason } from "./flags.ts";
@@ -19,7 +19,7 @@ import { mappingLines } from "./webhook_form.ts";
 
 /** A flag shown prominently, with retry all failed. */
 export function FlagBox(
-  { session, config, flag }: { session: Session; config: WebhookConfigRow; flag: WebhookFlagRow },
+  { session, config, flag }: { session: Session; config: WebhookConfig; flag: WebhookFlag },
 ) {
   return (
     <div class="flag" role="alert">
@@ -38,7 +38,7 @@ export function FlagBox(
 export interface EditorProps {
   session: Session;
   action: string;
-  row: WebhookConfigRow | null;
+  row: WebhookConfig | null;
   /** The posted form (after an error or a preview), shown instead of `row`. */
   posted?: Record<string, string | string[]>;
   error?: string | null;
@@ -220,7 +220,7 @@ export function TestResult({ test }: { test: TestSendResult | null }) {
 
 /** The deliveries table of a configuration. */
 export function Deliveries(
-  { session, rows }: { session: Session; rows: WebhookDeliveryRow[] },
+  { session, rows }: { session: Session; rows: WebhookDelivery[] },
 ) {
   if (rows.length === 0) return <p>No deliveries yet.</p>;
   return (
@@ -266,7 +266,7 @@ export function Deliveries(
 }
 
 /** The attempts of one delivery (the newest 50), oldest first. */
-export function Attempts({ attempts }: { attempts: WebhookAttemptRow[] }) {
+export function Attempts({ attempts }: { attempts: WebhookAttempt[] }) {
   return (
     <table>
       <thead>

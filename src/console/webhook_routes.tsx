@@ -8,7 +8,7 @@ import { type Context, Hono } from "hono";
 import { httpError } from "../http/errors.ts";
 import { assertOwns } from "../auth/index.ts";
 import { NotFound } from "../errors/index.ts";
-import type { WebhookConfigRow } from "../store/keys.ts";
+import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import type { VaultForm } from "../vault/index.ts";
 import { createConfig, type TestSendResult, updateConfig } from "../webhooks/index.ts";
 import { type ConsoleDeps, type ConsoleEnv, formBody } from "./context.ts";
@@ -35,7 +35,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const { vault, webhooks: engine } = deps;
   const { webhooks: store, deliveries } = engine;
 
-  const ownWebhook = async (c: C): Promise<{ row: WebhookConfigRow; form: VaultForm }> => {
+  const ownWebhook = async (c: C): Promise<{ row: WebhookConfig; form: VaultForm }> => {
     const id = c.req.param("webhookId") ?? "";
     const row = /^[0-9a-f]{24}$/.test(id) ? await store.config(id) : null;
     if (!row) throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
@@ -58,7 +58,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   /** A configuration's page: flag, editor, test send, deliveries. */
   const webhookPage = async (
     c: C,
-    row: WebhookConfigRow,
+    row: WebhookConfig,
     form: VaultForm,
     extra: {
       posted?: Record<string, string | string[]>;

@@ -7,10 +7,10 @@
 import { statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { connectionCap, openFileLimit } from "../net/limits.ts";
-import { lockHolder } from "../store/data_lock.ts";
+import { lockHolder } from "../store/data_dir.ts";
 import { check, type CheckResult, reason } from "./check.ts";
 
-/** Files of a data dir that hold no secret: the lock `serve` holds (src/store/data_lock.ts). */
+/** Files of a data dir that hold no secret: the lock `serve` holds (src/store/data_dir.ts). */
 const NOT_SECRET = new Set(["serve.lock"]);
 
 /** The uploaded files' folder, whose many files are checked by their folders only. */

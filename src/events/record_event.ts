@@ -10,9 +10,9 @@
  *
  * @module
  */
-import { keys } from "../store/keys.ts";
-import { writeJsonParts } from "../store/parts.ts";
-import type { KvWrite } from "../store/write.ts";
+import { keys } from "../store/kv/keys.ts";
+import { writeJsonParts } from "../store/kv/parts.ts";
+import type { KvWrite } from "../store/kv/write.ts";
 
 /** Why a record event happened (the webhook body's `_reason`). */
 export type RecordReason = "insert" | "update" | "delete";

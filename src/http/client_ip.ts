@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from "hono";
-import type { AddressRanges } from "../net/ip.ts";
+import type { AddressRanges } from "../ip/address.ts";
 
 /** Longest address text kept (an X-Forwarded-For hop is whatever the proxy wrote). */
 const MAX_ADDRESS = 64;

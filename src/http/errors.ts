@@ -15,7 +15,7 @@ import {
   Unavailable,
   UpstreamFailed,
 } from "../errors/index.ts";
-import { storageFailure } from "../store/storage_health.ts";
+import { storageFailure } from "./storage_health.ts";
 
 /** The `Retry-After` of a 503 `storage_unavailable`, in seconds. */
 export const STORAGE_RETRY_AFTER_SECONDS = 30;

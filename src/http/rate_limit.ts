@@ -6,7 +6,7 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import { type AddressRanges, clientKey } from "../net/ip.ts";
+import { type AddressRanges, clientKey } from "../ip/address.ts";
 import { clientIp } from "./client_ip.ts";
 import { RateLimited } from "../errors/index.ts";
 import type { RateLimitPort, RateLimitRule } from "../store/ports/rate_limits.ts";

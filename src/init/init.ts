@@ -7,7 +7,12 @@ import type { Config } from "../config/index.ts";
 import { publicBaseUrl } from "../config/index.ts";
 import { createAdminToken, createUser } from "../relay/identity.ts";
 import { setUpConfiguredStore, type StoreMigration } from "../store/open.ts";
-import { type Credentials, dataPaths, readCredentials, writeSecretFile } from "./data_dir.ts";
+import {
+  type Credentials,
+  dataPaths,
+  readCredentials,
+  writeSecretFile,
+} from "../store/data_dir.ts";
 
 /** What init reports. */
 export interface InitResult {

@@ -10,7 +10,7 @@
 import acme from "acme-client";
 import https from "node:https";
 import { join } from "node:path";
-import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
+import { readIfExists, writeSecretFile } from "../store/data_dir.ts";
 import { type Certificate, describeCertificate, parseCertificate } from "./certificate.ts";
 import { nextCheckIn, renewalDue, retryIn } from "./renewal.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Config } from "../config/index.ts";
-import { AddressRanges } from "./ip.ts";
+import { AddressRanges } from "../ip/address.ts";
 import { connectionCap, type ConnectionLimits, openFileLimit } from "./limits.ts";
 
 /** Largest request head (request line and headers), in bytes. */

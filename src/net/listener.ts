@@ -12,7 +12,7 @@
  * @module
  */
 import { type FetchHandler, HttpConnection, type ServedConn } from "./connection.ts";
-import { clientKey } from "./ip.ts";
+import { clientKey } from "../ip/address.ts";
 import type { ConnectionLimits } from "./limits.ts";
 
 /** A listening server. */

@@ -11,7 +11,7 @@ import { seal } from "../crypto/sealed_box.ts";
 import { CryptoError } from "../crypto/errors.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors/index.ts";
-import type { ChallengeRow, DatabaseRow, IdentityPort, UserRow } from "../store/ports/identity.ts";
+import type { IdentityPort, KeyChallenge, RelayDatabase, User } from "../store/ports/identity.ts";
 import { mintToken } from "../auth/tokens.ts";
 
 /** How long a registration challenge stays answerable. */
@@ -47,8 +47,8 @@ export function decodeRecipientKey(b64: string, field: string): Uint8Array {
 export async function createUser(
   identity: IdentityPort,
   name: string,
-): Promise<{ user: UserRow; ownerToken: string }> {
-  const user: UserRow = { id: randomId(8), name, createdAt: new Date().toISOString() };
+): Promise<{ user: User; ownerToken: string }> {
+  const user: User = { id: randomId(8), name, createdAt: new Date().toISOString() };
   const { token, row } = await mintToken("owner", user.id);
   if (!await identity.createUser(user, row)) throw new Error(`User id collision on ${user.id}`);
   return { user, ownerToken: token };
@@ -77,7 +77,7 @@ export async function startRegistration(
     throw new Conflict("key_registered", "This recipient key is already registered");
   }
   const answer = crypto.getRandomValues(new Uint8Array(32));
-  const row: ChallengeRow = {
+  const row: KeyChallenge = {
     id: randomId(),
     userId,
     name,
@@ -116,7 +116,7 @@ export async function completeRegistration(
   userId: string,
   challengeId: string,
   answerB64: string,
-): Promise<DatabaseRow> {
+): Promise<RelayDatabase> {
   const challenge = await identity.getChallenge(challengeId);
   if (!challenge || challenge.userId !== userId) throw challengeNotFound();
   let answer: Uint8Array<ArrayBuffer>;
@@ -128,7 +128,7 @@ export async function completeRegistration(
   if (!timingSafeEqual(await sha256Hex(answer), challenge.answerHash)) {
     throw new Forbidden("challenge_failed", "The challenge answer is wrong", "challenge");
   }
-  const db: DatabaseRow = {
+  const db: RelayDatabase = {
     id: randomId(8),
     userId,
     name: challenge.name,

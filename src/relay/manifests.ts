@@ -13,9 +13,9 @@ import { Conflict, Forbidden, Invalid, NotFound, TooLarge } from "../errors/inde
 import { normalizeClosedMessage } from "../forms/closure.ts";
 import type { IdentityPort } from "../store/ports/identity.ts";
 import {
-  type FormRow,
   type ManifestPort,
   ManifestTooLargeError,
+  type PublishedForm,
 } from "../store/ports/manifests.ts";
 import { decodeRecipientKey } from "./identity.ts";
 import { fingerprint } from "../crypto/keys.ts";
@@ -38,7 +38,7 @@ export async function publishManifest(
   userId: string,
   formId: string,
   manifest: Manifest,
-): Promise<{ row: FormRow; created: boolean }> {
+): Promise<{ row: PublishedForm; created: boolean }> {
   if (manifest.formId !== formId) {
     throw new Invalid(
       "invalid_request",
@@ -74,7 +74,7 @@ export async function publishManifest(
       "schemaVersion",
     );
   }
-  const row: FormRow = {
+  const row: PublishedForm = {
     formId,
     userId,
     fingerprint: fp,
@@ -105,7 +105,7 @@ export async function publishManifest(
  * make reach this one within that time (one store read per form and period: nothing to intake).
  */
 export class FormDirectory {
-  #cache = new Map<string, { row: FormRow; at: number }>();
+  #cache = new Map<string, { row: PublishedForm; at: number }>();
 
   constructor(
     private stores: ManifestStores,
@@ -114,7 +114,7 @@ export class FormDirectory {
   ) {}
 
   /** The published form `formId`, or null. Unknown ids are not cached. */
-  async get(formId: string): Promise<FormRow | null> {
+  async get(formId: string): Promise<PublishedForm | null> {
     const cached = this.#cache.get(formId);
     if (cached && performance.now() - cached.at < this.maxAgeMs) return cached.row;
     const row = await this.stores.manifests.get(formId);
@@ -137,13 +137,13 @@ export class FormDirectory {
    *
    * @throws {NotFound} `form_not_found` when `userId` has no published form `formId`.
    */
-  async close(userId: string, formId: string, message: string): Promise<FormRow> {
+  async close(userId: string, formId: string, message: string): Promise<PublishedForm> {
     const closed = { message: normalizeClosedMessage(message), closedAt: new Date().toISOString() };
     return await this.#change(userId, formId, (row) => ({ ...row, closed }));
   }
 
   /** Reopens the published form `formId` of `userId` (a no-op when it is open). */
-  async reopen(userId: string, formId: string): Promise<FormRow> {
+  async reopen(userId: string, formId: string): Promise<PublishedForm> {
     return await this.#change(userId, formId, ({ closed: _, ...row }) => row);
   }
 
@@ -161,7 +161,7 @@ export class FormDirectory {
     throw new Conflict("conflict", `Form "${formId}" kept changing; try again`);
   }
 
-  async #change(userId: string, formId: string, next: (row: FormRow) => FormRow) {
+  async #change(userId: string, formId: string, next: (row: PublishedForm) => PublishedForm) {
     for (let attempt = 0; attempt < 3; attempt++) {
       this.#cache.delete(formId);
       const current = await this.stores.manifests.get(formId);
@@ -177,7 +177,7 @@ export class FormDirectory {
     throw new Conflict("conflict", `Form "${formId}" kept changing; try again`);
   }
 
-  #remember(row: FormRow) {
+  #remember(row: PublishedForm) {
     this.#cache.delete(row.formId);
     if (this.#cache.size >= this.maxEntries) {
       this.#cache.delete(this.#cache.keys().next().value!);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AddressRanges } from "../net/ip.ts";
+import { AddressRanges } from "../ip/address.ts";
 import { newRouter } from "../http/openapi.ts";
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import { type Config, publicBaseUrl } from "../config/index.ts";
@@ -21,7 +21,7 @@ import { Gone, NotFound, Unauthenticated } from "../errors/index.ts";
 import { closedNotice } from "../forms/closure.ts";
 import { type Limiter, rateLimit } from "../http/rate_limit.ts";
 import type { EnvelopePort } from "../store/ports/envelopes.ts";
-import type { DatabaseRow, IdentityPort } from "../store/ports/identity.ts";
+import type { IdentityPort, RelayDatabase } from "../store/ports/identity.ts";
 import { completeRegistration, createUser, startRegistration } from "./identity.ts";
 import { originGuard } from "./cors.ts";
 import type { FormDirectory } from "./manifests.ts";
@@ -56,7 +56,7 @@ export interface RelayDeps {
   };
 }
 
-function publicDatabase(db: DatabaseRow) {
+function publicDatabase(db: RelayDatabase) {
   return {
     id: db.id,
     userId: db.userId,

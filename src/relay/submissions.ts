@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { fromBase64 } from "../crypto/encoding.ts";
 import type { SubmissionEnvelope } from "../forms/payload.ts";
 import { Conflict, Forbidden, Gone, Invalid, NotFound, TooLarge } from "../errors/index.ts";
-import type { EnvelopePort, SubmissionRow } from "../store/ports/envelopes.ts";
+import type { EnvelopePort, SubmissionHead } from "../store/ports/envelopes.ts";
 import type { EditTokens } from "../auth/edit_tokens.ts";
 import type { FormDirectory } from "./manifests.ts";
 import { closedNotice } from "../forms/closure.ts";
@@ -72,10 +72,10 @@ export class Intake {
     }
     // Optimistic: write as new (the commit checks the id is unused); only when that check
     // fails is the existing row read, to answer a replay or a conflict.
-    let head: SubmissionRow | null = null;
+    let head: SubmissionHead | null = null;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (head) return this.#replay(head, head.digest, prepared, 1);
-      const row: SubmissionRow = {
+      const row: SubmissionHead = {
         id: env.submissionId,
         formId: env.formId,
         fingerprint: prepared.fingerprint,
@@ -126,11 +126,11 @@ export class Intake {
     const prepared = await this.#prepare(env);
     if (prepared.closed && head.latestDigest !== prepared.digest) throw prepared.closed;
     for (let attempt = 0; attempt < 3 && head; attempt++) {
-      const current: SubmissionRow = head;
+      const current: SubmissionHead = head;
       if (current.latestDigest === prepared.digest) {
         return this.#replay(current, current.latestDigest, prepared, current.version);
       }
-      const row: SubmissionRow = {
+      const row: SubmissionHead = {
         ...current,
         fingerprint: prepared.fingerprint,
         version: current.version + 1,
@@ -145,7 +145,7 @@ export class Intake {
   }
 
   #replay(
-    head: SubmissionRow,
+    head: SubmissionHead,
     digest: string,
     prepared: Prepared,
     version: number,
@@ -218,7 +218,7 @@ export class Intake {
 
   /** Writes `row` and its queued version if the stored head is still at `expectedVersion`. */
   async #write(
-    row: SubmissionRow,
+    row: SubmissionHead,
     prepared: Prepared,
     expectedVersion: number | null,
   ): Promise<boolean> {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Config } from "../config/index.ts";
-import { readRelaySecret, readRelaySecretFile } from "../init/data_dir.ts";
+import { readRelaySecret, readRelaySecretFile } from "./data_dir.ts";
 import type { IdentityPort } from "./ports/identity.ts";
 import type { StorePorts } from "./ports/bundle.ts";
 import { type KvOpenStore, openKvBackend, setUpKvStore } from "./kv/open.ts";

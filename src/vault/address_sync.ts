@@ -14,7 +14,7 @@
 import { PeriodicTask } from "../blobs/index.ts";
 import { canonicalAddress, sameAddress } from "../config/index.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
-import type { VaultFormRow } from "../store/rows.ts";
+import type { FormHead } from "../store/ports/forms.ts";
 import { buildManifest } from "./forms.ts";
 import type { VaultKeys } from "./keys.ts";
 import type { RelayLink } from "./relay_link.ts";
@@ -150,7 +150,7 @@ export class AddressSync {
   }
 
   /** Signs version `schemaVersion` of the form again with `address` and publishes it. */
-  async #republish(row: VaultFormRow, schemaVersion: number, address: string): Promise<void> {
+  async #republish(row: FormHead, schemaVersion: number, address: string): Promise<void> {
     const { store, keys, link } = this.deps;
     const version = await store.forms.version(row.formId, schemaVersion);
     const db = await store.vaultDatabases.get(row.databaseId);

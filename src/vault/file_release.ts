@@ -11,10 +11,10 @@ import { open } from "../crypto/sealed_box.ts";
 import { SubmissionPayloadSchema } from "../forms/payload.ts";
 import type { FileReleasesPort } from "../store/ports/file_releases.ts";
 import type { FormsPort } from "../store/ports/forms.ts";
-import type { QuarantinePort, VaultQuarantineRow } from "../store/ports/quarantine.ts";
+import type { QuarantinedEnvelope, QuarantinePort } from "../store/ports/quarantine.ts";
 import type { RecordsPort } from "../store/ports/records.ts";
 import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
-import type { WritePart } from "../store/write_part.ts";
+import type { WritePart } from "../store/ports/write_part.ts";
 import type { VaultKeys } from "./keys.ts";
 import { ownedHashes, recordClaimant } from "./records.ts";
 import type { RelayLink } from "./relay_link.ts";
@@ -89,7 +89,7 @@ export async function releaseFiles(
 export async function quarantineRelease(
   store: { quarantine: QuarantinePort; records: RecordsPort },
   keys: VaultKeys,
-  row: VaultQuarantineRow,
+  row: QuarantinedEnvelope,
 ): Promise<WritePart | null> {
   const sealed = await store.quarantine.ciphertext(row.id);
   if (!sealed) return null;

@@ -17,7 +17,7 @@ import { hmacSha256Hex, timingSafeEqual } from "../crypto/hmac.ts";
 import type { OwnedFileRef } from "../forms/file_ref.ts";
 import { Forbidden, NotFound, Unprocessable } from "../errors/index.ts";
 import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
-import type { VaultDatabaseRow } from "../store/rows.ts";
+import type { VaultDatabase } from "../store/ports/vault_databases.ts";
 import type { VaultForms } from "./forms.ts";
 import type { VaultKeys } from "./keys.ts";
 import type { RelayLink } from "./relay_link.ts";
@@ -181,7 +181,7 @@ export class VaultFiles {
     }
   }
 
-  async #database(formId: string): Promise<VaultDatabaseRow | null> {
+  async #database(formId: string): Promise<VaultDatabase | null> {
     const form = await this.forms.row(formId);
     if (!form) return null;
     return await this.databases.get(form.databaseId);

@@ -14,17 +14,13 @@ import {
 } from "../forms/manifest.ts";
 import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
-import type { FormClosure, VaultDatabaseRow } from "../store/rows.ts";
-import type {
-  FormChange,
-  FormsPort,
-  VaultFormRow,
-  VaultFormVersionRow,
-} from "../store/ports/forms.ts";
-import { WriteTooLargeError } from "../store/write.ts";
+import type { FormClosure } from "../store/ports/forms.ts";
+import type { VaultDatabase } from "../store/ports/vault_databases.ts";
+import type { FormChange, FormHead, FormsPort, FormVersion } from "../store/ports/forms.ts";
+import { WriteTooLargeError } from "../store/kv/write.ts";
 
 /** A form with its current schema version, as the owner API shows it. */
-export interface VaultForm extends Omit<VaultFormRow, "closed" | "deletedAt"> {
+export interface VaultForm extends Omit<FormHead, "closed" | "deletedAt"> {
   title: string;
   fields: FieldDef[];
   retentionDays: number | null;
@@ -43,7 +39,7 @@ export interface VaultForm extends Omit<VaultFormRow, "closed" | "deletedAt"> {
 }
 
 /** The form view of a row at one of its versions. */
-function formOf(row: VaultFormRow, version: VaultFormVersionRow): VaultForm {
+function formOf(row: FormHead, version: FormVersion): VaultForm {
   const { closed, deletedAt, ...rest } = row;
   return {
     ...rest,
@@ -142,7 +138,7 @@ export class VaultForms {
     const allowedOrigins = parseOrigins(input.allowedOrigins ?? []);
     const formId = input.formId ?? newFormId();
     const now = new Date().toISOString();
-    const row: VaultFormRow = {
+    const row: FormHead = {
       formId,
       userId: input.userId,
       databaseId: input.databaseId,
@@ -153,7 +149,7 @@ export class VaultForms {
       updatedAt: now,
       retentionDays: null,
     };
-    const version: VaultFormVersionRow = {
+    const version: FormVersion = {
       formId,
       schemaVersion: 1,
       title: input.title,
@@ -193,7 +189,7 @@ export class VaultForms {
         schemaVersion: row.schemaVersion + 1,
         updatedAt: new Date().toISOString(),
       };
-      const version: VaultFormVersionRow = {
+      const version: FormVersion = {
         formId,
         schemaVersion: next.schemaVersion,
         title: input.title ?? previous?.title ?? formId,
@@ -252,24 +248,24 @@ export class VaultForms {
   }
 
   /** The form row of `userId`, not deleted; a 404 otherwise. */
-  #live(row: VaultFormRow | null, userId: string, formId: string): VaultFormRow {
+  #live(row: FormHead | null, userId: string, formId: string): FormHead {
     const owned = this.#owned(row, userId, formId);
     if (owned.deletedAt) throw formDeleted(formId);
     return owned;
   }
 
   #owned(
-    row: VaultFormRow | null,
+    row: FormHead | null,
     userId: string,
     formId: string,
-  ): VaultFormRow {
+  ): FormHead {
     if (!row) throw formNotFound(formId);
     assertOwns(userId, row.userId, () => formNotFound(formId));
     return row;
   }
 
   /** The form row, whoever owns it, or null. */
-  async row(formId: string): Promise<VaultFormRow | null> {
+  async row(formId: string): Promise<FormHead | null> {
     return await this.store.get(formId);
   }
 
@@ -290,18 +286,18 @@ export class VaultForms {
   }
 
   /** Every archived version of a form of `userId`, oldest first. */
-  async versions(userId: string, formId: string): Promise<VaultFormVersionRow[]> {
+  async versions(userId: string, formId: string): Promise<FormVersion[]> {
     this.#owned(await this.row(formId), userId, formId);
     return await this.store.versions(formId);
   }
 
   /** The archived schema version (formId, schemaVersion), or null. */
-  async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
+  async version(formId: string, schemaVersion: number): Promise<FormVersion | null> {
     return await this.store.version(formId, schemaVersion);
   }
 
   /** Records that the version `schemaVersion` of a form was published. */
-  async markPublished(formId: string, schemaVersion: number): Promise<VaultFormRow> {
+  async markPublished(formId: string, schemaVersion: number): Promise<FormHead> {
     const result = await this.store.update(formId, (row) => ({
       row: { ...row, publishedVersion: schemaVersion, publishedAt: new Date().toISOString() },
     }));
@@ -318,8 +314,8 @@ export class VaultForms {
  * relay URL only: never any outbound (webhook) configuration.
  */
 export function buildManifest(
-  version: VaultFormVersionRow,
-  db: VaultDatabaseRow,
+  version: FormVersion,
+  db: VaultDatabase,
   relayUrl: string,
   manifestSecretKey: Uint8Array,
   ownerName: string,

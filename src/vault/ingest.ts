@@ -15,9 +15,9 @@ import { open } from "../crypto/sealed_box.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { CryptoError } from "../crypto/errors.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
-import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
-import type { VaultDatabaseRow } from "../store/rows.ts";
-import type { WritePart } from "../store/write_part.ts";
+import type { QuarantinedEnvelope } from "../store/ports/quarantine.ts";
+import type { VaultDatabase } from "../store/ports/vault_databases.ts";
+import type { WritePart } from "../store/ports/write_part.ts";
 import {
   checkFilesStored,
   checkMode,
@@ -203,7 +203,7 @@ export class Ingestor {
    * envelopes to arrive (a long poll `signal` ends early).
    */
   async drainDatabase(
-    db: VaultDatabaseRow,
+    db: VaultDatabase,
     first: { waitSeconds: number; signal: AbortSignal } | null = null,
   ): Promise<DrainResult> {
     let opener: SealedBoxOpener | null = null;
@@ -218,7 +218,7 @@ export class Ingestor {
   }
 
   async #drainDatabase(
-    db: VaultDatabaseRow,
+    db: VaultDatabase,
     first: PullOptions | null,
     openerFor: (items: number) => SealedBoxOpener | null,
   ): Promise<DrainResult> {
@@ -286,7 +286,7 @@ export class Ingestor {
    * (`chains` holds each submission's last item under way, across pages).
    */
   async #settle(
-    db: VaultDatabaseRow,
+    db: VaultDatabase,
     items: QueueItem[],
     opener: SealedBoxOpener | null,
     chains: Map<string, Promise<unknown>>,
@@ -315,7 +315,7 @@ export class Ingestor {
    * worker when given.
    */
   ingestItem(
-    db: VaultDatabaseRow,
+    db: VaultDatabase,
     item: QueueItem,
     opener: SealedBoxOpener | null = null,
   ): Promise<IngestOutcome> {
@@ -324,7 +324,7 @@ export class Ingestor {
   }
 
   async #ingest(
-    db: VaultDatabaseRow,
+    db: VaultDatabase,
     item: QueueItem,
     opener: SealedBoxOpener | null,
     ack: WritePart | null,
@@ -357,7 +357,7 @@ export class Ingestor {
 
   /** Opens `ciphertext` and parses the payload (values not checked yet). */
   async #read(
-    db: VaultDatabaseRow,
+    db: VaultDatabase,
     ciphertext: Uint8Array,
     opener: SealedBoxOpener | null,
   ): Promise<SubmissionPayload> {
@@ -377,7 +377,7 @@ export class Ingestor {
    * Processes a quarantined envelope again (after the owner fixed the form). It becomes a
    * record and leaves quarantine, or stays with the new reason.
    */
-  async retry(row: VaultQuarantineRow): Promise<IngestOutcome> {
+  async retry(row: QuarantinedEnvelope): Promise<IngestOutcome> {
     const { db, item } = await quarantinedItem(this.store, row);
     // Acked when it was quarantined: nothing to ack now.
     return await this.#ingest(db, item, null, null);

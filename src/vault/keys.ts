@@ -23,7 +23,7 @@ import {
   type SigningKeyPair,
   signingPublicKey,
 } from "../crypto/signing.ts";
-import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
+import { readIfExists, writeSecretFile } from "../store/data_dir.ts";
 
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, dkLen: 32 };
 const MANIFEST_KEY_FILE = "manifest.key";

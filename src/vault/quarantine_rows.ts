@@ -5,9 +5,9 @@
  * @module
  */
 import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
-import type { QuarantinePort, VaultQuarantineRow } from "../store/ports/quarantine.ts";
-import type { VaultDatabaseRow } from "../store/rows.ts";
-import type { WritePart } from "../store/write_part.ts";
+import type { QuarantinedEnvelope, QuarantinePort } from "../store/ports/quarantine.ts";
+import type { VaultDatabase } from "../store/ports/vault_databases.ts";
+import type { WritePart } from "../store/ports/write_part.ts";
 import type { Quarantine } from "./envelope_checks.ts";
 import type { QueueItem } from "./relay_link.ts";
 
@@ -34,7 +34,7 @@ export function quarantineId(item: { submissionId: string; version: number }): s
  */
 export async function writeQuarantine(
   quarantine: QuarantinePort,
-  db: VaultDatabaseRow,
+  db: VaultDatabase,
   item: QueueItem,
   ciphertext: Uint8Array,
   why: Quarantine,
@@ -69,8 +69,8 @@ export async function writeQuarantine(
  */
 export async function quarantinedItem(
   store: { quarantine: QuarantinePort; vaultDatabases: VaultDatabasesPort },
-  row: VaultQuarantineRow,
-): Promise<{ db: VaultDatabaseRow; item: QueueItem }> {
+  row: QuarantinedEnvelope,
+): Promise<{ db: VaultDatabase; item: QueueItem }> {
   const ciphertext = await store.quarantine.ciphertext(row.id) ?? new Uint8Array(0);
   const db = await store.vaultDatabases.get(row.databaseId);
   if (!db) throw new Error(`Database "${row.databaseId}" of quarantined ${row.id} is gone`);

@@ -15,7 +15,7 @@ import type { FormDirectory } from "../relay/manifests.ts";
 import { type AckEntry, ackQueue, listQueue, type QueueItem } from "../relay/queue.ts";
 import type { EnvelopePort } from "../store/ports/envelopes.ts";
 import type { IdentityPort } from "../store/ports/identity.ts";
-import type { WritePart } from "../store/write_part.ts";
+import type { WritePart } from "../store/ports/write_part.ts";
 
 export type { AckEntry, PresignedUrl, QueueItem };
 

@@ -11,9 +11,9 @@ import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
-import type { VaultQuarantineRow } from "../store/ports/quarantine.ts";
+import type { QuarantinedEnvelope } from "../store/ports/quarantine.ts";
 import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
-import type { VaultDatabaseRow } from "../store/rows.ts";
+import type { VaultDatabase } from "../store/ports/vault_databases.ts";
 import { AddressSync } from "./address_sync.ts";
 import { buildManifest, formDeleted, type VaultForm, VaultForms } from "./forms.ts";
 import { FormLifecycle } from "./form_lifecycle.ts";
@@ -173,7 +173,7 @@ export class Vault {
    * Creates a database: a fresh X25519 key pair, registered with the relay by proof of
    * possession (the vault opens the challenge the relay sealed to the new key).
    */
-  async createDatabase(userId: string, name: string): Promise<VaultDatabaseRow> {
+  async createDatabase(userId: string, name: string): Promise<VaultDatabase> {
     const pair = await this.keys.createDatabaseKey();
     const publicKey = pair.publicKey.toBase64();
     try {
@@ -189,7 +189,7 @@ export class Vault {
         challenge.challengeId,
         answer.toBase64(),
       );
-      const row: VaultDatabaseRow = {
+      const row: VaultDatabase = {
         id,
         userId,
         relayUserId,
@@ -207,12 +207,12 @@ export class Vault {
   }
 
   /** The databases of `userId`. */
-  async listDatabases(userId: string): Promise<VaultDatabaseRow[]> {
+  async listDatabases(userId: string): Promise<VaultDatabase[]> {
     return (await this.store.vaultDatabases.list()).filter((db) => db.userId === userId);
   }
 
   /** A database of `userId`, or a 404. */
-  async database(userId: string, dbId: string): Promise<VaultDatabaseRow> {
+  async database(userId: string, dbId: string): Promise<VaultDatabase> {
     const row = await this.store.vaultDatabases.get(dbId);
     const notFound = () =>
       new NotFound("database_not_found", `No database "${dbId}" in this vault`, "id");
@@ -335,7 +335,7 @@ export class Vault {
   }
 
   /** Quarantined envelopes of `userId`'s databases, oldest id first. */
-  async listQuarantine(userId: string, formId?: string): Promise<VaultQuarantineRow[]> {
+  async listQuarantine(userId: string, formId?: string): Promise<QuarantinedEnvelope[]> {
     const mine = new Set((await this.listDatabases(userId)).map((db) => db.id));
     return (await this.store.quarantine.list()).filter((row) =>
       mine.has(row.databaseId) && (!formId || row.formId === formId)

@@ -5,7 +5,7 @@
  * @module
  */
 import { type Config, publicBaseUrl } from "../config/index.ts";
-import { readIfExists, writeSecretFile } from "../init/data_dir.ts";
+import { readIfExists, writeSecretFile } from "../store/data_dir.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";

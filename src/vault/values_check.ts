@@ -8,7 +8,7 @@
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import { formatIssues } from "../errors/index.ts";
-import type { VaultDatabaseRow } from "../store/keys.ts";
+import type { VaultDatabase } from "../store/ports/vault_databases.ts";
 import { checkFileEncryption, MAX_REASON, Quarantine } from "./envelope_checks.ts";
 import type { VaultForms } from "./forms.ts";
 
@@ -37,7 +37,7 @@ export class ValuesChecker {
    * `Quarantine` when the form is not `db`'s, the version is unknown or the values are invalid.
    */
   async check(
-    db: VaultDatabaseRow,
+    db: VaultDatabase,
     formId: string,
     payload: SubmissionPayload,
   ): Promise<SubmissionPayload> {

@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_WEBHOOK_CONCURRENCY } from "../config/index.ts";
 import { Invalid } from "../errors/index.ts";
-import type { WebhookConfigRow } from "../store/rows.ts";
+import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import { renderJsonTemplate } from "./render/json_template.ts";
 import type { RenderInput } from "./values.ts";
 
@@ -224,7 +224,7 @@ function invalid(message: string, field: string): Invalid {
  *
  * @throws {Invalid} naming the field.
  */
-export function checkConfig(row: WebhookConfigRow): void {
+export function checkConfig(row: WebhookConfig): void {
   const templated = row.mode === "json_template" || row.mode === "xml_template";
   if (templated && !row.template) {
     throw invalid(`Mode "${row.mode}" needs a template`, "template");
@@ -274,12 +274,12 @@ export function newConfig(
   formId: string,
   input: WebhookCreate,
   now = new Date(),
-): { row: WebhookConfigRow; secret: string | null } {
+): { row: WebhookConfig; secret: string | null } {
   const secret = input.generateSigningSecret ? generateSigningSecret() : null;
   if (secret && input.signingSecret) {
     throw invalid("Give signingSecret or generateSigningSecret, not both", "signingSecret");
   }
-  const row: WebhookConfigRow = {
+  const row: WebhookConfig = {
     id: crypto.getRandomValues(new Uint8Array(12)).toHex(),
     formId,
     name: input.name,
@@ -308,17 +308,17 @@ export function newConfig(
  * @throws {Invalid} when the result does not fit together.
  */
 export function patchConfig(
-  row: WebhookConfigRow,
+  row: WebhookConfig,
   patch: WebhookPatch,
   now = new Date(),
-): { row: WebhookConfigRow; secret: string | null } {
+): { row: WebhookConfig; secret: string | null } {
   const secret = patch.generateSigningSecret ? generateSigningSecret() : null;
   if (secret && patch.signingSecret !== undefined) {
     throw invalid("Give signingSecret or generateSigningSecret, not both", "signingSecret");
   }
   const mode = patch.mode ?? row.mode;
   const templated = mode === "json_template" || mode === "xml_template";
-  const next: WebhookConfigRow = {
+  const next: WebhookConfig = {
     ...row,
     name: patch.name ?? row.name,
     url: patch.url ?? row.url,

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import type { WebhookConfigRow, WebhookFlagRow } from "../store/rows.ts";
+import type { WebhookConfig, WebhookFlag } from "../store/ports/webhooks.ts";
 
 /**
  * A secret as the API shows it: never in full; the last 4 characters of long ones only.
@@ -58,7 +58,7 @@ export const WebhookViewSchema = z.object({
 export type WebhookView = z.infer<typeof WebhookViewSchema>;
 
 /** Shows `row` with every secret masked (bearer, signing secret, custom header values). */
-export function webhookView(row: WebhookConfigRow, flag: WebhookFlagRow | null): WebhookView {
+export function webhookView(row: WebhookConfig, flag: WebhookFlag | null): WebhookView {
   return {
     id: row.id,
     formId: row.formId,

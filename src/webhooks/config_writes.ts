@@ -7,8 +7,8 @@
  */
 import { Conflict, TooLarge } from "../errors/index.ts";
 import type { WebhookConfigs } from "../store/ports/webhooks.ts";
-import type { WebhookConfigRow } from "../store/rows.ts";
-import { WriteTooLargeError } from "../store/write.ts";
+import type { WebhookConfig } from "../store/ports/webhooks.ts";
+import { WriteTooLargeError } from "../store/kv/write.ts";
 
 /** Runs a configuration write; a row over what the store holds is a 413. */
 async function sized<T>(write: () => Promise<T>): Promise<T> {
@@ -29,7 +29,7 @@ async function sized<T>(write: () => Promise<T>): Promise<T> {
  * await createConfig(engine.webhooks, newConfig(formId, input).row);
  * ```
  */
-export async function createConfig(configs: WebhookConfigs, row: WebhookConfigRow) {
+export async function createConfig(configs: WebhookConfigs, row: WebhookConfig) {
   if (!await sized(() => configs.createConfig(row))) {
     throw new Conflict("conflict", `Webhook id "${row.id}" is taken`);
   }
@@ -46,8 +46,8 @@ export async function createConfig(configs: WebhookConfigs, row: WebhookConfigRo
  */
 export async function updateConfig(
   configs: WebhookConfigs,
-  before: WebhookConfigRow,
-  after: WebhookConfigRow,
+  before: WebhookConfig,
+  after: WebhookConfig,
 ) {
   if (!await sized(() => configs.updateConfig(before, after))) {
     throw new Conflict("conflict", `Webhook "${before.id}" changed meanwhile; try again`);

@@ -7,7 +7,7 @@
 import { errorContent as error, intQuery, jsonContent as json } from "../http/openapi.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { CursorSchema, DeliveryIdSchema, WebhookIdSchema } from "../http/ids.ts";
-import type { WebhookAttemptRow, WebhookDeliveryRow } from "../store/rows.ts";
+import type { WebhookAttempt, WebhookDelivery } from "../store/ports/webhooks.ts";
 
 const security = [{ ownerToken: [] }];
 const tags = ["webhooks"];
@@ -132,7 +132,7 @@ export const retryDelivery = createRoute({
 });
 
 /** The owner API's view of a delivery. */
-export function deliveryView(row: WebhookDeliveryRow): z.infer<typeof DeliverySchema> {
+export function deliveryView(row: WebhookDelivery): z.infer<typeof DeliverySchema> {
   return {
     id: row.id,
     webhookId: row.webhookId,
@@ -157,6 +157,6 @@ export function deliveryView(row: WebhookDeliveryRow): z.infer<typeof DeliverySc
 }
 
 /** The owner API's view of an attempt. */
-export function attemptView(row: WebhookAttemptRow): z.infer<typeof AttemptSchema> {
+export function attemptView(row: WebhookAttempt): z.infer<typeof AttemptSchema> {
   return { ...row };
 }

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { WebhookConfigRow, WebhookDeliveryRow } from "../store/rows.ts";
+import type { WebhookConfig, WebhookDelivery } from "../store/ports/webhooks.ts";
 import type {
   DeliveryChange,
   ScheduledAttempt,
@@ -102,8 +102,8 @@ export class Dispatcher {
    * what to write.
    */
   async first(
-    config: WebhookConfigRow,
-    row: WebhookDeliveryRow,
+    config: WebhookConfig,
+    row: WebhookDelivery,
     body: Uint8Array | null,
     maxBodyBytes: number,
   ): Promise<NewDelivery> {
@@ -170,8 +170,8 @@ export class Dispatcher {
    * when none came in time. `stored`: the delivery is in the store (a queued attempt).
    */
   async #send(
-    config: WebhookConfigRow,
-    row: WebhookDeliveryRow,
+    config: WebhookConfig,
+    row: WebhookDelivery,
     body: Uint8Array,
     stored = false,
   ): Promise<AttemptResult | null> {
@@ -203,7 +203,7 @@ export class Dispatcher {
   }
 
   /** Logs the failures a committed transition reports. */
-  #report(state: WebhookDeliveryRow, effects: DeliveryEffect[]): void {
+  #report(state: WebhookDelivery, effects: DeliveryEffect[]): void {
     for (const effect of effects) {
       if (effect.kind !== "report_failure") continue;
       this.options.life.log("warn", "Webhook delivery failed", {

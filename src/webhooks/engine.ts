@@ -21,7 +21,7 @@
 import { utf8Encode } from "../crypto/encoding.ts";
 import type { RecordEvent } from "../events/record_event.ts";
 import { Conflict } from "../errors/index.ts";
-import type { WebhookConfigRow } from "../store/rows.ts";
+import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import type { RecordEventOutbox } from "../store/ports/record_events.ts";
 import type {
   ScheduledAttempt,
@@ -243,7 +243,7 @@ export class WebhookEngine {
    * delivery machinery: nothing is stored, nothing is retried.
    */
   async testSend(
-    config: WebhookConfigRow,
+    config: WebhookConfig,
     values?: Record<string, unknown>,
   ): Promise<TestSendResult> {
     const fields = await this.forms.fields(config.formId);

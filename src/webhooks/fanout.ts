@@ -15,12 +15,12 @@ import { createHash } from "node:crypto";
 import { utf8Encode } from "../crypto/encoding.ts";
 import type { RecordEvent, StoredRecordEvent } from "../events/record_event.ts";
 import type {
-  WebhookConfigRow,
-  WebhookDeliveryRow,
+  WebhookConfig,
+  WebhookDelivery,
   WebhookEvent,
-  WebhookFlagRow,
-} from "../store/rows.ts";
-import { MAX_JSON_PARTS_BYTES } from "../store/parts.ts";
+  WebhookFlag,
+} from "../store/ports/webhooks.ts";
+import { MAX_JSON_PARTS_BYTES } from "../store/kv/parts.ts";
 import type { RecordEventOutbox } from "../store/ports/record_events.ts";
 import type { WebhookConfigs, WebhookDeliveries } from "../store/ports/webhooks.ts";
 import type { Dispatcher, WebhookSettings } from "./dispatcher.ts";
@@ -107,7 +107,7 @@ export class Fanout {
     /** Deliveries not yet committed; the last one carries the event's removal. */
     let open = configs.length;
     let removed = false;
-    const deliver = async (config: WebhookConfigRow) => {
+    const deliver = async (config: WebhookConfig) => {
       const { row, body } = this.#newDelivery(event, config, input);
       const created = await this.options.dispatcher.first(config, row, body, MAX_BODY_BYTES);
       const carry = open === 1;
@@ -130,11 +130,11 @@ export class Fanout {
   /** The new delivery row of `event` to `config` and its body (null: none to send). */
   #newDelivery(
     event: RecordEvent,
-    config: WebhookConfigRow,
+    config: WebhookConfig,
     input: RenderInput | null,
-  ): { row: WebhookDeliveryRow; body: Uint8Array | null } {
+  ): { row: WebhookDelivery; body: Uint8Array | null } {
     const now = new Date().toISOString();
-    const row: WebhookDeliveryRow = {
+    const row: WebhookDelivery = {
       id: deliveryIdOf(event, config.id),
       webhookId: config.id,
       formId: event.formId,
@@ -167,8 +167,8 @@ export class Fanout {
   }
 
   /** Flags `configs` as blocked by `event`, which could not become deliveries (`err`). */
-  async #flagBlocked(configs: WebhookConfigRow[], event: RecordEvent, err: unknown) {
-    const flag: WebhookFlagRow = {
+  async #flagBlocked(configs: WebhookConfig[], event: RecordEvent, err: unknown) {
+    const flag: WebhookFlag = {
       at: new Date().toISOString(),
       deliveryId: null,
       reason: "blocked",

@@ -7,7 +7,7 @@
  * @module
  */
 import type { FieldKind } from "../forms/fields.ts";
-import type { FormRow } from "../store/rows.ts";
+import type { PublishedForm } from "../store/ports/manifests.ts";
 
 /** A field of a form schema, as webhooks use it. */
 export interface WebhookField {
@@ -31,7 +31,7 @@ export interface FormSource {
 
 /** Anything that reads published form rows (the relay's `FormDirectory`). */
 export interface FormRows {
-  get(formId: string): Promise<FormRow | null>;
+  get(formId: string): Promise<PublishedForm | null>;
 }
 
 function toFields(fields: unknown): WebhookField[] {

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { parseIpv4, parseIpv6 } from "../net/ip.ts";
+import { parseIpv4, parseIpv6 } from "../ip/address.ts";
 
 /** [first address, prefix length] of each refused IPv4 range. */
 const IPV4_BLOCKED: [number, number][] = [

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHmac } from "node:crypto";
-import type { WebhookConfigRow } from "../store/rows.ts";
+import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import { standardSecretBytes } from "./config.ts";
 
 /** A request ready to send; headers in the order they go on the wire. */
@@ -26,7 +26,7 @@ export interface OutboundBody {
 
 /** The parts of a configuration a request depends on. */
 export type RequestSettings = Pick<
-  WebhookConfigRow,
+  WebhookConfig,
   | "url"
   | "method"
   | "bearer"

@@ -12,7 +12,7 @@ import { cacheBodyText, jsonBody } from "../http/body.ts";
 import { Invalid, NotFound } from "../errors/index.ts";
 import { FormIdSchema } from "../http/ids.ts";
 import { assertOwns, type OwnerEnv, requireOwner, type TokenSource } from "../auth/index.ts";
-import type { WebhookConfigRow } from "../store/rows.ts";
+import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import { InvalidCursorError } from "../store/ports/webhooks.ts";
 import {
   newConfig,
@@ -191,7 +191,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
     );
   };
   /** The user's webhook `webhookId` (another user's is not found). */
-  const ownWebhook = async (webhookId: string, userId: string): Promise<WebhookConfigRow> => {
+  const ownWebhook = async (webhookId: string, userId: string): Promise<WebhookConfig> => {
     const notFound = () => new NotFound("webhook_not_found", `Webhook "${webhookId}" not found`);
     const row = await store.config(webhookId);
     if (!row) throw notFound();

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { WebhookDeliveryRow } from "../store/rows.ts";
+import type { WebhookDelivery } from "../store/ports/webhooks.ts";
 import type { DeliveryChange } from "../store/ports/webhooks.ts";
 import type { DeliveryEffect } from "./transition.ts";
 
@@ -20,7 +20,7 @@ import type { DeliveryEffect } from "./transition.ts";
  * await deliveries.updateDelivery(stored, changeOf(step.state, step.effects));
  * ```
  */
-export function changeOf(state: WebhookDeliveryRow, effects: DeliveryEffect[]): DeliveryChange {
+export function changeOf(state: WebhookDelivery, effects: DeliveryEffect[]): DeliveryChange {
   const change: DeliveryChange = { state };
   for (const effect of effects) {
     switch (effect.kind) {

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookFlagRow } from "../store/rows.ts";
+import type { WebhookAttempt, WebhookDelivery, WebhookFlag } from "../store/ports/webhooks.ts";
 import { type BackoffSettings, nextWaitSeconds } from "./outcome.ts";
 import type { AttemptResult } from "./send.ts";
 
@@ -38,14 +38,14 @@ export type DeliveryInput =
   | { type: "retry" };
 
 /** A failure recorded for the owner. */
-export type FailureFlag = WebhookFlagRow & { deliveryId: string };
+export type FailureFlag = WebhookFlag & { deliveryId: string };
 
 /** What a transition asks of the runners, besides writing the new state. */
 export type DeliveryEffect =
   /** Make the first attempt now (nothing is written before it). */
   | { kind: "send" }
   /** Write the attempt's own row. */
-  | { kind: "log_attempt"; attempt: WebhookAttemptRow }
+  | { kind: "log_attempt"; attempt: WebhookAttempt }
   /** Write the pending marker and the attempt message (`state.token`) due at `dueAt`. */
   | { kind: "schedule"; dueAt: number }
   /** Delete the pending marker (the delivery had one). */
@@ -70,7 +70,7 @@ export interface TransitionContext {
 
 /** The new state and its effects. */
 export interface Transition {
-  state: WebhookDeliveryRow;
+  state: WebhookDelivery;
   effects: DeliveryEffect[];
 }
 
@@ -84,7 +84,7 @@ export interface Transition {
  * ```
  */
 export function transition(
-  state: WebhookDeliveryRow,
+  state: WebhookDelivery,
   input: DeliveryInput,
   context: TransitionContext,
 ): Transition {
@@ -106,7 +106,7 @@ export function transition(
 }
 
 function created(
-  row: WebhookDeliveryRow,
+  row: WebhookDelivery,
   bodyBytes: number,
   maxBodyBytes: number,
   context: TransitionContext,
@@ -137,12 +137,12 @@ function created(
 
 /** Pending at `round` with a new token, its message due at `dueAt`. */
 function pendingAt(
-  row: WebhookDeliveryRow,
+  row: WebhookDelivery,
   round: number,
   dueAt: number,
   context: TransitionContext,
 ): Transition {
-  const state: WebhookDeliveryRow = {
+  const state: WebhookDelivery = {
     ...row,
     status: "pending",
     round,
@@ -154,13 +154,13 @@ function pendingAt(
 }
 
 function attempted(
-  row: WebhookDeliveryRow,
+  row: WebhookDelivery,
   result: AttemptResult,
   context: TransitionContext,
 ): Transition {
   const now = new Date(context.now).toISOString();
   const n = row.attempts + 1;
-  const attempt: WebhookAttemptRow = {
+  const attempt: WebhookAttempt = {
     n,
     at: result.at,
     status: result.status,
@@ -171,7 +171,7 @@ function attempted(
     retryAfterSeconds: result.retryAfterSeconds,
   };
   // One copy of the row, completed below (it is new: the input state is never changed).
-  const state: WebhookDeliveryRow = {
+  const state: WebhookDelivery = {
     ...row,
     attempts: n,
     lastAttemptAt: result.at,

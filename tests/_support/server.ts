@@ -2,7 +2,7 @@
  * Test helpers: a real server on a random loopback port, in a fresh data dir.
  */
 import { type Config, loadConfig } from "../../src/config/index.ts";
-import { type Credentials, readCredentials } from "../../src/init/data_dir.ts";
+import { type Credentials, readCredentials } from "../../src/store/data_dir.ts";
 import { initDataDir } from "../../src/init/init.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 

@@ -12,12 +12,12 @@ import {
   requireOwner,
 } from "../../src/auth/index.ts";
 import { errorResponse } from "../../src/http/errors.ts";
-import type { TokenRow } from "../../src/store/ports/identity.ts";
+import type { ApiToken } from "../../src/store/ports/identity.ts";
 
 async function fixture() {
   const owner = await mintToken("owner", "u1");
   const admin = await mintToken("admin", null);
-  const rows = new Map<string, TokenRow>([owner, admin].map(({ row }) => [row.id, row]));
+  const rows = new Map<string, ApiToken>([owner, admin].map(({ row }) => [row.id, row]));
   const tokens = { getToken: (id: string) => Promise.resolve(rows.get(id) ?? null) };
   const app = new Hono<AuthEnv>();
   app.get("/owner", requireOwner(tokens), (c) => c.json(c.var.owner));

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { principalOf } from "../../src/auth/principals.ts";
-import type { TokenRow } from "../../src/store/keys.ts";
+import type { ApiToken } from "../../src/store/ports/identity.ts";
 
-const row = (kind: TokenRow["kind"], userId: string | null): TokenRow => ({
+const row = (kind: ApiToken["kind"], userId: string | null): ApiToken => ({
   id: "0123456789abcdef01234567",
   kind,
   userId,

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { authenticate, mintToken, principalOfToken } from "../../src/auth/index.ts";
-import type { TokenRow } from "../../src/store/ports/identity.ts";
+import type { ApiToken } from "../../src/store/ports/identity.ts";
 
 /** Token rows by id, as the identity port keeps them (deleting one revokes it). */
-class Tokens extends Map<string, TokenRow> {
-  getToken(id: string): Promise<TokenRow | null> {
+class Tokens extends Map<string, ApiToken> {
+  getToken(id: string): Promise<ApiToken | null> {
     return Promise.resolve(this.get(id) ?? null);
   }
 }
@@ -13,7 +13,7 @@ async function withTokens(fn: (tokens: Tokens) => Promise<void>) {
   await fn(new Tokens());
 }
 
-async function stored(tokens: Tokens, kind: TokenRow["kind"], userId: string | null) {
+async function stored(tokens: Tokens, kind: ApiToken["kind"], userId: string | null) {
   const minted = await mintToken(kind, userId);
   tokens.set(minted.row.id, minted.row);
   return minted;

@@ -2,7 +2,7 @@
  * Helpers of the blob tests over real HTTP.
  */
 import { UrlSigner } from "../../src/blobs/index.ts";
-import { readRelaySecret } from "../../src/init/data_dir.ts";
+import { readRelaySecret } from "../../src/store/data_dir.ts";
 import { call, type TestInstance } from "../_support/server.ts";
 import { sha256 } from "./_helpers.ts";
 

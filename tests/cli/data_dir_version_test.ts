@@ -4,9 +4,9 @@
  * exit 1.
  */
 import assert from "node:assert/strict";
-import { keys, webhookKeys } from "../../src/store/keys.ts";
-import { openStore } from "../../src/store/kv.ts";
-import { SCHEMA_VERSION } from "../../src/store/schema.ts";
+import { keys, webhookKeys } from "../../src/store/kv/keys.ts";
+import { openStore } from "../../src/store/kv/file.ts";
+import { SCHEMA_VERSION } from "../../src/store/kv/schema.ts";
 import { sealpost } from "../_support/cli.ts";
 import { spawnServer } from "../_support/process.ts";
 import { V0, writeV0Fixture } from "../store/_v0_fixture.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { AddressWarningBox } from "../../src/console/address_warning.tsx";
 import { type Config, loadConfig } from "../../src/config/index.ts";
-import { readCredentials } from "../../src/init/data_dir.ts";
+import { readCredentials } from "../../src/store/data_dir.ts";
 import { initDataDir } from "../../src/init/init.ts";
 import { startServer } from "../../src/server.ts";
 import { assertAccessible, launch, screenshot } from "./_browser.ts";

@@ -7,9 +7,9 @@ import {
   type RecordEvent,
   type StoredRecordEvent,
 } from "../../src/events/record_event.ts";
-import { keys } from "../../src/store/keys.ts";
-import { readJsonParts } from "../../src/store/parts.ts";
-import { KvWrite } from "../../src/store/write.ts";
+import { keys } from "../../src/store/kv/keys.ts";
+import { readJsonParts } from "../../src/store/kv/parts.ts";
+import { KvWrite } from "../../src/store/kv/write.ts";
 
 function event(values: Record<string, unknown>, reason: RecordEvent["reason"] = "insert") {
   return {

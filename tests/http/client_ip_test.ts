@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { clientIp } from "../../src/http/client_ip.ts";
-import { AddressRanges } from "../../src/net/ip.ts";
+import { AddressRanges } from "../../src/ip/address.ts";
 
 /** The address clientIp picks for a request from `peer` carrying `forwarded`. */
 async function pick(trusted: string[], peer: string, forwarded?: string): Promise<string> {

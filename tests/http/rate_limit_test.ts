@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { errorResponse } from "../../src/http/errors.ts";
 import { type Limiter, rateLimit } from "../../src/http/rate_limit.ts";
-import { AddressRanges } from "../../src/net/ip.ts";
+import { AddressRanges } from "../../src/ip/address.ts";
 import { MemoryRateLimits } from "../../src/store/kv/rate_limits.ts";
 import { PgRateLimits } from "../../src/store/pg/rate_limits.ts";
 import type { RateLimitPort } from "../../src/store/ports/rate_limits.ts";

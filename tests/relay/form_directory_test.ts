@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { FormDirectory } from "../../src/relay/manifests.ts";
 import { KvManifests } from "../../src/store/kv/manifests.ts";
-import type { FormRow } from "../../src/store/ports/manifests.ts";
+import type { PublishedForm } from "../../src/store/ports/manifests.ts";
 import { freshKv } from "../store/contract/_kv.ts";
 
-const ROW: FormRow = {
+const ROW: PublishedForm = {
   formId: "rsvp",
   userId: "u1",
   fingerprint: "fp1",

@@ -1,5 +1,5 @@
 /** A fresh Deno KV store in a temp dir, for the ports' contract tests on Deno KV. */
-import { openStore } from "../../src/store/kv.ts";
+import { openStore } from "../../src/store/kv/file.ts";
 
 /** Opens a store in a new temp dir; `close` closes it and removes the dir. */
 export async function tempKv(): Promise<{ kv: Deno.Kv; close(): Promise<void> }> {

@@ -5,7 +5,7 @@
  * `concurrency`, and a submission head with the old `pending` list. Each delivery carries its
  * attempt log inside its row, as versions 0 to 2 did.
  */
-import { webhookKeys } from "../../src/store/keys.ts";
+import { webhookKeys } from "../../src/store/kv/keys.ts";
 
 /** Ids and bytes of the fixture, to check the migrated store against. */
 export const V0 = {

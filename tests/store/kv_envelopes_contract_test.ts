@@ -1,9 +1,10 @@
 import { join } from "node:path";
-import { KV_FILE } from "../../src/store/kv.ts";
+import { KV_FILE } from "../../src/store/kv/file.ts";
 import { KvEnvelopes } from "../../src/store/kv/envelopes.ts";
-import { SegmentLog, SEGMENTS_DIR } from "../../src/store/segments.ts";
-import { KvWrite } from "../../src/store/write.ts";
-import { addKvPart, type WritePart } from "../../src/store/write_part.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../../src/store/kv/segments.ts";
+import { KvWrite } from "../../src/store/kv/write.ts";
+import { addKvPart } from "../../src/store/kv/write_part.ts";
+import type { WritePart } from "../../src/store/ports/write_part.ts";
 import { envelopesContract } from "./contract/envelopes.ts";
 import { freshKv } from "./contract/_kv.ts";
 

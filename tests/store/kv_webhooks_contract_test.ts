@@ -1,7 +1,7 @@
 import { announceRecordEvents, emitRecordEvent } from "../../src/events/record_event.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
-import { QueueDispatcher } from "../../src/store/queue.ts";
-import { KvWrite } from "../../src/store/write.ts";
+import { QueueDispatcher } from "../../src/store/kv/queue.ts";
+import { KvWrite } from "../../src/store/kv/write.ts";
 import { recordEventsContract } from "./contract/record_events.ts";
 import { webhooksContract, type WebhooksFixture } from "./contract/webhooks.ts";
 

@@ -1,6 +1,6 @@
 import { PgEnvelopes } from "../../src/store/pg/envelopes.ts";
 import { runPgParts } from "../../src/store/pg/write_part.ts";
-import type { WritePart } from "../../src/store/write_part.ts";
+import type { WritePart } from "../../src/store/ports/write_part.ts";
 import { envelopesContract } from "./contract/envelopes.ts";
 import { freshPg } from "./contract/_pg.ts";
 

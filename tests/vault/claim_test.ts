@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm, uploadFile } from "../../src/sdk/mod.ts";
-import { openStore } from "../../src/store/kv.ts";
+import { openStore } from "../../src/store/kv/file.ts";
 import { KvBlobMeta } from "../../src/store/kv/blob_meta.ts";
 import { call, startInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";

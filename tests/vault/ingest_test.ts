@@ -16,8 +16,8 @@ import {
   type SubmissionPayload,
 } from "../../src/sdk/mod.ts";
 import { NotFound } from "../../src/errors/index.ts";
-import { keys } from "../../src/store/keys.ts";
-import { openStore } from "../../src/store/kv.ts";
+import { keys } from "../../src/store/kv/keys.ts";
+import { openStore } from "../../src/store/kv/file.ts";
 import { relayKvPorts } from "../../src/store/kv/relay_ports.ts";
 import type { RelayPorts } from "../../src/store/ports/bundle.ts";
 import { vaultKvPorts } from "../../src/store/kv/vault_ports.ts";

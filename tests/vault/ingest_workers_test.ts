@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { buildEnvelope, buildPayload, seal } from "../../src/sdk/mod.ts";
-import { openStore } from "../../src/store/kv.ts";
+import { openStore } from "../../src/store/kv/file.ts";
 import { vaultKvPorts } from "../../src/store/kv/vault_ports.ts";
 import { HttpRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
 import type { IngestOutcome } from "../../src/vault/ingest.ts";

@@ -2,13 +2,13 @@
  * A webhook delivery row for tests: pending, nothing attempted yet, created at `ISO`; each
  * test overrides what it is about.
  */
-import type { WebhookDeliveryRow } from "../../src/store/rows.ts";
+import type { WebhookDelivery } from "../../src/store/ports/webhooks.ts";
 
 /** The fixed time the rows are created at. */
 export const ISO = "2026-11-23T12:00:00.000Z";
 
 /** A delivery row with `overrides` on top of a pending, unattempted one. */
-export function deliveryRow(overrides: Partial<WebhookDeliveryRow> = {}): WebhookDeliveryRow {
+export function deliveryRow(overrides: Partial<WebhookDelivery> = {}): WebhookDelivery {
   return {
     id: "d1",
     webhookId: "w1",

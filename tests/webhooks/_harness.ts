@@ -7,10 +7,10 @@ import {
   emitRecordEvent,
   type RecordEvent,
 } from "../../src/events/record_event.ts";
-import type { WebhookConfigRow, WebhookDeliveryRow } from "../../src/store/rows.ts";
+import type { WebhookConfig, WebhookDelivery } from "../../src/store/ports/webhooks.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
 import type { WebhookPorts } from "../../src/store/ports/webhooks.ts";
-import { QueueDispatcher } from "../../src/store/queue.ts";
+import { QueueDispatcher } from "../../src/store/kv/queue.ts";
 import { newConfig } from "../../src/webhooks/config.ts";
 import {
   type BlobUrlResolver,
@@ -21,7 +21,7 @@ import {
   type WebhookField,
   type WebhookSettings,
 } from "../../src/webhooks/index.ts";
-import { KvWrite } from "../../src/store/write.ts";
+import { KvWrite } from "../../src/store/kv/write.ts";
 
 /** A schedule in tenths of seconds, no jitter, 1 s timeout. */
 export const FAST: WebhookSettings = {
@@ -87,18 +87,18 @@ export interface Harness extends WebhookPorts {
   engine: WebhookEngine;
   logs: string[];
   /** Adds a webhook configuration (create-request fields) to form `contact`. */
-  addWebhook(input: Record<string, unknown>): Promise<WebhookConfigRow>;
+  addWebhook(input: Record<string, unknown>): Promise<WebhookConfig>;
   /** Emits a record event the way the vault does. */
   emit(values: Record<string, unknown>, overrides?: Partial<RecordEvent>): Promise<RecordEvent>;
   /** The delivery of `event` to `webhookId`, once it exists. */
-  deliveryOf(event: RecordEvent, webhookId: string): Promise<WebhookDeliveryRow | null>;
+  deliveryOf(event: RecordEvent, webhookId: string): Promise<WebhookDelivery | null>;
   /** Waits until that delivery has `status`. */
   waitStatus(
     event: RecordEvent,
     webhookId: string,
-    status: WebhookDeliveryRow["status"],
+    status: WebhookDelivery["status"],
     timeoutMs?: number,
-  ): Promise<WebhookDeliveryRow>;
+  ): Promise<WebhookDelivery>;
   /** Stops the engine and closes the store (the KV file stays unless `remove`). */
   close(remove?: boolean): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { WebhookConfigRow } from "../../src/store/rows.ts";
+import type { WebhookConfig } from "../../src/store/ports/webhooks.ts";
 import {
   newConfig,
   patchConfig,
@@ -11,7 +11,7 @@ import {
 
 const URL_ = "https://crm.example/hooks/in";
 
-function created(input: Record<string, unknown> = {}): WebhookConfigRow {
+function created(input: Record<string, unknown> = {}): WebhookConfig {
   return newConfig("contact", WebhookCreateSchema.parse({ url: URL_, ...input })).row;
 }
 

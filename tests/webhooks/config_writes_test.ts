@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Conflict, TooLarge } from "../../src/errors/index.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
-import { QueueDispatcher } from "../../src/store/queue.ts";
+import { QueueDispatcher } from "../../src/store/kv/queue.ts";
 import { createConfig, updateConfig } from "../../src/webhooks/index.ts";
 import { configRow } from "../store/contract/webhooks.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { emitRecordEvent } from "../../src/events/record_event.ts";
-import { KvWrite } from "../../src/store/write.ts";
+import { KvWrite } from "../../src/store/kv/write.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { patchConfig } from "../../src/webhooks/config.ts";
 import { deliveryRow } from "./_delivery_row.ts";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import type { RecordEvent } from "../../src/events/record_event.ts";
 import type { WebhookDeliveries } from "../../src/store/ports/webhooks.ts";
-import type { WebhookDeliveryRow } from "../../src/store/rows.ts";
+import type { WebhookDelivery } from "../../src/store/ports/webhooks.ts";
 import { json } from "../../src/store/pg/json.ts";
 import { PgWebhookConfigs } from "../../src/store/pg/webhook_configs.ts";
 import { webhookPgPorts } from "../../src/store/pg/webhook_ports.ts";
@@ -30,7 +30,7 @@ async function setup(receiver: Receiver) {
 
 /** Every delivery of webhook `webhookId`, read page by page. */
 async function deliveriesOf(deliveries: WebhookDeliveries, webhookId: string) {
-  const rows: WebhookDeliveryRow[] = [];
+  const rows: WebhookDelivery[] = [];
   let cursor: string | undefined;
   do {
     const page = await deliveries.deliveries(webhookId, { cursor, limit: 100 });
@@ -45,8 +45,8 @@ function settled(
   deliveries: WebhookDeliveries,
   webhookId: string,
   event: RecordEvent,
-  status: WebhookDeliveryRow["status"],
-): Promise<WebhookDeliveryRow> {
+  status: WebhookDelivery["status"],
+): Promise<WebhookDelivery> {
   return until(
     async () => {
       const row = (await deliveriesOf(deliveries, webhookId)).find((d) =>

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { hmacSha256Hex } from "../../src/crypto/hmac.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
-import type { WebhookConfigRow } from "../../src/store/rows.ts";
+import type { WebhookConfig } from "../../src/store/ports/webhooks.ts";
 import {
   buildRequest,
   generateSigningSecret,
@@ -12,7 +12,7 @@ import {
 import { PYTHON } from "../_support/python.ts";
 
 const SETTINGS: Pick<
-  WebhookConfigRow,
+  WebhookConfig,
   "url" | "method" | "bearer" | "headers" | "signingSecret" | "signatureHeader" | "standardWebhooks"
 > = {
   url: "http://127.0.0.1:9/hook",

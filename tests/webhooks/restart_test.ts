@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { emitRecordEvent } from "../../src/events/record_event.ts";
-import { KV_FILE } from "../../src/store/kv.ts";
+import { KV_FILE } from "../../src/store/kv/file.ts";
 import { formatSavedAt } from "../../src/webhooks/index.ts";
 import { publishForm, registerDatabase } from "../_support/owner.ts";
 import { spawnServer } from "../_support/process.ts";
 import { call } from "../_support/server.ts";
 import { freePort, startReceiver, until } from "./_harness.ts";
-import { KvWrite } from "../../src/store/write.ts";
+import { KvWrite } from "../../src/store/kv/write.ts";
 
 const COUNT = 100;
 

@@ -5,7 +5,7 @@ import { formatSavedAt } from "../../src/webhooks/index.ts";
 import { publishForm, registerDatabase } from "../_support/owner.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { startReceiver, until } from "./_harness.ts";
-import { KvWrite } from "../../src/store/write.ts";
+import { KvWrite } from "../../src/store/kv/write.ts";
 
 const test = (name: string, fn: () => Promise<void>) =>
   Deno.test({ name, fn, sanitizeResources: false, sanitizeOps: false });

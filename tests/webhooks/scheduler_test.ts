@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import type { WebhookAttemptRow } from "../../src/store/rows.ts";
+import type { WebhookAttempt } from "../../src/store/ports/webhooks.ts";
 import { changeOf } from "../../src/webhooks/scheduler.ts";
 import type { DeliveryEffect, FailureFlag } from "../../src/webhooks/transition.ts";
 import { deliveryRow, ISO } from "./_delivery_row.ts";
 
 const STATE = deliveryRow({ status: "pending", token: "t1", round: 1, attempts: 1 });
-const ATTEMPT: WebhookAttemptRow = {
+const ATTEMPT: WebhookAttempt = {
   n: 1,
   at: ISO,
   status: 503,

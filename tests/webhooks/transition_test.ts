@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { WebhookDeliveryRow } from "../../src/store/rows.ts";
+import type { WebhookDelivery } from "../../src/store/ports/webhooks.ts";
 import {
   type AttemptResult,
   type DeliveryEffect,
@@ -53,9 +53,9 @@ function kinds(effects: DeliveryEffect[]): string[] {
 
 interface Row {
   name: string;
-  before: Partial<WebhookDeliveryRow>;
+  before: Partial<WebhookDelivery>;
   input: DeliveryInput;
-  status: WebhookDeliveryRow["status"];
+  status: WebhookDelivery["status"];
   round: number;
   token: string;
   nextAttemptAt: string | null;

@@ -9,13 +9,13 @@
  *
  * @module
  */
-import { blobKeys } from "../keys.ts";
-import { KvWrite } from "../write.ts";
+import { blobKeys } from "./keys.ts";
+import { KvWrite } from "./write.ts";
 import {
   type BlobKey,
+  type BlobMeta,
   type BlobMetaPort,
-  type BlobMetaRow,
-  type BlobUsageRow,
+  type BlobUsage,
   type OrphanCandidate,
   QuotaExceededError,
 } from "../ports/blob_meta.ts";
@@ -29,7 +29,7 @@ const CLAIM_BATCH = 50;
 /** `kv.getMany` reads at most this many keys. */
 const GET_MANY_MAX = 10;
 
-const EMPTY_USAGE: BlobUsageRow = { bytes: 0, count: 0 };
+const EMPTY_USAGE: BlobUsage = { bytes: 0, count: 0 };
 
 async function retrying<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
   for (let i = 0; i < MAX_ATTEMPTS; i++) {
@@ -39,14 +39,14 @@ async function retrying<T>(what: string, attempt: () => Promise<T | undefined>):
   throw new Error(`${what}: still conflicting after ${MAX_ATTEMPTS} attempts`);
 }
 
-function unclaimedKey(meta: BlobMetaRow) {
+function unclaimedKey(meta: BlobMeta) {
   return blobKeys.unclaimed(Date.parse(meta.uploadedAt), meta.userId, meta.hash);
 }
 
 /** What one hash of a claim or release comes to: its rows' entries, read together. */
 interface ClaimEntries {
   hash: string;
-  meta: Deno.KvEntryMaybe<BlobMetaRow>;
+  meta: Deno.KvEntryMaybe<BlobMeta>;
   claim: Deno.KvEntryMaybe<true>;
 }
 
@@ -62,17 +62,17 @@ interface ClaimEntries {
 export class KvBlobMeta implements BlobMetaPort {
   constructor(private readonly kv: Deno.Kv) {}
 
-  async get(key: BlobKey): Promise<BlobMetaRow | null> {
-    return (await this.kv.get<BlobMetaRow>(blobKeys.meta(key.userId, key.hash))).value;
+  async get(key: BlobKey): Promise<BlobMeta | null> {
+    return (await this.kv.get<BlobMeta>(blobKeys.meta(key.userId, key.hash))).value;
   }
 
-  async usage(userId: string): Promise<BlobUsageRow> {
-    return (await this.kv.get<BlobUsageRow>(blobKeys.usage(userId))).value ?? EMPTY_USAGE;
+  async usage(userId: string): Promise<BlobUsage> {
+    return (await this.kv.get<BlobUsage>(blobKeys.usage(userId))).value ?? EMPTY_USAGE;
   }
 
-  async totalUsage(): Promise<BlobUsageRow> {
+  async totalUsage(): Promise<BlobUsage> {
     const total = { ...EMPTY_USAGE };
-    for await (const entry of this.kv.list<BlobUsageRow>({ prefix: blobKeys.usageAll() })) {
+    for await (const entry of this.kv.list<BlobUsage>({ prefix: blobKeys.usageAll() })) {
       total.bytes += entry.value.bytes;
       total.count += entry.value.count;
     }
@@ -84,11 +84,11 @@ export class KvBlobMeta implements BlobMetaPort {
     upload: { mime: string | null; sizeBytes: number },
     quotaBytes: number,
     now: Date,
-  ): Promise<{ created: boolean; meta: BlobMetaRow }> {
+  ): Promise<{ created: boolean; meta: BlobMeta }> {
     const metaKey = blobKeys.meta(key.userId, key.hash);
     const usageKey = blobKeys.usage(key.userId);
     return retrying("Recording an upload", async () => {
-      const [metaEntry, usageEntry] = await this.kv.getMany<[BlobMetaRow, BlobUsageRow]>([
+      const [metaEntry, usageEntry] = await this.kv.getMany<[BlobMeta, BlobUsage]>([
         metaKey,
         usageKey,
       ]);
@@ -99,7 +99,7 @@ export class KvBlobMeta implements BlobMetaPort {
       }
       if (existing) {
         if (existing.claimedAt !== null) return { created: false, meta: existing };
-        const meta: BlobMetaRow = { ...existing, uploadedAt: now.toISOString() };
+        const meta: BlobMeta = { ...existing, uploadedAt: now.toISOString() };
         const ok = await new KvWrite()
           .check(metaEntry)
           .delete(unclaimedKey(existing))
@@ -108,7 +108,7 @@ export class KvBlobMeta implements BlobMetaPort {
           .commit(this.kv);
         return ok ? { created: false, meta } : undefined;
       }
-      const meta: BlobMetaRow = {
+      const meta: BlobMeta = {
         userId: key.userId,
         hash: key.hash,
         mime: upload.mime,
@@ -162,7 +162,7 @@ export class KvBlobMeta implements BlobMetaPort {
         w.set(e.meta.key, { ...meta, claims: meta.claims - 1 });
         return "still_claimed";
       }
-      const next: BlobMetaRow = {
+      const next: BlobMeta = {
         ...meta,
         claims: 0,
         claimedAt: null,
@@ -191,13 +191,13 @@ export class KvBlobMeta implements BlobMetaPort {
     }
   }
 
-  forgetOrphan(candidate: OrphanCandidate, cutoffMs: number): Promise<BlobMetaRow | null> {
+  forgetOrphan(candidate: OrphanCandidate, cutoffMs: number): Promise<BlobMeta | null> {
     const { userId, hash } = candidate;
     const metaKey = blobKeys.meta(userId, hash);
     const usageKey = blobKeys.usage(userId);
     const indexKey = blobKeys.unclaimed(candidate.uploadedAtMs, userId, hash);
     return retrying("Deleting an orphan", async () => {
-      const [metaEntry, usageEntry] = await this.kv.getMany<[BlobMetaRow, BlobUsageRow]>([
+      const [metaEntry, usageEntry] = await this.kv.getMany<[BlobMeta, BlobUsage]>([
         metaKey,
         usageKey,
       ]);
@@ -234,7 +234,7 @@ export class KvBlobMeta implements BlobMetaPort {
     }
     return hashes.map((hash, i) => ({
       hash,
-      meta: entries[2 * i] as Deno.KvEntryMaybe<BlobMetaRow>,
+      meta: entries[2 * i] as Deno.KvEntryMaybe<BlobMeta>,
       claim: entries[2 * i + 1] as Deno.KvEntryMaybe<true>,
     }));
   }

@@ -12,7 +12,8 @@
  *
  * @module
  */
-import type { QueueRow, SubmissionRow } from "../keys.ts";
+import type { QueueRow } from "./rows.ts";
+import type { SubmissionHead } from "../ports/envelopes.ts";
 
 const FORMAT = 1;
 const HEX = /^(?:[0-9a-f]{2})+$/;
@@ -158,7 +159,7 @@ class Reader {
  * await kv.set(keys.submission(head.id), encodeHead(head));
  * ```
  */
-export function encodeHead(head: SubmissionRow): Uint8Array {
+export function encodeHead(head: SubmissionHead): Uint8Array {
   return new Writer().varint(head.version).text(head.formId).text(head.fingerprint)
     .time(head.createdAt).text(head.digest)
     .optText(head.latestDigest === head.digest ? null : head.latestDigest).bytes();
@@ -173,7 +174,7 @@ export function encodeHead(head: SubmissionRow): Uint8Array {
  * const head = value ? decodeHead(id, value) : null;
  * ```
  */
-export function decodeHead(id: string, value: Uint8Array): SubmissionRow {
+export function decodeHead(id: string, value: Uint8Array): SubmissionHead {
   const r = new Reader(value, "submission");
   const version = r.varint();
   const formId = r.text();

@@ -3,7 +3,7 @@
  * (one small row per queued version), both in the compact encoding of
  * src/store/kv/envelope_rows.ts, and `queue_keys/{fingerprint}` (the recipient key, written
  * once, which queue rows then leave out) in the store; the ciphertexts in append-only segment
- * files (src/store/segments.ts), written in arrival order and fsynced by the group commit just
+ * files (src/store/kv/segments.ts), written in arrival order and fsynced by the group commit just
  * before the commit of the rows that point into them. A crash in between leaves bytes no row
  * refers to, which go with their segment; segments no row refers to are deleted by
  * {@linkcode KvEnvelopes.sweep}, which also compacts old, mostly acked ones
@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { GroupCommitter } from "../group_commit.ts";
-import { keys } from "../keys.ts";
+import { GroupCommitter } from "./group_commit.ts";
+import { keys } from "./keys.ts";
 import {
   type AckEntry,
   type EnvelopePort,
@@ -22,11 +22,12 @@ import {
   type QueueLease,
   type QueuePage,
   type QueueStats,
-  type SubmissionRow,
+  type SubmissionHead,
 } from "../ports/envelopes.ts";
-import type { SegmentLog } from "../segments.ts";
-import { KV_LIMITS, KvWrite } from "../write.ts";
-import { kvPart, type WritePart } from "../write_part.ts";
+import type { SegmentLog } from "./segments.ts";
+import { KV_LIMITS, KvWrite } from "./write.ts";
+import { kvPart } from "./write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import {
   decodeHead,
   decodeQueued,
@@ -35,7 +36,7 @@ import {
   type StoredQueueRow,
 } from "./envelope_rows.ts";
 import { KeyCounter } from "./key_count.ts";
-import { QueuedListeners } from "../queued_listeners.ts";
+import { QueuedListeners } from "../ports/queued_listeners.ts";
 import { QueueLeases } from "./queue_leases.ts";
 import { sweepQueueSegments } from "./queue_segments.ts";
 
@@ -74,13 +75,13 @@ export class KvEnvelopes implements EnvelopePort {
     this.#counter = options.storePath ? new KeyCounter(options.storePath) : null;
   }
 
-  async getSubmission(submissionId: string): Promise<SubmissionRow | null> {
+  async getSubmission(submissionId: string): Promise<SubmissionHead | null> {
     const { value } = await this.kv.get<Uint8Array>(keys.submission(submissionId));
     return value ? decodeHead(submissionId, value) : null;
   }
 
   async writeVersion(
-    head: SubmissionRow,
+    head: SubmissionHead,
     expectedVersion: number | null,
     envelope: NewEnvelope,
   ): Promise<boolean> {

@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { type VaultFileReleaseRow, vaultKeys } from "../keys.ts";
+import type { VaultFileReleaseRow } from "./rows.ts";
+import { vaultKeys } from "./keys.ts";
 import type { FileRelease, FileReleasesPort } from "../ports/file_releases.ts";
-import { KvWrite } from "../write.ts";
+import { KvWrite } from "./write.ts";
 
 /**
  * The Deno KV store of pending file releases.

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { FormVersionCache } from "../form_version_cache.ts";
-import { vaultKeys } from "../keys.ts";
-import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
-import { KvWrite } from "../write.ts";
+import { FormVersionCache } from "../ports/form_version_cache.ts";
+import { vaultKeys } from "./keys.ts";
+import type { FormChange, FormHead, FormsPort, FormVersion } from "../ports/forms.ts";
+import { KvWrite } from "./write.ts";
 
 /**
  * The Deno KV forms store.
@@ -23,7 +23,7 @@ export class KvForms implements FormsPort {
 
   constructor(private kv: Deno.Kv) {}
 
-  async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
+  async create(row: FormHead, version: FormVersion): Promise<boolean> {
     return await new KvWrite()
       .check({ key: vaultKeys.form(row.formId), versionstamp: null })
       .set(vaultKeys.form(row.formId), row)
@@ -31,36 +31,36 @@ export class KvForms implements FormsPort {
       .commit(this.kv);
   }
 
-  async get(formId: string): Promise<VaultFormRow | null> {
-    return (await this.kv.get<VaultFormRow>(vaultKeys.form(formId))).value;
+  async get(formId: string): Promise<FormHead | null> {
+    return (await this.kv.get<FormHead>(vaultKeys.form(formId))).value;
   }
 
-  async list(): Promise<VaultFormRow[]> {
+  async list(): Promise<FormHead[]> {
     return await Array.fromAsync(
-      this.kv.list<VaultFormRow>({ prefix: vaultKeys.forms() }),
+      this.kv.list<FormHead>({ prefix: vaultKeys.forms() }),
       (entry) => entry.value,
     );
   }
 
-  async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
+  async version(formId: string, schemaVersion: number): Promise<FormVersion | null> {
     const key = vaultKeys.formVersion(formId, schemaVersion);
     return this.#versions.get(formId, schemaVersion) ??
-      this.#versions.keep((await this.kv.get<VaultFormVersionRow>(key)).value);
+      this.#versions.keep((await this.kv.get<FormVersion>(key)).value);
   }
 
-  async versions(formId: string): Promise<VaultFormVersionRow[]> {
+  async versions(formId: string): Promise<FormVersion[]> {
     return await Array.fromAsync(
-      this.kv.list<VaultFormVersionRow>({ prefix: vaultKeys.formVersions(formId) }),
+      this.kv.list<FormVersion>({ prefix: vaultKeys.formVersions(formId) }),
       (entry) => entry.value,
     );
   }
 
   async update(
     formId: string,
-    change: (row: VaultFormRow) => FormChange | Promise<FormChange>,
+    change: (row: FormHead) => FormChange | Promise<FormChange>,
   ): Promise<FormChange | null | "conflict"> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const entry = await this.kv.get<VaultFormRow>(vaultKeys.form(formId));
+      const entry = await this.kv.get<FormHead>(vaultKeys.form(formId));
       if (!entry.value) return null;
       const next = await change(entry.value);
       const w = new KvWrite().check(entry).set(entry.key, next.row);

@@ -4,16 +4,16 @@
  *
  * @module
  */
-import { keys } from "../keys.ts";
-import { KvWrite } from "../write.ts";
+import { keys } from "./keys.ts";
+import { KvWrite } from "./write.ts";
 import type {
-  ChallengeRow,
-  DatabaseRow,
+  ApiToken,
   IdentityPort,
+  KeyChallenge,
   RecipientRoute,
   RegistrationOutcome,
-  TokenRow,
-  UserRow,
+  RelayDatabase,
+  User,
 } from "../ports/identity.ts";
 
 /**
@@ -28,7 +28,7 @@ import type {
 export class KvIdentity implements IdentityPort {
   constructor(private readonly kv: Deno.Kv) {}
 
-  async createUser(user: UserRow, token: TokenRow): Promise<boolean> {
+  async createUser(user: User, token: ApiToken): Promise<boolean> {
     return await new KvWrite()
       .check({ key: keys.user(user.id), versionstamp: null })
       .set(keys.user(user.id), user)
@@ -36,20 +36,20 @@ export class KvIdentity implements IdentityPort {
       .commit(this.kv);
   }
 
-  async saveToken(token: TokenRow): Promise<void> {
+  async saveToken(token: ApiToken): Promise<void> {
     await this.kv.set(keys.token(token.id), token);
   }
 
-  async getToken(tokenId: string): Promise<TokenRow | null> {
-    return (await this.kv.get<TokenRow>(keys.token(tokenId))).value;
+  async getToken(tokenId: string): Promise<ApiToken | null> {
+    return (await this.kv.get<ApiToken>(keys.token(tokenId))).value;
   }
 
-  async getUser(userId: string): Promise<UserRow | null> {
-    return (await this.kv.get<UserRow>(keys.user(userId))).value;
+  async getUser(userId: string): Promise<User | null> {
+    return (await this.kv.get<User>(keys.user(userId))).value;
   }
 
-  async listDatabases(userId: string): Promise<DatabaseRow[]> {
-    const rows = this.kv.list<DatabaseRow>({ prefix: keys.databasesOf(userId) });
+  async listDatabases(userId: string): Promise<RelayDatabase[]> {
+    const rows = this.kv.list<RelayDatabase>({ prefix: keys.databasesOf(userId) });
     return (await Array.fromAsync(rows)).map((entry) => entry.value);
   }
 
@@ -62,22 +62,22 @@ export class KvIdentity implements IdentityPort {
     return (await Array.fromAsync(rows)).map((entry) => String(entry.key[1]));
   }
 
-  async saveChallenge(challenge: ChallengeRow): Promise<void> {
+  async saveChallenge(challenge: KeyChallenge): Promise<void> {
     const expireIn = Math.max(1, challenge.expiresAt - Date.now());
     await this.kv.set(keys.challenge(challenge.id), challenge, { expireIn });
   }
 
-  async getChallenge(challengeId: string): Promise<ChallengeRow | null> {
-    const row = (await this.kv.get<ChallengeRow>(keys.challenge(challengeId))).value;
+  async getChallenge(challengeId: string): Promise<KeyChallenge | null> {
+    const row = (await this.kv.get<KeyChallenge>(keys.challenge(challengeId))).value;
     // A KV expiry is lazy: an expired row can linger for a while.
     return row && row.expiresAt >= Date.now() ? row : null;
   }
 
   async completeRegistration(
-    challenge: ChallengeRow,
-    db: DatabaseRow,
+    challenge: KeyChallenge,
+    db: RelayDatabase,
   ): Promise<RegistrationOutcome> {
-    const [stored, route] = await this.kv.getMany<[ChallengeRow, RecipientRoute]>([
+    const [stored, route] = await this.kv.getMany<[KeyChallenge, RecipientRoute]>([
       keys.challenge(challenge.id),
       keys.recipient(db.fingerprint),
     ]);

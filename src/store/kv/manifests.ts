@@ -3,9 +3,13 @@
  *
  * @module
  */
-import { keys } from "../keys.ts";
-import { type FormRow, type ManifestPort, ManifestTooLargeError } from "../ports/manifests.ts";
-import { KvWrite, WriteTooLargeError } from "../write.ts";
+import { keys } from "./keys.ts";
+import {
+  type ManifestPort,
+  ManifestTooLargeError,
+  type PublishedForm,
+} from "../ports/manifests.ts";
+import { KvWrite, WriteTooLargeError } from "./write.ts";
 
 /**
  * Published forms in Deno KV.
@@ -19,12 +23,12 @@ import { KvWrite, WriteTooLargeError } from "../write.ts";
 export class KvManifests implements ManifestPort {
   constructor(private readonly kv: Deno.Kv) {}
 
-  async get(formId: string): Promise<FormRow | null> {
-    return (await this.kv.get<FormRow>(keys.form(formId))).value;
+  async get(formId: string): Promise<PublishedForm | null> {
+    return (await this.kv.get<PublishedForm>(keys.form(formId))).value;
   }
 
-  async put(row: FormRow, expected: FormRow | null): Promise<boolean> {
-    const current = await this.kv.get<FormRow>(keys.form(row.formId));
+  async put(row: PublishedForm, expected: PublishedForm | null): Promise<boolean> {
+    const current = await this.kv.get<PublishedForm>(keys.form(row.formId));
     if (JSON.stringify(current.value) !== JSON.stringify(expected)) return false;
     // A manifest within max_manifest_bytes as JSON can still take more than 64 KiB as a stored
     // value (a string with one character above U+00FF is stored two bytes a character).
@@ -36,8 +40,8 @@ export class KvManifests implements ManifestPort {
     }
   }
 
-  async remove(expected: FormRow): Promise<boolean> {
-    const current = await this.kv.get<FormRow>(keys.form(expected.formId));
+  async remove(expected: PublishedForm): Promise<boolean> {
+    const current = await this.kv.get<PublishedForm>(keys.form(expected.formId));
     if (JSON.stringify(current.value) !== JSON.stringify(expected)) return false;
     return await new KvWrite().check(current).delete(current.key).commit(this.kv);
   }

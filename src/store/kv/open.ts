@@ -4,16 +4,11 @@
  *
  * @module
  */
-import {
-  dataPaths,
-  newRelaySecretText,
-  readIfExists,
-  writeSecretFile,
-} from "../../init/data_dir.ts";
-import { openStore } from "../kv.ts";
+import { dataPaths, newRelaySecretText, readIfExists, writeSecretFile } from "../data_dir.ts";
+import { openStore } from "./file.ts";
 import type { OpenStoreBase, StoreSetup } from "../open.ts";
-import { QueueDispatcher } from "../queue.ts";
-import { migrateStore } from "../schema.ts";
+import { QueueDispatcher } from "./queue.ts";
+import { migrateStore } from "./schema.ts";
 import { KvIdentity } from "./identity.ts";
 import { openKvStore } from "./store.ts";
 

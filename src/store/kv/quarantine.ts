@@ -1,14 +1,15 @@
 /**
  * The quarantine port on Deno KV: a row under `vaultKeys.quarantine` and its sealed box in
- * parts (src/store/parts.ts) under `vaultKeys.quarantineDataOf`, written before the row.
+ * parts (src/store/kv/parts.ts) under `vaultKeys.quarantineDataOf`, written before the row.
  *
  * @module
  */
-import { vaultKeys } from "../keys.ts";
-import { deleteParts, partCount, readParts, writePartsInSteps } from "../parts.ts";
-import type { QuarantineEntry, QuarantinePort, VaultQuarantineRow } from "../ports/quarantine.ts";
-import { KvWrite } from "../write.ts";
-import { addKvPart, kvPart, type WritePart } from "../write_part.ts";
+import { vaultKeys } from "./keys.ts";
+import { deleteParts, partCount, readParts, writePartsInSteps } from "./parts.ts";
+import type { QuarantinedEnvelope, QuarantineEntry, QuarantinePort } from "../ports/quarantine.ts";
+import { KvWrite } from "./write.ts";
+import { addKvPart, kvPart } from "./write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 
 /**
  * The Deno KV quarantine store.
@@ -24,12 +25,12 @@ export class KvQuarantine implements QuarantinePort {
 
   async save(entry: QuarantineEntry, ciphertext: Uint8Array, ack: WritePart | null) {
     const key = vaultKeys.quarantine(entry.id);
-    const existing = await this.kv.get<VaultQuarantineRow>(key);
+    const existing = await this.kv.get<QuarantinedEnvelope>(key);
     if (!existing.value) {
       // The box goes first, in writes of their own; the row that refers to it commits last.
       await writePartsInSteps(this.kv, vaultKeys.quarantineDataOf(entry.id), ciphertext);
     }
-    const row: VaultQuarantineRow = {
+    const row: QuarantinedEnvelope = {
       ...entry,
       quarantinedAt: existing.value?.quarantinedAt ?? new Date().toISOString(),
       parts: existing.value?.parts ?? partCount(ciphertext.length),
@@ -39,13 +40,13 @@ export class KvQuarantine implements QuarantinePort {
     await w.commit(this.kv);
   }
 
-  async get(id: string): Promise<VaultQuarantineRow | null> {
-    return (await this.kv.get<VaultQuarantineRow>(vaultKeys.quarantine(id))).value;
+  async get(id: string): Promise<QuarantinedEnvelope | null> {
+    return (await this.kv.get<QuarantinedEnvelope>(vaultKeys.quarantine(id))).value;
   }
 
-  async list(): Promise<VaultQuarantineRow[]> {
+  async list(): Promise<QuarantinedEnvelope[]> {
     return await Array.fromAsync(
-      this.kv.list<VaultQuarantineRow>({ prefix: vaultKeys.quarantineAll() }),
+      this.kv.list<QuarantinedEnvelope>({ prefix: vaultKeys.quarantineAll() }),
       (entry) => entry.value,
     );
   }
@@ -69,7 +70,7 @@ export class KvQuarantine implements QuarantinePort {
   }
 
   async discard(id: string, part: WritePart | null): Promise<boolean> {
-    const entry = await this.kv.get<VaultQuarantineRow>(vaultKeys.quarantine(id));
+    const entry = await this.kv.get<QuarantinedEnvelope>(vaultKeys.quarantine(id));
     if (!entry.value) return false;
     const w = new KvWrite().check(entry).delete(entry.key);
     deleteParts(w, vaultKeys.quarantineDataOf(id), entry.value.parts);

@@ -1,6 +1,6 @@
 /**
  * Queue leases of the Deno KV envelope port: in memory, since one process owns a KV file
- * (src/store/data_lock.ts), so every listing of the store passes through this table.
+ * (src/store/data_dir.ts), so every listing of the store passes through this table.
  *
  * @module
  */

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { SegmentLog, SegmentRef } from "../segments.ts";
-import { KvWrite } from "../write.ts";
+import type { SegmentLog, SegmentRef } from "./segments.ts";
+import { KvWrite } from "./write.ts";
 import { decodeQueued, encodeQueued } from "./envelope_rows.ts";
 
 /** A queue row with its segment reference read. */

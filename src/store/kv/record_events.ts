@@ -10,11 +10,12 @@ import {
   type RecordEvent,
   type StoredRecordEvent,
 } from "../../events/record_event.ts";
-import { GroupCommitter } from "../group_commit.ts";
-import { keys } from "../keys.ts";
-import { deleteParts, parseJsonParts } from "../parts.ts";
+import { GroupCommitter } from "./group_commit.ts";
+import { keys } from "./keys.ts";
+import { deleteParts, parseJsonParts } from "./parts.ts";
 import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
-import { kvPart, type WritePart } from "../write_part.ts";
+import { kvPart } from "./write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 
 /**
  * The consumer's side of the outbox in Deno KV.

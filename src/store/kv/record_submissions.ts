@@ -6,10 +6,12 @@
  */
 import { announceRecordEvents, type StoredRecordEvent } from "../../events/record_event.ts";
 import { checkRecordSize } from "../../vault/records.ts";
-import type { GroupCommitter } from "../group_commit.ts";
-import { vaultKeys, type VaultRecordRow } from "../keys.ts";
+import type { GroupCommitter } from "./group_commit.ts";
+import { vaultKeys } from "./keys.ts";
+import type { VaultRecordRow } from "./rows.ts";
 import type { RecordWrite, SubmissionOutcome } from "../ports/records.ts";
-import { addKvPart, type WritePart } from "../write_part.ts";
+import { addKvPart } from "./write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import { addRecordWrite, type CurrentRecord, valuesOf } from "./record_writes.ts";
 
 /** Tries of the careful path before giving up (the head kept changing). */

@@ -7,15 +7,12 @@
  */
 import { emitRecordEvent, newEventId, type StoredRecordEvent } from "../../events/record_event.ts";
 import { nextSavedAt, ownedHashes, savedAtOf } from "../../vault/records.ts";
-import {
-  type VaultFileReleaseRow,
-  vaultKeys,
-  type VaultRecordRow,
-  type VaultRecordVersionRow,
-} from "../keys.ts";
-import { deleteParts, readJsonParts, writeJsonParts } from "../parts.ts";
+import type { VaultFileReleaseRow, VaultRecordRow } from "./rows.ts";
+import { vaultKeys } from "./keys.ts";
+import type { RecordVersion } from "../ports/records.ts";
+import { deleteParts, readJsonParts, writeJsonParts } from "./parts.ts";
 import type { RecordHead, RecordWrite, VaultRecord } from "../ports/records.ts";
-import type { KvWrite } from "../write.ts";
+import type { KvWrite } from "./write.ts";
 
 /** Values up to this many JSON bytes live in the record's head row (one write less). */
 const INLINE_VALUES_BYTES = 16 * 1024;
@@ -81,7 +78,7 @@ export interface CurrentRecord {
 export function versionOf(
   row: VaultRecordRow,
   values: Record<string, unknown>,
-): VaultRecordVersionRow {
+): RecordVersion {
   const bytes = row.values ? 0 : new TextEncoder().encode(JSON.stringify(values)).length;
   return {
     savedAt: row.savedAt,

@@ -8,8 +8,10 @@
  */
 import { announceRecordEvents, type StoredRecordEvent } from "../../events/record_event.ts";
 import { checkRecordSize } from "../../vault/records.ts";
-import { GroupCommitter } from "../group_commit.ts";
-import { vaultKeys, type VaultRecordRow, type VaultRecordVersionRow } from "../keys.ts";
+import { GroupCommitter } from "./group_commit.ts";
+import { vaultKeys } from "./keys.ts";
+import type { VaultRecordRow } from "./rows.ts";
+import type { RecordVersion } from "../ports/records.ts";
 import {
   InvalidCursorError,
   type RecordHead,
@@ -20,8 +22,9 @@ import {
   type TimePageOptions,
   type VaultRecord,
 } from "../ports/records.ts";
-import { KvWrite } from "../write.ts";
-import { kvPart, type WritePart } from "../write_part.ts";
+import { KvWrite } from "./write.ts";
+import { kvPart } from "./write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import { applySubmission } from "./record_submissions.ts";
 import {
   addFileRelease,
@@ -129,7 +132,7 @@ export class KvRecords implements RecordsPort {
     const [head, earlier] = await Promise.all([
       this.kv.get<VaultRecordRow>(vaultKeys.record(formId, recordId)),
       Array.fromAsync(
-        this.kv.list<VaultRecordVersionRow>({ prefix }, { limit }),
+        this.kv.list<RecordVersion>({ prefix }, { limit }),
         (entry) => entry.value,
       ),
     ]);

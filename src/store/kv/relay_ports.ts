@@ -5,9 +5,9 @@
  * @module
  */
 import { join } from "node:path";
-import { KV_FILE } from "../kv.ts";
+import { KV_FILE } from "./file.ts";
 import type { RelayPorts } from "../ports/bundle.ts";
-import { SegmentLog, SEGMENTS_DIR } from "../segments.ts";
+import { SegmentLog, SEGMENTS_DIR } from "./segments.ts";
 import { KvBlobMeta } from "./blob_meta.ts";
 import { KvEnvelopes } from "./envelopes.ts";
 import { KvIdentity } from "./identity.ts";

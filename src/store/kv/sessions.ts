@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { consoleKeys } from "../keys.ts";
-import type { ConsoleSessionRow, SessionsPort } from "../ports/sessions.ts";
-import { KvWrite } from "../write.ts";
+import { consoleKeys } from "./keys.ts";
+import type { ConsoleSession, SessionsPort } from "../ports/sessions.ts";
+import { KvWrite } from "./write.ts";
 
 /**
  * The Deno KV session store.
@@ -21,19 +21,19 @@ import { KvWrite } from "../write.ts";
 export class KvSessions implements SessionsPort {
   constructor(private kv: Deno.Kv) {}
 
-  async create(idHash: string, row: ConsoleSessionRow, ttlMs: number): Promise<void> {
+  async create(idHash: string, row: ConsoleSession, ttlMs: number): Promise<void> {
     await new KvWrite()
       .set(consoleKeys.session(idHash), row, { expireIn: ttlMs })
       .set(consoleKeys.userSession(row.userId, idHash), null, { expireIn: ttlMs })
       .commit(this.kv);
   }
 
-  async get(idHash: string): Promise<ConsoleSessionRow | null> {
-    return (await this.kv.get<ConsoleSessionRow>(consoleKeys.session(idHash))).value;
+  async get(idHash: string): Promise<ConsoleSession | null> {
+    return (await this.kv.get<ConsoleSession>(consoleKeys.session(idHash))).value;
   }
 
   async touch(idHash: string, seenAt: number, ttlMs: number): Promise<boolean> {
-    const entry = await this.kv.get<ConsoleSessionRow>(consoleKeys.session(idHash));
+    const entry = await this.kv.get<ConsoleSession>(consoleKeys.session(idHash));
     if (!entry.value || entry.value.seenAt >= seenAt) return false;
     const next = { ...entry.value, seenAt };
     return await new KvWrite().check(entry).set(entry.key, next, { expireIn: ttlMs }).commit(

@@ -6,7 +6,7 @@
  * @module
  */
 import type { StorePorts } from "../ports/bundle.ts";
-import type { QueueDispatcher } from "../queue.ts";
+import type { QueueDispatcher } from "./queue.ts";
 import { MemoryRateLimits } from "./rate_limits.ts";
 import { relayKvPorts } from "./relay_ports.ts";
 import { vaultKvPorts } from "./vault_ports.ts";

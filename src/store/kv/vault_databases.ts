@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { vaultKeys } from "../keys.ts";
-import type { VaultDatabaseRow, VaultDatabasesPort } from "../ports/vault_databases.ts";
-import { KvWrite } from "../write.ts";
+import { vaultKeys } from "./keys.ts";
+import type { VaultDatabase, VaultDatabasesPort } from "../ports/vault_databases.ts";
+import { KvWrite } from "./write.ts";
 
 /**
  * The Deno KV store of the vault's databases.
@@ -20,17 +20,17 @@ import { KvWrite } from "../write.ts";
 export class KvVaultDatabases implements VaultDatabasesPort {
   constructor(private kv: Deno.Kv) {}
 
-  async put(row: VaultDatabaseRow): Promise<void> {
+  async put(row: VaultDatabase): Promise<void> {
     await new KvWrite().set(vaultKeys.database(row.id), row).commit(this.kv);
   }
 
-  async get(id: string): Promise<VaultDatabaseRow | null> {
-    return (await this.kv.get<VaultDatabaseRow>(vaultKeys.database(id))).value;
+  async get(id: string): Promise<VaultDatabase | null> {
+    return (await this.kv.get<VaultDatabase>(vaultKeys.database(id))).value;
   }
 
-  async list(): Promise<VaultDatabaseRow[]> {
+  async list(): Promise<VaultDatabase[]> {
     return await Array.fromAsync(
-      this.kv.list<VaultDatabaseRow>({ prefix: vaultKeys.databases() }),
+      this.kv.list<VaultDatabase>({ prefix: vaultKeys.databases() }),
       (entry) => entry.value,
     );
   }

@@ -1,6 +1,6 @@
 /**
  * Webhook deliveries, their attempts and their schedule in Deno KV (layout: `webhookKeys` in
- * `src/store/keys.ts`), behind the {@linkcode WebhookDeliveries} port.
+ * `src/store/kv/keys.ts`), behind the {@linkcode WebhookDeliveries} port.
  *
  * A delivery is its row (rewritten by each step, kept small), its ref (its configuration, and
  * its body up to 16 KiB; larger bodies in parts), one row per attempt, a pending marker while
@@ -11,15 +11,11 @@
  *
  * @module
  */
-import { GroupCommitter } from "../group_commit.ts";
-import {
-  type WebhookAttemptRow,
-  type WebhookDeliveryRef,
-  type WebhookDeliveryRow,
-  webhookKeys as k,
-  type WebhookPendingRow,
-} from "../keys.ts";
-import { deleteParts, partCount, readParts, writeParts } from "../parts.ts";
+import { GroupCommitter } from "./group_commit.ts";
+import type { WebhookAttempt, WebhookDelivery } from "../ports/webhooks.ts";
+import type { WebhookDeliveryRef, WebhookPendingRow } from "./rows.ts";
+import { webhookKeys as k } from "./keys.ts";
+import { deleteParts, partCount, readParts, writeParts } from "./parts.ts";
 import {
   type DeliveryChange,
   type DeliveryPage,
@@ -31,9 +27,10 @@ import {
   type StoredDelivery,
   type WebhookDeliveries,
 } from "../ports/webhooks.ts";
-import type { QueueDispatcher, QueueMessage } from "../queue.ts";
-import { KvWrite } from "../write.ts";
-import { addKvPart, type WritePart } from "../write_part.ts";
+import type { QueueDispatcher, QueueMessage } from "./queue.ts";
+import { KvWrite } from "./write.ts";
+import { addKvPart } from "./write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 
 /** The queue message kind of delivery attempts. */
 export const WEBHOOK_ATTEMPT_KIND = "webhook_attempt";
@@ -58,7 +55,7 @@ const message = (a: ScheduledAttempt): AttemptMessage => ({
 });
 
 /** An entry read as a stored delivery (its versionstamp as the revision), or null. */
-function stored(entry: Deno.KvEntryMaybe<WebhookDeliveryRow>): StoredDelivery | null {
+function stored(entry: Deno.KvEntryMaybe<WebhookDelivery>): StoredDelivery | null {
   if (entry.value === null) return null;
   return { row: entry.value, revision: entry.versionstamp as DeliveryRevision };
 }
@@ -86,11 +83,11 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
   async delivery(deliveryId: string): Promise<StoredDelivery | null> {
     const ref = await this.#ref(deliveryId);
     if (ref === null) return null;
-    return stored(await this.kv.get<WebhookDeliveryRow>(k.delivery(ref.webhookId, deliveryId)));
+    return stored(await this.kv.get<WebhookDelivery>(k.delivery(ref.webhookId, deliveryId)));
   }
 
   async due(attempt: ScheduledAttempt): Promise<DueDelivery | null> {
-    const [entry, ref] = await this.kv.getMany<[WebhookDeliveryRow, WebhookDeliveryRef]>([
+    const [entry, ref] = await this.kv.getMany<[WebhookDelivery, WebhookDeliveryRef]>([
       k.delivery(attempt.webhookId, attempt.deliveryId),
       k.deliveryWebhook(attempt.deliveryId),
     ]);
@@ -104,11 +101,11 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
     webhookId: string,
     options: { failed?: boolean; cursor?: string; limit: number },
   ): Promise<DeliveryPage> {
-    const list = this.kv.list<WebhookDeliveryRow | true>(
+    const list = this.kv.list<WebhookDelivery | true>(
       { prefix: options.failed ? k.failedOf(webhookId) : k.deliveriesOf(webhookId) },
       { reverse: true, limit: options.limit, cursor: options.cursor },
     );
-    const found: Deno.KvEntry<WebhookDeliveryRow | true>[] = [];
+    const found: Deno.KvEntry<WebhookDelivery | true>[] = [];
     try {
       for await (const entry of list) found.push(entry);
     } catch (err) {
@@ -117,14 +114,14 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
     }
     const nextCursor = found.length === options.limit ? list.cursor : null;
     if (!options.failed) {
-      return { items: found.map((e) => e.value as WebhookDeliveryRow), nextCursor };
+      return { items: found.map((e) => e.value as WebhookDelivery), nextCursor };
     }
-    const items: WebhookDeliveryRow[] = [];
+    const items: WebhookDelivery[] = [];
     for (let i = 0; i < found.length; i += GET_MANY) {
       const keys = found.slice(i, i + GET_MANY).map((e) =>
         k.delivery(webhookId, e.key[e.key.length - 1] as string)
       );
-      for (const entry of await this.kv.getMany<WebhookDeliveryRow[]>(keys)) {
+      for (const entry of await this.kv.getMany<WebhookDelivery[]>(keys)) {
         if (entry.value) items.push(entry.value);
       }
     }
@@ -139,7 +136,7 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
     return ids;
   }
 
-  async body(row: WebhookDeliveryRow): Promise<Uint8Array> {
+  async body(row: WebhookDelivery): Promise<Uint8Array> {
     if (row.bodyParts > 0) {
       const body = await readParts(this.kv, k.bodyOf(row.id));
       if (!body) throw new Error(`The body of delivery ${row.id} is missing`);
@@ -150,10 +147,10 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
     return ref.body ?? new Uint8Array();
   }
 
-  async attempts(deliveryId: string): Promise<WebhookAttemptRow[]> {
-    const rows: WebhookAttemptRow[] = [];
+  async attempts(deliveryId: string): Promise<WebhookAttempt[]> {
+    const rows: WebhookAttempt[] = [];
     for await (
-      const entry of this.kv.list<WebhookAttemptRow>({ prefix: k.attemptsOf(deliveryId) })
+      const entry of this.kv.list<WebhookAttempt>({ prefix: k.attemptsOf(deliveryId) })
     ) rows.push(entry.value);
     return rows;
   }
@@ -209,7 +206,7 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
   async purgeAllOf(webhookId: string): Promise<void> {
     let w = new KvWrite();
     for await (
-      const entry of this.kv.list<WebhookDeliveryRow>({ prefix: k.deliveriesOf(webhookId) })
+      const entry of this.kv.list<WebhookDelivery>({ prefix: k.deliveriesOf(webhookId) })
     ) {
       if (w.mutations > PURGE_MUTATIONS) {
         await w.commit(this.kv);
@@ -235,7 +232,7 @@ export class KvWebhookDeliveries implements WebhookDeliveries {
   /** The deliveries of pending markers `markers` still pending; the other markers go. */
   async *#pendingOf(markers: Deno.KvEntry<WebhookPendingRow>[]): AsyncIterable<StoredDelivery> {
     if (markers.length === 0) return;
-    const rows = await this.kv.getMany<WebhookDeliveryRow[]>(
+    const rows = await this.kv.getMany<WebhookDelivery[]>(
       markers.map((m) => k.delivery(m.value.webhookId, m.key[m.key.length - 1] as string)),
     );
     for (const [i, entry] of rows.entries()) {
@@ -309,7 +306,7 @@ function writeChange(w: KvWrite, change: DeliveryChange): void {
 }
 
 /** Adds the deletion of delivery `row` and everything it owns to `w`. */
-function deleteDelivery(w: KvWrite, row: WebhookDeliveryRow): void {
+function deleteDelivery(w: KvWrite, row: WebhookDelivery): void {
   const id = row.id;
   w.delete(k.delivery(row.webhookId, id))
     .delete(k.deliveryWebhook(id))

@@ -5,7 +5,7 @@
  * @module
  */
 import type { WebhookPorts } from "../ports/webhooks.ts";
-import type { QueueDispatcher } from "../queue.ts";
+import type { QueueDispatcher } from "./queue.ts";
 import { KvRecordEventOutbox } from "./record_events.ts";
 import { KvWebhookDeliveries } from "./webhook_deliveries.ts";
 import { KvWebhookConfigs } from "./webhooks.ts";

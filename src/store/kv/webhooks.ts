@@ -1,15 +1,16 @@
 /**
  * Webhook configurations and their failure flags in Deno KV (layout: `webhookKeys` in
- * `src/store/keys.ts`), behind the {@linkcode WebhookConfigs} port.
+ * `src/store/kv/keys.ts`), behind the {@linkcode WebhookConfigs} port.
  *
  * One process owns the KV file and every configuration write goes through this class, so its
  * in-memory cache of configurations stays exact.
  *
  * @module
  */
-import { type WebhookConfigRow, type WebhookFlagRow, webhookKeys as k } from "../keys.ts";
+import type { WebhookConfig, WebhookFlag } from "../ports/webhooks.ts";
+import { webhookKeys as k } from "./keys.ts";
 import type { WebhookConfigs } from "../ports/webhooks.ts";
-import { KvWrite } from "../write.ts";
+import { KvWrite } from "./write.ts";
 import type { KvWebhookDeliveries } from "./webhook_deliveries.ts";
 
 /** Deno KV's `getMany` reads at most 10 keys. */
@@ -25,7 +26,7 @@ const GET_MANY = 10;
  * ```
  */
 export class KvWebhookConfigs implements WebhookConfigs {
-  #configs = new Map<string, WebhookConfigRow[]>();
+  #configs = new Map<string, WebhookConfig[]>();
   #formOf = new Map<string, string>();
 
   /** `deliveries`: where removed configurations' deliveries are purged. */
@@ -35,11 +36,11 @@ export class KvWebhookConfigs implements WebhookConfigs {
     private maxCachedForms = 10_000,
   ) {}
 
-  async configsOf(formId: string): Promise<WebhookConfigRow[]> {
+  async configsOf(formId: string): Promise<WebhookConfig[]> {
     const cached = this.#configs.get(formId);
     if (cached) return cached;
-    const rows: WebhookConfigRow[] = [];
-    for await (const entry of this.kv.list<WebhookConfigRow>({ prefix: k.configsOf(formId) })) {
+    const rows: WebhookConfig[] = [];
+    for await (const entry of this.kv.list<WebhookConfig>({ prefix: k.configsOf(formId) })) {
       rows.push(entry.value);
     }
     rows.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -50,7 +51,7 @@ export class KvWebhookConfigs implements WebhookConfigs {
     return rows;
   }
 
-  async config(webhookId: string): Promise<WebhookConfigRow | null> {
+  async config(webhookId: string): Promise<WebhookConfig | null> {
     let formId = this.#formOf.get(webhookId);
     if (formId === undefined) {
       const pointer = await this.kv.get<string>(k.configForm(webhookId));
@@ -61,7 +62,7 @@ export class KvWebhookConfigs implements WebhookConfigs {
     return (await this.configsOf(formId)).find((c) => c.id === webhookId) ?? null;
   }
 
-  async createConfig(row: WebhookConfigRow): Promise<boolean> {
+  async createConfig(row: WebhookConfig): Promise<boolean> {
     const w = new KvWrite()
       .check({ key: k.configForm(row.id), versionstamp: null })
       .set(k.config(row.formId, row.id), row)
@@ -73,8 +74,8 @@ export class KvWebhookConfigs implements WebhookConfigs {
     }
   }
 
-  async updateConfig(before: WebhookConfigRow, after: WebhookConfigRow): Promise<boolean> {
-    const current = await this.kv.get<WebhookConfigRow>(k.config(before.formId, before.id));
+  async updateConfig(before: WebhookConfig, after: WebhookConfig): Promise<boolean> {
+    const current = await this.kv.get<WebhookConfig>(k.config(before.formId, before.id));
     if (current.value?.updatedAt !== before.updatedAt) return false;
     const w = new KvWrite()
       .check(current)
@@ -87,7 +88,7 @@ export class KvWebhookConfigs implements WebhookConfigs {
     }
   }
 
-  async removeConfig(row: WebhookConfigRow): Promise<void> {
+  async removeConfig(row: WebhookConfig): Promise<void> {
     await new KvWrite()
       .delete(k.config(row.formId, row.id))
       .delete(k.configForm(row.id))
@@ -111,15 +112,15 @@ export class KvWebhookConfigs implements WebhookConfigs {
     await this.kv.delete(k.purge(webhookId));
   }
 
-  async flag(webhookId: string): Promise<WebhookFlagRow | null> {
-    return (await this.kv.get<WebhookFlagRow>(k.flag(webhookId))).value;
+  async flag(webhookId: string): Promise<WebhookFlag | null> {
+    return (await this.kv.get<WebhookFlag>(k.flag(webhookId))).value;
   }
 
-  async flags(webhookIds: string[]): Promise<Map<string, WebhookFlagRow>> {
-    const out = new Map<string, WebhookFlagRow>();
+  async flags(webhookIds: string[]): Promise<Map<string, WebhookFlag>> {
+    const out = new Map<string, WebhookFlag>();
     for (let i = 0; i < webhookIds.length; i += GET_MANY) {
       const ids = webhookIds.slice(i, i + GET_MANY);
-      const entries = await this.kv.getMany<WebhookFlagRow[]>(ids.map((id) => k.flag(id)));
+      const entries = await this.kv.getMany<WebhookFlag[]>(ids.map((id) => k.flag(id)));
       entries.forEach((e, j) => e.value && out.set(ids[j], e.value));
     }
     return out;
@@ -129,14 +130,14 @@ export class KvWebhookConfigs implements WebhookConfigs {
     await this.kv.delete(k.flag(webhookId));
   }
 
-  async flagBlocked(webhookIds: string[], flag: WebhookFlagRow): Promise<void> {
+  async flagBlocked(webhookIds: string[], flag: WebhookFlag): Promise<void> {
     const w = new KvWrite();
     for (const id of webhookIds) w.set(k.flag(id), flag);
     await w.commit(this.kv);
   }
 
   async unflagBlocked(webhookId: string, eventId: string): Promise<void> {
-    const flag = await this.kv.get<WebhookFlagRow>(k.flag(webhookId));
+    const flag = await this.kv.get<WebhookFlag>(k.flag(webhookId));
     if (flag.value?.reason === "blocked" && flag.value.eventId === eventId) {
       await new KvWrite().check(flag).delete(flag.key).commit(this.kv);
     }
@@ -144,7 +145,7 @@ export class KvWebhookConfigs implements WebhookConfigs {
 
   async blockedFlags(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for await (const entry of this.kv.list<WebhookFlagRow>({ prefix: k.flagsAll() })) {
+    for await (const entry of this.kv.list<WebhookFlag>({ prefix: k.flagsAll() })) {
       const { reason, eventId } = entry.value;
       if (reason === "blocked" && eventId) out.set(String(entry.key.at(-1)), eventId);
     }

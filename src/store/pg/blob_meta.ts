@@ -11,9 +11,9 @@
  */
 import {
   type BlobKey,
+  type BlobMeta,
   type BlobMetaPort,
-  type BlobMetaRow,
-  type BlobUsageRow,
+  type BlobUsage,
   type OrphanCandidate,
   QuotaExceededError,
 } from "../ports/blob_meta.ts";
@@ -38,7 +38,7 @@ interface OrphanColumns {
   hash: string;
 }
 
-function blobOf(r: BlobColumns): BlobMetaRow {
+function blobOf(r: BlobColumns): BlobMeta {
   return {
     userId: r.user_id,
     hash: r.hash,
@@ -51,8 +51,8 @@ function blobOf(r: BlobColumns): BlobMetaRow {
 }
 
 /** Locks `userId`'s usage row (made on first use) and answers it. */
-async function lockUsage(tx: Tx, userId: string): Promise<BlobUsageRow> {
-  const [usage] = await tx<BlobUsageRow[]>`
+async function lockUsage(tx: Tx, userId: string): Promise<BlobUsage> {
+  const [usage] = await tx<BlobUsage[]>`
     insert into relay_blob_usage (user_id, bytes, count) values (${userId}, 0, 0)
     on conflict (user_id) do update set bytes = relay_blob_usage.bytes
     returning bytes, count`;
@@ -79,20 +79,20 @@ async function lockBlobs(tx: Tx, userId: string, hashes: string[]): Promise<Set<
 export class PgBlobMeta implements BlobMetaPort {
   constructor(private readonly sql: Sql) {}
 
-  async get(key: BlobKey): Promise<BlobMetaRow | null> {
+  async get(key: BlobKey): Promise<BlobMeta | null> {
     const [row] = await this.sql<BlobColumns[]>`
       select * from relay_blobs where user_id = ${key.userId} and hash = ${key.hash}`;
     return row ? blobOf(row) : null;
   }
 
-  async usage(userId: string): Promise<BlobUsageRow> {
-    const [row] = await this.sql<BlobUsageRow[]>`
+  async usage(userId: string): Promise<BlobUsage> {
+    const [row] = await this.sql<BlobUsage[]>`
       select bytes, count from relay_blob_usage where user_id = ${userId}`;
     return row ?? { bytes: 0, count: 0 };
   }
 
-  async totalUsage(): Promise<BlobUsageRow> {
-    const [row] = await this.sql<BlobUsageRow[]>`
+  async totalUsage(): Promise<BlobUsage> {
+    const [row] = await this.sql<BlobUsage[]>`
       select coalesce(sum(bytes), 0)::int8 as bytes, coalesce(sum(count), 0)::int8 as count
       from relay_blob_usage`;
     return row;
@@ -103,7 +103,7 @@ export class PgBlobMeta implements BlobMetaPort {
     upload: { mime: string | null; sizeBytes: number },
     quotaBytes: number,
     now: Date,
-  ): Promise<{ created: boolean; meta: BlobMetaRow }> {
+  ): Promise<{ created: boolean; meta: BlobMeta }> {
     return await this.sql.begin(async (tx) => {
       const usage = await lockUsage(tx, key.userId);
       if (usage.bytes + upload.sizeBytes > quotaBytes) {
@@ -201,7 +201,7 @@ export class PgBlobMeta implements BlobMetaPort {
     }
   }
 
-  async forgetOrphan(candidate: OrphanCandidate, cutoffMs: number): Promise<BlobMetaRow | null> {
+  async forgetOrphan(candidate: OrphanCandidate, cutoffMs: number): Promise<BlobMeta | null> {
     const { userId, hash } = candidate;
     return await this.sql.begin(async (tx) => {
       await lockUsage(tx, userId);

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { NewEnvelope, SubmissionRow } from "../ports/envelopes.ts";
+import type { NewEnvelope, SubmissionHead } from "../ports/envelopes.ts";
 import type { Tx } from "./db.ts";
 
 /** The channel of the NOTIFY sent for each recipient with newly committed envelopes. */
@@ -19,7 +19,7 @@ const STATEMENT_BYTES = 16 * 1024 * 1024;
 
 /** One `writeVersion` waiting for its batch. */
 export interface VersionWrite {
-  head: SubmissionRow;
+  head: SubmissionHead;
   expectedVersion: number | null;
   envelope: NewEnvelope;
 }
@@ -138,7 +138,7 @@ async function queue(tx: Tx, writes: VersionWrite[]) {
 }
 
 /** The `relay_submissions` row of `head`. */
-export function headRow(head: SubmissionRow) {
+export function headRow(head: SubmissionHead) {
   return {
     id: head.id,
     form_id: head.formId,

@@ -19,10 +19,10 @@ import type {
   QueueLease,
   QueuePage,
   QueueStats,
-  SubmissionRow,
+  SubmissionHead,
 } from "../ports/envelopes.ts";
-import { QueuedListeners } from "../queued_listeners.ts";
-import type { WritePart } from "../write_part.ts";
+import { QueuedListeners } from "../ports/queued_listeners.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql } from "./db.ts";
 import { QUEUED_CHANNEL, type VersionWrite, writeVersions } from "./envelope_writes.ts";
@@ -74,7 +74,7 @@ export class PgEnvelopes implements EnvelopePort {
     return port;
   }
 
-  async getSubmission(submissionId: string): Promise<SubmissionRow | null> {
+  async getSubmission(submissionId: string): Promise<SubmissionHead | null> {
     const [row] = await this.sql<HeadRecord[]>`
       select id, form_id, fingerprint, created_at, version, digest, latest_digest
       from relay_submissions where id = ${submissionId}`;
@@ -82,7 +82,7 @@ export class PgEnvelopes implements EnvelopePort {
   }
 
   writeVersion(
-    head: SubmissionRow,
+    head: SubmissionHead,
     expectedVersion: number | null,
     envelope: NewEnvelope,
   ): Promise<boolean> {
@@ -216,7 +216,7 @@ function cut(sizes: Size[], limit: number): { seqs: number[]; more: boolean } {
   return { seqs, more: false };
 }
 
-function headOf(row: HeadRecord): SubmissionRow {
+function headOf(row: HeadRecord): SubmissionHead {
   return {
     id: row.id,
     formId: row.form_id,

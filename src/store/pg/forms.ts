@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { FormVersionCache } from "../form_version_cache.ts";
-import type { FormChange, FormsPort, VaultFormRow, VaultFormVersionRow } from "../ports/forms.ts";
+import { FormVersionCache } from "../ports/form_version_cache.ts";
+import type { FormChange, FormHead, FormsPort, FormVersion } from "../ports/forms.ts";
 import { PgCheckFailedError } from "./check_failed.ts";
 import { checkRowSize, json } from "./json.ts";
 import type { Sql, Tx } from "./db.ts";
@@ -30,7 +30,7 @@ export class PgForms implements FormsPort {
 
   constructor(private sql: Sql) {}
 
-  async create(row: VaultFormRow, version: VaultFormVersionRow): Promise<boolean> {
+  async create(row: FormHead, version: FormVersion): Promise<boolean> {
     checkRowSize(row);
     checkRowSize(version);
     return await transaction(this.sql, async (tx) => {
@@ -43,39 +43,39 @@ export class PgForms implements FormsPort {
     });
   }
 
-  async get(formId: string): Promise<VaultFormRow | null> {
-    const rows = await this.sql<{ data: VaultFormRow }[]>`
+  async get(formId: string): Promise<FormHead | null> {
+    const rows = await this.sql<{ data: FormHead }[]>`
       select data from vault_forms where form_id = ${formId}`;
     return rows[0]?.data ?? null;
   }
 
-  async list(): Promise<VaultFormRow[]> {
-    const rows = await this.sql<{ data: VaultFormRow }[]>`
+  async list(): Promise<FormHead[]> {
+    const rows = await this.sql<{ data: FormHead }[]>`
       select data from vault_forms order by form_id`;
     return rows.map((r) => r.data);
   }
 
-  async version(formId: string, schemaVersion: number): Promise<VaultFormVersionRow | null> {
+  async version(formId: string, schemaVersion: number): Promise<FormVersion | null> {
     const cached = this.#versions.get(formId, schemaVersion);
     if (cached) return cached;
-    const rows = await this.sql<{ data: VaultFormVersionRow }[]>`
+    const rows = await this.sql<{ data: FormVersion }[]>`
       select data from vault_form_versions
       where form_id = ${formId} and schema_version = ${schemaVersion}`;
     return this.#versions.keep(rows[0]?.data ?? null);
   }
 
-  async versions(formId: string): Promise<VaultFormVersionRow[]> {
-    const rows = await this.sql<{ data: VaultFormVersionRow }[]>`
+  async versions(formId: string): Promise<FormVersion[]> {
+    const rows = await this.sql<{ data: FormVersion }[]>`
       select data from vault_form_versions where form_id = ${formId} order by schema_version`;
     return rows.map((r) => r.data);
   }
 
   async update(
     formId: string,
-    change: (row: VaultFormRow) => FormChange | Promise<FormChange>,
+    change: (row: FormHead) => FormChange | Promise<FormChange>,
   ): Promise<FormChange | null | "conflict"> {
     for (let attempt = 0; attempt < TRIES; attempt++) {
-      const [current] = await this.sql<{ data: VaultFormRow; rev: number }[]>`
+      const [current] = await this.sql<{ data: FormHead; rev: number }[]>`
         select data, rev from vault_forms where form_id = ${formId}`;
       if (!current) return null;
       const next = await change(current.data);
@@ -100,7 +100,7 @@ export class PgForms implements FormsPort {
   }
 
   /** Adds an archived version; false (nothing written) when its number is taken. */
-  async #addVersion(tx: Tx, version: VaultFormVersionRow): Promise<boolean> {
+  async #addVersion(tx: Tx, version: FormVersion): Promise<boolean> {
     const added = await tx`
       insert into vault_form_versions (form_id, schema_version, data)
       values (${version.formId}, ${version.schemaVersion}, ${json(version)}::json)

@@ -6,13 +6,13 @@
  * @module
  */
 import type {
-  ChallengeRow,
-  DatabaseRow,
+  ApiToken,
   IdentityPort,
+  KeyChallenge,
   RecipientRoute,
   RegistrationOutcome,
-  TokenRow,
-  UserRow,
+  RelayDatabase,
+  User,
 } from "../ports/identity.ts";
 import type { Sql, Tx } from "./db.ts";
 
@@ -29,7 +29,7 @@ interface UserColumns {
 
 interface TokenColumns {
   id: string;
-  kind: TokenRow["kind"];
+  kind: ApiToken["kind"];
   user_id: string | null;
   secret_hash: string;
   created_at: Date;
@@ -53,7 +53,7 @@ interface ChallengeColumns extends KeyColumns {
   expires_at_ms: number;
 }
 
-function tokenOf(r: TokenColumns): TokenRow {
+function tokenOf(r: TokenColumns): ApiToken {
   return {
     id: r.id,
     kind: r.kind,
@@ -63,7 +63,7 @@ function tokenOf(r: TokenColumns): TokenRow {
   };
 }
 
-function databaseOf(r: DatabaseColumns): DatabaseRow {
+function databaseOf(r: DatabaseColumns): RelayDatabase {
   return {
     id: r.id,
     userId: r.user_id,
@@ -74,7 +74,7 @@ function databaseOf(r: DatabaseColumns): DatabaseRow {
   };
 }
 
-async function insertToken(sql: Sql | Tx, t: TokenRow): Promise<void> {
+async function insertToken(sql: Sql | Tx, t: ApiToken): Promise<void> {
   await sql`
     insert into relay_tokens (id, kind, user_id, secret_hash, created_at)
     values (${t.id}, ${t.kind}, ${t.userId}, ${t.secretHash}, ${t.createdAt})
@@ -95,7 +95,7 @@ async function insertToken(sql: Sql | Tx, t: TokenRow): Promise<void> {
 export class PgIdentity implements IdentityPort {
   constructor(private readonly sql: Sql) {}
 
-  async createUser(user: UserRow, token: TokenRow): Promise<boolean> {
+  async createUser(user: User, token: ApiToken): Promise<boolean> {
     return await this.sql.begin(async (tx) => {
       const created = await tx`
         insert into relay_users (id, name, created_at)
@@ -107,23 +107,23 @@ export class PgIdentity implements IdentityPort {
     });
   }
 
-  async saveToken(token: TokenRow): Promise<void> {
+  async saveToken(token: ApiToken): Promise<void> {
     await insertToken(this.sql, token);
   }
 
-  async getToken(tokenId: string): Promise<TokenRow | null> {
+  async getToken(tokenId: string): Promise<ApiToken | null> {
     const [row] = await this.sql<TokenColumns[]>`
       select id, kind, user_id, secret_hash, created_at from relay_tokens where id = ${tokenId}`;
     return row ? tokenOf(row) : null;
   }
 
-  async getUser(userId: string): Promise<UserRow | null> {
+  async getUser(userId: string): Promise<User | null> {
     const [row] = await this.sql<UserColumns[]>`
       select id, name, created_at from relay_users where id = ${userId}`;
     return row ? { id: row.id, name: row.name, createdAt: iso(row.created_at) } : null;
   }
 
-  async listDatabases(userId: string): Promise<DatabaseRow[]> {
+  async listDatabases(userId: string): Promise<RelayDatabase[]> {
     const rows = await this.sql<DatabaseColumns[]>`
       select id, user_id, name, public_key, fingerprint, created_at from relay_databases
       where user_id = ${userId} order by id`;
@@ -142,7 +142,7 @@ export class PgIdentity implements IdentityPort {
     return rows.map((row) => row.fingerprint);
   }
 
-  async saveChallenge(c: ChallengeRow): Promise<void> {
+  async saveChallenge(c: KeyChallenge): Promise<void> {
     await this.sql.begin(async (tx) => {
       await tx`delete from relay_challenges where expires_at_ms < ${Date.now()}`;
       await tx`
@@ -156,7 +156,7 @@ export class PgIdentity implements IdentityPort {
     });
   }
 
-  async getChallenge(challengeId: string): Promise<ChallengeRow | null> {
+  async getChallenge(challengeId: string): Promise<KeyChallenge | null> {
     const [r] = await this.sql<ChallengeColumns[]>`
       select id, user_id, name, public_key, fingerprint, answer_hash, expires_at_ms
       from relay_challenges where id = ${challengeId} and expires_at_ms >= ${Date.now()}`;
@@ -172,7 +172,7 @@ export class PgIdentity implements IdentityPort {
     };
   }
 
-  async completeRegistration(c: ChallengeRow, db: DatabaseRow): Promise<RegistrationOutcome> {
+  async completeRegistration(c: KeyChallenge, db: RelayDatabase): Promise<RegistrationOutcome> {
     const routed = async () => (await this.recipientOwner(db.fingerprint)) !== null;
     if (await routed()) return "key_registered";
     try {

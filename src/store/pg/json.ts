@@ -7,7 +7,7 @@
  * @module
  */
 import type postgres from "postgres";
-import { KV_LIMITS, WriteTooLargeError } from "../write.ts";
+import { KV_LIMITS, WriteTooLargeError } from "../kv/write.ts";
 
 /**
  * `value` as a JSON parameter.

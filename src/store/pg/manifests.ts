@@ -6,13 +6,13 @@
  *
  * @module
  */
+import type { FormClosure } from "../ports/forms.ts";
 import {
-  type FormClosure,
-  type FormRow,
   type ManifestPort,
   ManifestTooLargeError,
+  type PublishedForm,
 } from "../ports/manifests.ts";
-import { KV_LIMITS, valueSize } from "../write.ts";
+import { KV_LIMITS, valueSize } from "../kv/write.ts";
 import type { Sql } from "./db.ts";
 
 interface FormColumns {
@@ -41,7 +41,7 @@ const closureText = (closed: FormClosure | undefined) => closed ? JSON.stringify
 export class PgManifests implements ManifestPort {
   constructor(private readonly sql: Sql) {}
 
-  async get(formId: string): Promise<FormRow | null> {
+  async get(formId: string): Promise<PublishedForm | null> {
     const [r] = await this.sql<FormColumns[]>`
       select form_id, user_id, fingerprint, public_key, schema_version, manifest::text,
         published_at, closed::text
@@ -59,7 +59,7 @@ export class PgManifests implements ManifestPort {
     };
   }
 
-  async put(row: FormRow, expected: FormRow | null): Promise<boolean> {
+  async put(row: PublishedForm, expected: PublishedForm | null): Promise<boolean> {
     // The limit every backend keeps: Deno KV's 64 KiB a value, as it would measure the row.
     if (valueSize(row) > KV_LIMITS.valueBytes) {
       throw new ManifestTooLargeError("The manifest exceeds 64 KiB as stored");
@@ -88,14 +88,14 @@ export class PgManifests implements ManifestPort {
     return updated.length === 1;
   }
 
-  async remove(expected: FormRow): Promise<boolean> {
+  async remove(expected: PublishedForm): Promise<boolean> {
     const removed = await this.sql`
       delete from relay_forms where ${this.#unchanged(expected)} returning form_id`;
     return removed.length === 1;
   }
 
   /** The condition that the stored row is still `e`. */
-  #unchanged(e: FormRow) {
+  #unchanged(e: PublishedForm) {
     return this.sql`form_id = ${e.formId} and user_id = ${e.userId}
       and fingerprint = ${e.fingerprint} and public_key = ${e.publicKey}
       and schema_version = ${e.schemaVersion} and manifest::text = ${JSON.stringify(e.manifest)}

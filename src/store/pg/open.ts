@@ -6,7 +6,7 @@
  * @module
  */
 import type { Config } from "../../config/index.ts";
-import { readRelaySecretFile } from "../../init/data_dir.ts";
+import { readRelaySecretFile } from "../data_dir.ts";
 import type { OpenStoreBase, StoreSetup } from "../open.ts";
 import { migrateReachable, openPgStore } from "./store.ts";
 import { describePgUrl, openPg, type Sql } from "./db.ts";

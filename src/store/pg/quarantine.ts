@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { partCount } from "../parts.ts";
-import type { QuarantineEntry, QuarantinePort, VaultQuarantineRow } from "../ports/quarantine.ts";
-import type { WritePart } from "../write_part.ts";
+import { partCount } from "../kv/parts.ts";
+import type { QuarantinedEnvelope, QuarantineEntry, QuarantinePort } from "../ports/quarantine.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import { PgCheckFailedError } from "./check_failed.ts";
 import { json } from "./json.ts";
 import type { Sql } from "./db.ts";
@@ -20,7 +20,7 @@ interface Stored {
 }
 
 /** The port's row of a stored one (`parts` as Deno KV would count the box's). */
-function rowOf(stored: Stored): VaultQuarantineRow {
+function rowOf(stored: Stored): QuarantinedEnvelope {
   return {
     ...stored.data,
     quarantinedAt: stored.quarantined_at,
@@ -51,13 +51,13 @@ export class PgQuarantine implements QuarantinePort {
     });
   }
 
-  async get(id: string): Promise<VaultQuarantineRow | null> {
+  async get(id: string): Promise<QuarantinedEnvelope | null> {
     const rows = await this.sql<Stored[]>`
       select data, quarantined_at, box_bytes from vault_quarantine where id = ${id}`;
     return rows[0] ? rowOf(rows[0]) : null;
   }
 
-  async list(): Promise<VaultQuarantineRow[]> {
+  async list(): Promise<QuarantinedEnvelope[]> {
     const rows = await this.sql<Stored[]>`
       select data, quarantined_at, box_bytes from vault_quarantine order by id`;
     return rows.map(rowOf);

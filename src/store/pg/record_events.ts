@@ -20,7 +20,7 @@
  */
 import type { RecordEvent, StoredRecordEvent } from "../../events/record_event.ts";
 import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
-import type { WritePart } from "../write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql } from "./db.ts";
 import { RECORD_EVENTS_CHANNEL } from "./record_event_rows.ts";

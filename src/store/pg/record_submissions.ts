@@ -11,7 +11,7 @@
 import type { StoredRecordEvent } from "../../events/record_event.ts";
 import { checkRecordSize } from "../../vault/records.ts";
 import type { RecordWrite, SubmissionOutcome } from "../ports/records.ts";
-import type { WritePart } from "../write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";
 import { PgCheckFailedError } from "./check_failed.ts";
 import type { Sql, Tx } from "./db.ts";

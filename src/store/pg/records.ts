@@ -13,14 +13,14 @@ import { checkRecordSize } from "../../vault/records.ts";
 import type {
   RecordHead,
   RecordsPort,
+  RecordVersion,
   RecordWrite,
   ScannedRecord,
   SubmissionOutcome,
   TimePageOptions,
   VaultRecord,
-  VaultRecordVersionRow,
 } from "../ports/records.ts";
-import type { WritePart } from "../write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import { PgCheckFailedError } from "./check_failed.ts";
 import type { Sql } from "./db.ts";
 import { decodeCursor, encodeCursor } from "./record_cursors.ts";
@@ -127,7 +127,7 @@ export class PgRecords implements RecordsPort {
   async versions(formId: string, recordId: string, limit: number) {
     // The versions changes replaced, then the head: the record's newest version.
     const [earlier, heads] = await Promise.all([
-      this.sql<VaultRecordVersionRow[]>`
+      this.sql<RecordVersion[]>`
         select saved_at as "savedAt", reason, schema_version as "schemaVersion",
           submission_version as "submissionVersion", "values"
         from vault_record_versions where form_id = ${formId} and record_id = ${recordId}

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ConsoleSessionRow, SessionsPort } from "../ports/sessions.ts";
+import type { ConsoleSession, SessionsPort } from "../ports/sessions.ts";
 import { json } from "./json.ts";
 import type { Sql } from "./db.ts";
 
@@ -24,7 +24,7 @@ const PRUNE = 100;
 export class PgSessions implements SessionsPort {
   constructor(private sql: Sql) {}
 
-  async create(idHash: string, row: ConsoleSessionRow, ttlMs: number): Promise<void> {
+  async create(idHash: string, row: ConsoleSession, ttlMs: number): Promise<void> {
     await this.sql`
       insert into vault_console_sessions (id_hash, user_id, data, seen_at, expires_at)
       values (${idHash}, ${row.userId}, ${json(row)}::jsonb, ${row.seenAt},
@@ -35,8 +35,8 @@ export class PgSessions implements SessionsPort {
       select id_hash from vault_console_sessions where expires_at < now() limit ${PRUNE})`;
   }
 
-  async get(idHash: string): Promise<ConsoleSessionRow | null> {
-    const rows = await this.sql<{ data: ConsoleSessionRow }[]>`
+  async get(idHash: string): Promise<ConsoleSession | null> {
+    const rows = await this.sql<{ data: ConsoleSession }[]>`
       select data from vault_console_sessions where id_hash = ${idHash} and expires_at > now()`;
     return rows[0]?.data ?? null;
   }

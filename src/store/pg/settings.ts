@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { newRelaySecretText, parseRelaySecret } from "../../init/data_dir.ts";
+import { newRelaySecretText, parseRelaySecret } from "../data_dir.ts";
 import type { FirstRun } from "../open.ts";
 import type { Sql } from "./db.ts";
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { VaultDatabaseRow, VaultDatabasesPort } from "../ports/vault_databases.ts";
+import type { VaultDatabase, VaultDatabasesPort } from "../ports/vault_databases.ts";
 import { json } from "./json.ts";
 import type { Sql } from "./db.ts";
 
@@ -19,20 +19,20 @@ import type { Sql } from "./db.ts";
 export class PgVaultDatabases implements VaultDatabasesPort {
   constructor(private sql: Sql) {}
 
-  async put(row: VaultDatabaseRow): Promise<void> {
+  async put(row: VaultDatabase): Promise<void> {
     await this.sql`
       insert into vault_databases (id, data) values (${row.id}, ${json(row)}::jsonb)
       on conflict (id) do update set data = excluded.data`;
   }
 
-  async get(id: string): Promise<VaultDatabaseRow | null> {
-    const rows = await this.sql<{ data: VaultDatabaseRow }[]>`
+  async get(id: string): Promise<VaultDatabase | null> {
+    const rows = await this.sql<{ data: VaultDatabase }[]>`
       select data from vault_databases where id = ${id}`;
     return rows[0]?.data ?? null;
   }
 
-  async list(): Promise<VaultDatabaseRow[]> {
-    const rows = await this.sql<{ data: VaultDatabaseRow }[]>`
+  async list(): Promise<VaultDatabase[]> {
+    const rows = await this.sql<{ data: VaultDatabase }[]>`
       select data from vault_databases order by id`;
     return rows.map((r) => r.data);
   }

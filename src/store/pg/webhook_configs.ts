@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { WebhookConfigRow, WebhookFlagRow } from "../rows.ts";
+import type { WebhookConfig, WebhookFlag } from "../ports/webhooks.ts";
 import type { WebhookConfigs } from "../ports/webhooks.ts";
 import type { Sql } from "./db.ts";
 import { checkRowSize, json } from "./json.ts";
@@ -28,19 +28,19 @@ const PURGE_BATCH = 500;
 export class PgWebhookConfigs implements WebhookConfigs {
   constructor(private sql: Sql) {}
 
-  async configsOf(formId: string): Promise<WebhookConfigRow[]> {
-    const rows = await this.sql<{ config: WebhookConfigRow }[]>`
+  async configsOf(formId: string): Promise<WebhookConfig[]> {
+    const rows = await this.sql<{ config: WebhookConfig }[]>`
       select config from webhook_configs where form_id = ${formId} order by created_at, id`;
     return rows.map((r) => r.config);
   }
 
-  async config(webhookId: string): Promise<WebhookConfigRow | null> {
-    const [row] = await this.sql<{ config: WebhookConfigRow }[]>`
+  async config(webhookId: string): Promise<WebhookConfig | null> {
+    const [row] = await this.sql<{ config: WebhookConfig }[]>`
       select config from webhook_configs where id = ${webhookId}`;
     return row?.config ?? null;
   }
 
-  async createConfig(row: WebhookConfigRow): Promise<boolean> {
+  async createConfig(row: WebhookConfig): Promise<boolean> {
     checkRowSize(row);
     const inserted = await this.sql`
       insert into webhook_configs (id, form_id, created_at, config)
@@ -49,7 +49,7 @@ export class PgWebhookConfigs implements WebhookConfigs {
     return inserted.length === 1;
   }
 
-  async updateConfig(before: WebhookConfigRow, after: WebhookConfigRow): Promise<boolean> {
+  async updateConfig(before: WebhookConfig, after: WebhookConfig): Promise<boolean> {
     checkRowSize(after);
     const [{ n }] = await this.sql<{ n: number }[]>`
       with updated as (
@@ -63,7 +63,7 @@ export class PgWebhookConfigs implements WebhookConfigs {
     return n === 1;
   }
 
-  async removeConfig(row: WebhookConfigRow): Promise<void> {
+  async removeConfig(row: WebhookConfig): Promise<void> {
     await this.sql.begin(async (tx) => {
       await tx`delete from webhook_configs where id = ${row.id}`;
       await tx`delete from webhook_flags where webhook_id = ${row.id}`;
@@ -91,15 +91,15 @@ export class PgWebhookConfigs implements WebhookConfigs {
     await this.sql`delete from webhook_purges where webhook_id = ${webhookId}`;
   }
 
-  async flag(webhookId: string): Promise<WebhookFlagRow | null> {
-    const [row] = await this.sql<{ flag: WebhookFlagRow }[]>`
+  async flag(webhookId: string): Promise<WebhookFlag | null> {
+    const [row] = await this.sql<{ flag: WebhookFlag }[]>`
       select flag from webhook_flags where webhook_id = ${webhookId}`;
     return row?.flag ?? null;
   }
 
-  async flags(webhookIds: string[]): Promise<Map<string, WebhookFlagRow>> {
+  async flags(webhookIds: string[]): Promise<Map<string, WebhookFlag>> {
     if (webhookIds.length === 0) return new Map();
-    const rows = await this.sql<{ webhook_id: string; flag: WebhookFlagRow }[]>`
+    const rows = await this.sql<{ webhook_id: string; flag: WebhookFlag }[]>`
       select webhook_id, flag from webhook_flags where webhook_id in ${this.sql(webhookIds)}`;
     return new Map(rows.map((r) => [r.webhook_id, r.flag]));
   }
@@ -108,7 +108,7 @@ export class PgWebhookConfigs implements WebhookConfigs {
     await this.sql`delete from webhook_flags where webhook_id = ${webhookId}`;
   }
 
-  async flagBlocked(webhookIds: string[], flag: WebhookFlagRow): Promise<void> {
+  async flagBlocked(webhookIds: string[], flag: WebhookFlag): Promise<void> {
     if (webhookIds.length === 0) return;
     await this.sql`
       insert into webhook_flags (webhook_id, flag)

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { WebhookAttemptRow, WebhookDeliveryRow } from "../rows.ts";
+import type { WebhookAttempt, WebhookDelivery } from "../ports/webhooks.ts";
 import {
   type DeliveryChange,
   type DeliveryPage,
@@ -22,7 +22,7 @@ import {
   type StoredDelivery,
   type WebhookDeliveries,
 } from "../ports/webhooks.ts";
-import type { WritePart } from "../write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import type { Sql } from "./db.ts";
 import { DeliveryWriter } from "./webhook_delivery_writes.ts";
 import { PgSchedule, type ScheduleOptions } from "./webhook_schedule.ts";
@@ -31,7 +31,7 @@ import { PgSchedule, type ScheduleOptions } from "./webhook_schedule.ts";
 const OVERDUE_PAGE = 200;
 
 interface DeliveryRecord {
-  delivery: WebhookDeliveryRow;
+  delivery: WebhookDelivery;
   revision: number;
 }
 
@@ -102,7 +102,7 @@ export class PgWebhookDeliveries implements WebhookDeliveries {
     const before = options.cursor === undefined
       ? null
       : decodeCursor(options.cursor, webhookId, failed);
-    const rows = await this.sql<{ delivery: WebhookDeliveryRow }[]>`
+    const rows = await this.sql<{ delivery: WebhookDelivery }[]>`
       select delivery from webhook_deliveries
       where webhook_id = ${webhookId}
         ${failed ? this.sql`and failed` : this.sql``}
@@ -122,15 +122,15 @@ export class PgWebhookDeliveries implements WebhookDeliveries {
     return rows.map((r) => r.id);
   }
 
-  async body(row: WebhookDeliveryRow): Promise<Uint8Array> {
+  async body(row: WebhookDelivery): Promise<Uint8Array> {
     const [found] = await this.sql<{ body: Uint8Array | null }[]>`
       select body from webhook_deliveries where id = ${row.id}`;
     if (!found) throw new Error(`The body of delivery ${row.id} is missing`);
     return bytes(found.body);
   }
 
-  async attempts(deliveryId: string): Promise<WebhookAttemptRow[]> {
-    const rows = await this.sql<{ attempt: WebhookAttemptRow }[]>`
+  async attempts(deliveryId: string): Promise<WebhookAttempt[]> {
+    const rows = await this.sql<{ attempt: WebhookAttempt }[]>`
       select attempt from webhook_attempts where delivery_id = ${deliveryId} order by n`;
     return rows.map((r) => r.attempt);
   }

@@ -11,7 +11,7 @@
  */
 import { MAX_LOGGED_ATTEMPTS } from "../ports/webhooks.ts";
 import type { DeliveryChange, StoredDelivery } from "../ports/webhooks.ts";
-import type { WritePart } from "../write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql, Tx } from "./db.ts";
 import { runPgParts } from "./write_part.ts";

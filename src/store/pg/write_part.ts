@@ -1,11 +1,11 @@
 /**
  * PostgreSQL write parts: a statement one port runs inside another port's transaction (the
  * relay's ack of an envelope, committed with the vault's record in role `all`). See
- * src/store/write_part.ts for the Deno KV side.
+ * src/store/kv/write_part.ts for the Deno KV side.
  *
  * @module
  */
-import type { WritePart } from "../write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
 import type { Tx } from "./db.ts";
 
 interface PgWritePart extends WritePart {

@@ -5,9 +5,31 @@
  *
  * @module
  */
-import type { BlobMetaRow, BlobUsageRow } from "../rows.ts";
 
-export type { BlobMetaRow, BlobUsageRow };
+/** Metadata of one stored blob (its bytes are in the blob store under the same key). */
+export interface BlobMeta {
+  userId: string;
+  /** Lowercase hex SHA-256 of the bytes. */
+  hash: string;
+  /** The media type signed into the upload URL; null when the slot gave none. */
+  mime: string | null;
+  sizeBytes: number;
+  /** When the bytes were last uploaded (a re-upload of an unclaimed blob moves it). */
+  uploadedAt: string;
+  /** When the owner claimed it; unclaimed blobs are deleted after the orphan grace. */
+  claimedAt: string | null;
+  /**
+   * Claims held (one `blobKeys.claim` row per claimant, e.g. per record); the blob is
+   * unclaimed again, and the orphan sweep's after the grace, once the last one is released.
+   */
+  claims: number;
+}
+
+/** What a user's blobs take up, kept in step with the metadata rows. */
+export interface BlobUsage {
+  bytes: number;
+  count: number;
+}
 
 /** Where one blob lives: its owner (the recipient user) and the SHA-256 of its bytes. */
 export interface BlobKey {
@@ -40,11 +62,11 @@ export class QuotaExceededError extends Error {
 /** Storage of blob metadata, usage and claims. Every write is atomic per blob. */
 export interface BlobMetaPort {
   /** The metadata of blob `key`, or null when it is not stored. */
-  get(key: BlobKey): Promise<BlobMetaRow | null>;
+  get(key: BlobKey): Promise<BlobMeta | null>;
   /** What `userId`'s blobs take up (zeros for a user with none). */
-  usage(userId: string): Promise<BlobUsageRow>;
+  usage(userId: string): Promise<BlobUsage>;
   /** The sum of every user's usage. */
-  totalUsage(): Promise<BlobUsageRow>;
+  totalUsage(): Promise<BlobUsage>;
   /**
    * Records an upload whose bytes are stored. It must fit in `quotaBytes` whether or not the
    * blob is stored already ({@linkcode QuotaExceededError}, nothing written). A new blob gets
@@ -57,7 +79,7 @@ export interface BlobMetaPort {
     upload: { mime: string | null; sizeBytes: number },
     quotaBytes: number,
     now: Date,
-  ): Promise<{ created: boolean; meta: BlobMetaRow }>;
+  ): Promise<{ created: boolean; meta: BlobMeta }>;
   /**
    * Claims blobs of `userId` for `claimant`: a claimed blob is never an orphan. Idempotent
    * per claimant (each claimant counts once in `claims`); the first claim sets `claimedAt`.
@@ -91,5 +113,5 @@ export interface BlobMetaPort {
    * the deleted row, or null when the blob is gone or no orphan any more (then the candidate
    * is not listed again).
    */
-  forgetOrphan(candidate: OrphanCandidate, cutoffMs: number): Promise<BlobMetaRow | null>;
+  forgetOrphan(candidate: OrphanCandidate, cutoffMs: number): Promise<BlobMeta | null>;
 }

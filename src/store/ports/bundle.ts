@@ -5,6 +5,7 @@
  *
  * @module
  */
+
 import type { BlobMetaPort } from "./blob_meta.ts";
 import type { EnvelopePort } from "./envelopes.ts";
 import type { FileReleasesPort } from "./file_releases.ts";

@@ -5,11 +5,23 @@
  *
  * @module
  */
-import type { SubmissionRow } from "../rows.ts";
 
-import type { WritePart } from "../write_part.ts";
+import type { WritePart } from "./write_part.ts";
 
-export type { SubmissionRow };
+/** The head record of a submission (all versions share it). */
+export interface SubmissionHead {
+  id: string;
+  formId: string;
+  /** Fingerprint of the recipient key of the latest version. */
+  fingerprint: string;
+  createdAt: string;
+  /** Latest version number; 1 is the original, 2+ are amendments. */
+  version: number;
+  /** SHA-256 (hex) of the original envelope, for idempotent replays of the POST. */
+  digest: string;
+  /** SHA-256 (hex) of the latest version's envelope, for idempotent replays of an amend. */
+  latestDigest: string;
+}
 
 /** An ack found the queue changing under it on every attempt; acking again is safe. */
 export class QueueContendedError extends Error {
@@ -76,7 +88,7 @@ export interface QueueLease {
 /** Storage of submissions and recipients' envelope queues. */
 export interface EnvelopePort {
   /** The head of submission `submissionId`, or null when unknown. */
-  getSubmission(submissionId: string): Promise<SubmissionRow | null>;
+  getSubmission(submissionId: string): Promise<SubmissionHead | null>;
   /**
    * Writes `head` and queues `envelope` as version `head.version` for recipient
    * `head.fingerprint`, in one atomic, durable write, provided the stored head is still at
@@ -86,7 +98,7 @@ export interface EnvelopePort {
    * a reader sees (and nothing {@linkcode sweep} does not remove).
    */
   writeVersion(
-    head: SubmissionRow,
+    head: SubmissionHead,
     expectedVersion: number | null,
     envelope: NewEnvelope,
   ): Promise<boolean>;

@@ -8,9 +8,48 @@
  *
  * @module
  */
-import type { ChallengeRow, DatabaseRow, TokenRow, UserRow } from "../rows.ts";
 
-export type { ChallengeRow, DatabaseRow, TokenRow, UserRow };
+/** A registered user of the relay. */
+export interface User {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** An API token: only the SHA-256 of its secret part is kept. */
+export interface ApiToken {
+  id: string;
+  kind: "owner" | "admin";
+  /** Owner tokens act for this user; admin tokens have none. */
+  userId: string | null;
+  /** Lowercase hex SHA-256 of the secret part. */
+  secretHash: string;
+  createdAt: string;
+}
+
+/** A database: one recipient X25519 key of a user. */
+export interface RelayDatabase {
+  id: string;
+  userId: string;
+  name: string;
+  /** Standard base64 of the 32-byte X25519 public key. */
+  publicKey: string;
+  /** Lowercase hex SHA-256 of the raw public key: the routing key. */
+  fingerprint: string;
+  createdAt: string;
+}
+
+/** A pending proof-of-possession challenge for a recipient key. */
+export interface KeyChallenge {
+  id: string;
+  userId: string;
+  name: string;
+  publicKey: string;
+  fingerprint: string;
+  /** Lowercase hex SHA-256 of the challenge secret. */
+  answerHash: string;
+  expiresAt: number;
+}
 
 /** Who registered a recipient key: its user and database. */
 export interface RecipientRoute {
@@ -33,15 +72,15 @@ export interface IdentityPort {
    * Stores a new user and its first token in one atomic write; false (nothing written) when a
    * user with that id exists already.
    */
-  createUser(user: UserRow, token: TokenRow): Promise<boolean>;
+  createUser(user: User, token: ApiToken): Promise<boolean>;
   /** Stores a token (an admin token, or another owner token); overwrites a token of that id. */
-  saveToken(token: TokenRow): Promise<void>;
+  saveToken(token: ApiToken): Promise<void>;
   /** The token with id `tokenId`, or null. */
-  getToken(tokenId: string): Promise<TokenRow | null>;
+  getToken(tokenId: string): Promise<ApiToken | null>;
   /** The user `userId`, or null. */
-  getUser(userId: string): Promise<UserRow | null>;
+  getUser(userId: string): Promise<User | null>;
   /** The databases of `userId`, ordered by database id. */
-  listDatabases(userId: string): Promise<DatabaseRow[]>;
+  listDatabases(userId: string): Promise<RelayDatabase[]>;
   /** Who registered the recipient key with fingerprint `fingerprint`, or null. */
   recipientOwner(fingerprint: string): Promise<RecipientRoute | null>;
   /** The fingerprints of every registered recipient key, in fingerprint order. */
@@ -50,13 +89,13 @@ export interface IdentityPort {
    * Stores a registration challenge; it stops being readable after `challenge.expiresAt`
    * (epoch ms) at the latest (an implementation may drop it then).
    */
-  saveChallenge(challenge: ChallengeRow): Promise<void>;
+  saveChallenge(challenge: KeyChallenge): Promise<void>;
   /** The unexpired challenge `challengeId`, or null. */
-  getChallenge(challengeId: string): Promise<ChallengeRow | null>;
+  getChallenge(challengeId: string): Promise<KeyChallenge | null>;
   /**
    * Atomically: consumes challenge `challenge.id` (it must be stored unchanged), stores `db`
    * and routes its fingerprint to it, provided no one registered the fingerprint before.
    * Two registrations of one key at once: exactly one is `"registered"`.
    */
-  completeRegistration(challenge: ChallengeRow, db: DatabaseRow): Promise<RegistrationOutcome>;
+  completeRegistration(challenge: KeyChallenge, db: RelayDatabase): Promise<RegistrationOutcome>;
 }

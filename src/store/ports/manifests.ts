@@ -4,9 +4,20 @@
  *
  * @module
  */
-import type { FormClosure, FormRow } from "../rows.ts";
+import type { FormClosure } from "./forms.ts";
 
-export type { FormClosure, FormRow };
+/** A published form manifest. */
+export interface PublishedForm {
+  formId: string;
+  userId: string;
+  fingerprint: string;
+  publicKey: string;
+  schemaVersion: number;
+  manifest: Record<string, unknown>;
+  publishedAt: string;
+  /** Set while the owner has the form closed: intake answers 410 `form_closed`. */
+  closed?: FormClosure;
+}
 
 /** The published form row is larger than the store takes as one value. */
 export class ManifestTooLargeError extends Error {
@@ -16,7 +27,7 @@ export class ManifestTooLargeError extends Error {
 /** Storage of published forms. */
 export interface ManifestPort {
   /** The published form `formId`, or null. */
-  get(formId: string): Promise<FormRow | null>;
+  get(formId: string): Promise<PublishedForm | null>;
   /**
    * Stores `row` as form `row.formId` if the published row is still `expected`, the row the
    * caller read (null: none was published). False (nothing written) when another publish
@@ -25,10 +36,10 @@ export interface ManifestPort {
    * of its characters is above U+00FF (Deno KV's value encoding; every implementation keeps
    * this limit, so a manifest publishes the same everywhere).
    */
-  put(row: FormRow, expected: FormRow | null): Promise<boolean>;
+  put(row: PublishedForm, expected: PublishedForm | null): Promise<boolean>;
   /**
    * Removes form `expected.formId` (unpublished: it reads as never published) if the
    * published row is still `expected`. False (nothing removed) when it changed meanwhile.
    */
-  remove(expected: FormRow): Promise<boolean>;
+  remove(expected: PublishedForm): Promise<boolean>;
 }

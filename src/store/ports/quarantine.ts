@@ -4,13 +4,32 @@
  *
  * @module
  */
-import type { VaultQuarantineRow } from "../rows.ts";
-import type { WritePart } from "../write_part.ts";
 
-export type { VaultQuarantineRow };
+import type { WritePart } from "./write_part.ts";
+
+/** An envelope version the vault could not turn into a record; kept until retried. */
+export interface QuarantinedEnvelope {
+  /** `{submissionId}.{version}` */
+  id: string;
+  databaseId: string;
+  fingerprint: string;
+  submissionId: string;
+  version: number;
+  formId: string;
+  /** The payload's formVersion, when it could be read. */
+  formVersion: number | null;
+  /** Machine-readable reason, e.g. `unknown_form_version`, `invalid_values`. */
+  code: string;
+  /** What went wrong, for the owner. */
+  reason: string;
+  receivedAt: string;
+  quarantinedAt: string;
+  /** Parts of the sealed box under `vaultKeys.quarantineData`. */
+  parts: number;
+}
 
 /** What a caller states about a quarantined envelope; the store adds `quarantinedAt`, `parts`. */
-export type QuarantineEntry = Omit<VaultQuarantineRow, "quarantinedAt" | "parts">;
+export type QuarantineEntry = Omit<QuarantinedEnvelope, "quarantinedAt" | "parts">;
 
 /**
  * Storage of quarantined envelopes, by id `{submissionId}.{version}`.
@@ -31,10 +50,10 @@ export interface QuarantinePort {
   save(entry: QuarantineEntry, ciphertext: Uint8Array, ack: WritePart | null): Promise<void>;
 
   /** The row `id`, or null. */
-  get(id: string): Promise<VaultQuarantineRow | null>;
+  get(id: string): Promise<QuarantinedEnvelope | null>;
 
   /** Every quarantined envelope of the vault, ordered by id. */
-  list(): Promise<VaultQuarantineRow[]>;
+  list(): Promise<QuarantinedEnvelope[]>;
 
   /** How many envelopes are quarantined, counted up to `cap` (bounded work, for metrics). */
   count(cap: number): Promise<number>;

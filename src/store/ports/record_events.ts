@@ -7,8 +7,9 @@
  *
  * @module
  */
+
 import type { StoredRecordEvent } from "../../events/record_event.ts";
-import type { WritePart } from "../write_part.ts";
+import type { WritePart } from "./write_part.ts";
 
 /** What one scan found. */
 export interface OutboxScan {

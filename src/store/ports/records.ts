@@ -5,10 +5,19 @@
  *
  * @module
  */
-import type { VaultRecordVersionRow } from "../rows.ts";
-import type { WritePart } from "../write_part.ts";
 
-export type { VaultRecordVersionRow };
+import type { WritePart } from "./write_part.ts";
+
+/** One saved version of a record: what an insert or an update (amendment) wrote. */
+export interface RecordVersion {
+  savedAt: string;
+  reason: "insert" | "update";
+  schemaVersion: number;
+  /** The submission version applied (1 the original, 2+ amendments; 0 owner-made). */
+  submissionVersion: number;
+  /** The values, or null when they were too large to keep a second copy of. */
+  values: Record<string, unknown> | null;
+}
 
 /** A record as the owner API shows it. */
 export interface VaultRecord {
@@ -112,7 +121,7 @@ export interface RecordsPort {
   scan(formId: string): AsyncIterable<ScannedRecord>;
 
   /** A record's saved versions, oldest first (at most `limit`); none once it is deleted. */
-  versions(formId: string, recordId: string, limit: number): Promise<VaultRecordVersionRow[]>;
+  versions(formId: string, recordId: string, limit: number): Promise<RecordVersion[]>;
 
   /** A form's live record count. */
   count(formId: string): Promise<number>;

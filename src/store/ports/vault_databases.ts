@@ -4,9 +4,21 @@
  *
  * @module
  */
-import type { VaultDatabaseRow } from "../rows.ts";
 
-export type { VaultDatabaseRow };
+/** A database as the vault knows it: the relay's database id and the key's fingerprint. */
+export interface VaultDatabase {
+  /** The database id the relay assigned at registration. */
+  id: string;
+  /** The vault user (owner token's user) it belongs to. */
+  userId: string;
+  /** The relay user id its manifests name as `recipient.userId`. */
+  relayUserId: string;
+  name: string;
+  /** Standard base64 of the X25519 public key; the private key is a file (see vault/keys.ts). */
+  publicKey: string;
+  fingerprint: string;
+  createdAt: string;
+}
 
 /**
  * Storage of the vault's databases.
@@ -19,13 +31,13 @@ export type { VaultDatabaseRow };
  */
 export interface VaultDatabasesPort {
   /** Saves a database row (insert or replace, by `row.id`). Durable when it resolves. */
-  put(row: VaultDatabaseRow): Promise<void>;
+  put(row: VaultDatabase): Promise<void>;
 
   /** The database `id`, or null. */
-  get(id: string): Promise<VaultDatabaseRow | null>;
+  get(id: string): Promise<VaultDatabase | null>;
 
   /** Every database of the vault (all owners), ordered by id. */
-  list(): Promise<VaultDatabaseRow[]>;
+  list(): Promise<VaultDatabase[]>;
 
   /** A vault-wide fact saved with {@link setFact} (e.g. the first-run demo form), or null. */
   fact<T>(name: string): Promise<T | null>;

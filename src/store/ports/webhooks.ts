@@ -7,14 +7,110 @@
  *
  * @module
  */
-import type {
-  WebhookAttemptRow,
-  WebhookConfigRow,
-  WebhookDeliveryRow,
-  WebhookFlagRow,
-} from "../rows.ts";
-import type { WritePart } from "../write_part.ts";
+
+import type { WritePart } from "./write_part.ts";
 import type { RecordEventOutbox } from "./record_events.ts";
+
+/** The body format of a webhook configuration. */
+export type WebhookMode = "default" | "json_template" | "xml_template" | "form";
+
+/** A record event kind an outbound configuration can fire on. */
+export type WebhookEvent = "create" | "update" | "delete";
+
+/** An outbound webhook configuration of a form (secrets in clear: owner-side store only). */
+export interface WebhookConfig {
+  id: string;
+  formId: string;
+  name: string;
+  url: string;
+  method: "POST" | "PUT" | "PATCH";
+  mode: WebhookMode;
+  /** The owner's template (template modes only). */
+  template: string | null;
+  bearer: string | null;
+  /** Custom headers, in the order configured. */
+  headers: [name: string, value: string][];
+  signingSecret: string | null;
+  signatureHeader: string;
+  /** Record field id to target key, in the order configured; empty means every field. */
+  mappings: Record<string, string>;
+  events: WebhookEvent[];
+  /** Also send Standard Webhooks headers (needs a `whsec_` signing secret). */
+  standardWebhooks: boolean;
+  /** Requests in flight at once (1 to 64); null: the instance's `webhooks.concurrency_per_webhook`. */
+  concurrency: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The flag a configuration carries after a failure, until edited or retried; a `blocked` one
+ * also clears itself once the configuration's events go through again.
+ */
+export interface WebhookFlag {
+  /** When the latest failure happened. */
+  at: string;
+  /** The failed delivery; null when `blocked` (no delivery could be made yet). */
+  deliveryId: string | null;
+  /**
+   * `permanent`: a 4xx or a refused address; `exhausted`: the retry schedule ran out;
+   * `blocked`: an event could not become a delivery (its file URLs could not be made, e.g. the
+   * relay refused the vault's token) and waits in the outbox, tried again every minute.
+   */
+  reason: "permanent" | "exhausted" | "blocked";
+  /** When `blocked`: the event that waits (the flag goes once it goes through). */
+  eventId?: string;
+  status: number | null;
+  error: string | null;
+}
+
+/** Where a delivery stands. */
+export type WebhookDeliveryStatus = "pending" | "delivered" | "failed" | "skipped";
+
+/** One record event going to one configuration; its body is rendered once, at creation. */
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string;
+  formId: string;
+  eventId: string;
+  recordId: string;
+  reason: "insert" | "update" | "delete";
+  savedAt: string;
+  status: WebhookDeliveryStatus;
+  contentType: string;
+  /** Parts of a body too large for the ref under `webhookKeys.body` (0 otherwise). */
+  bodyParts: number;
+  bodyBytes: number;
+  /** Attempts made so far, over every round (each logged under `webhookKeys.attempt`). */
+  attempts: number;
+  /** Index in the retry schedule of the next attempt (a manual retry starts over at 0). */
+  round: number;
+  /** Names the one attempt message that may act on this delivery; stale messages are dropped. */
+  token: string;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastSnippet: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+/** The log of one HTTP attempt of a delivery. */
+export interface WebhookAttempt {
+  /** 1-based attempt number. */
+  n: number;
+  at: string;
+  status: number | null;
+  durationMs: number;
+  outcome: "delivered" | "transient" | "permanent";
+  error: string | null;
+  /** At most 200 characters of the response body, newlines collapsed. */
+  snippet: string | null;
+  /** Wait asked for by a Retry-After header, in seconds. */
+  retryAfterSeconds: number | null;
+}
 
 /** Attempt rows a delivery keeps: the newest; older ones go as new ones come. */
 export const MAX_LOGGED_ATTEMPTS = 50;
@@ -37,7 +133,7 @@ export type DeliveryRevision = string & { readonly [revisionBrand]: true };
 
 /** A delivery as read, with its revision. */
 export interface StoredDelivery {
-  row: WebhookDeliveryRow;
+  row: WebhookDelivery;
   revision: DeliveryRevision;
 }
 
@@ -48,7 +144,7 @@ export interface DueDelivery extends StoredDelivery {
 
 /** A page of deliveries, newest first; `nextCursor` (opaque) reads the next one. */
 export interface DeliveryPage {
-  items: WebhookDeliveryRow[];
+  items: WebhookDelivery[];
   nextCursor: string | null;
 }
 
@@ -64,9 +160,9 @@ export interface ScheduledAttempt {
  */
 export interface DeliveryChange {
   /** The delivery's new row (replaces the stored one). */
-  state: WebhookDeliveryRow;
+  state: WebhookDelivery;
   /** An attempt made: its own row, number `attempt.n`, written once. */
-  attempt?: WebhookAttemptRow;
+  attempt?: WebhookAttempt;
   /**
    * `{ dueAt }`: the next attempt, carrying `state.token`, comes due at `dueAt` (epoch ms) and
    * the delivery is listed as scheduled; `null`: nothing is scheduled any more.
@@ -76,7 +172,7 @@ export interface DeliveryChange {
    * `{ flag }`: listed among its configuration's failed deliveries, and the configuration
    * flagged; `"clear"`: unlisted, and the configuration's flag cleared.
    */
-  failure?: { flag: WebhookFlagRow } | "clear";
+  failure?: { flag: WebhookFlag } | "clear";
 }
 
 /**
@@ -90,39 +186,39 @@ export interface DeliveryChange {
  */
 export interface WebhookConfigs {
   /** The configurations of form `formId`, oldest first (by `createdAt`). */
-  configsOf(formId: string): Promise<WebhookConfigRow[]>;
+  configsOf(formId: string): Promise<WebhookConfig[]>;
   /** Configuration `webhookId`, or null. */
-  config(webhookId: string): Promise<WebhookConfigRow | null>;
+  config(webhookId: string): Promise<WebhookConfig | null>;
   /**
    * Stores a new configuration; false (nothing written) when its id is taken.
    *
    * @throws {WriteTooLargeError} when the row is over what the store holds in one row.
    */
-  createConfig(row: WebhookConfigRow): Promise<boolean>;
+  createConfig(row: WebhookConfig): Promise<boolean>;
   /**
    * Replaces `before` by `after` (same id) and clears its failure flag, atomically; false
    * (nothing written) when the stored configuration is no longer `before` (by `updatedAt`).
    *
    * @throws {WriteTooLargeError} as {@linkcode WebhookConfigs.createConfig}.
    */
-  updateConfig(before: WebhookConfigRow, after: WebhookConfigRow): Promise<boolean>;
+  updateConfig(before: WebhookConfig, after: WebhookConfig): Promise<boolean>;
   /**
    * Removes a configuration with its flag at once (it is gone for every read from then on),
    * then its deliveries with their bodies, attempts and schedules. A stop in between leaves
    * the rest to {@linkcode WebhookConfigs.resumeRemovals}.
    */
-  removeConfig(row: WebhookConfigRow): Promise<void>;
+  removeConfig(row: WebhookConfig): Promise<void>;
   /** Finishes the removals a stop interrupted (on start). */
   resumeRemovals(): Promise<void>;
 
   /** The failure flag of `webhookId`, or null. */
-  flag(webhookId: string): Promise<WebhookFlagRow | null>;
+  flag(webhookId: string): Promise<WebhookFlag | null>;
   /** The flags of `webhookIds`, by id (those without a flag are absent). */
-  flags(webhookIds: string[]): Promise<Map<string, WebhookFlagRow>>;
+  flags(webhookIds: string[]): Promise<Map<string, WebhookFlag>>;
   /** Clears the flag of `webhookId` (idempotent). */
   clearFlag(webhookId: string): Promise<void>;
   /** Flags each of `webhookIds` with `flag` (a `blocked` one), atomically. */
-  flagBlocked(webhookIds: string[], flag: WebhookFlagRow): Promise<void>;
+  flagBlocked(webhookIds: string[], flag: WebhookFlag): Promise<void>;
   /**
    * Clears the flag of `webhookId` only if it is still the `blocked` flag of event `eventId`
    * (a failure flagged since stays); atomic with that check.
@@ -165,9 +261,9 @@ export interface WebhookDeliveries {
   /** The ids of every delivery of `webhookId` listed as failed. */
   failedIds(webhookId: string): Promise<string[]>;
   /** The body of delivery `row` as created (empty when none was kept). */
-  body(row: WebhookDeliveryRow): Promise<Uint8Array>;
+  body(row: WebhookDelivery): Promise<Uint8Array>;
   /** The attempts of delivery `deliveryId` (at most the newest 50), oldest first. */
-  attempts(deliveryId: string): Promise<WebhookAttemptRow[]>;
+  attempts(deliveryId: string): Promise<WebhookAttempt[]>;
 
   /**
    * Creates a delivery from `change` with its `body` (null: none kept), together with `also`

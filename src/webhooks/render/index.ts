@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { WebhookMode } from "../../store/rows.ts";
+import type { WebhookMode } from "../../store/ports/webhooks.ts";
 import type { RenderInput } from "../values.ts";
 import { renderDefault } from "./default.ts";
 import { renderForm } from "./form.ts";

@@ -1,7 +1,7 @@
 /**
  * A fresh Deno KV store in a temporary directory, for the contract suites' KV runs.
  */
-import { openStore } from "../../../src/store/kv.ts";
+import { openStore } from "../../../src/store/kv/file.ts";
 
 /** Opens an empty store; `close` closes it and removes its directory. */
 export async function freshKv(): Promise<{ kv: Deno.Kv; dir: string; close(): Promise<void> }> {

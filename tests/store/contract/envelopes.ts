@@ -2,12 +2,12 @@
  * The contract of the envelope port (src/store/ports/envelopes.ts), for any implementation.
  */
 import assert from "node:assert/strict";
-import type { WritePart } from "../../../src/store/write_part.ts";
+import type { WritePart } from "../../../src/store/ports/write_part.ts";
 import { contractTests } from "./_suite.ts";
 import type {
   EnvelopePort,
   NewEnvelope,
-  SubmissionRow,
+  SubmissionHead,
 } from "../../../src/store/ports/envelopes.ts";
 
 /**
@@ -22,7 +22,7 @@ export type MakeEnvelopes = () => Promise<{
 
 const FP = "fp-main";
 
-function head(id: string, version = 1, fingerprint = FP): SubmissionRow {
+function head(id: string, version = 1, fingerprint = FP): SubmissionHead {
   return {
     id,
     formId: "contact",

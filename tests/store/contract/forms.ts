@@ -2,12 +2,8 @@
  * The forms port's contract: every implementation runs these tests (through the port only).
  */
 import assert from "node:assert/strict";
-import type {
-  FormsPort,
-  VaultFormRow,
-  VaultFormVersionRow,
-} from "../../../src/store/ports/forms.ts";
-import { WriteTooLargeError } from "../../../src/store/write.ts";
+import type { FormHead, FormsPort, FormVersion } from "../../../src/store/ports/forms.ts";
+import { WriteTooLargeError } from "../../../src/store/kv/write.ts";
 
 /** A port under test and how to dispose of it. */
 export interface FormsFixture {
@@ -17,7 +13,7 @@ export interface FormsFixture {
   close(): Promise<void>;
 }
 
-function row(formId: string, schemaVersion = 1): VaultFormRow {
+function row(formId: string, schemaVersion = 1): FormHead {
   return {
     formId,
     userId: "u1",
@@ -31,7 +27,7 @@ function row(formId: string, schemaVersion = 1): VaultFormRow {
   };
 }
 
-function version(formId: string, schemaVersion: number, title = "T"): VaultFormVersionRow {
+function version(formId: string, schemaVersion: number, title = "T"): FormVersion {
   return {
     formId,
     schemaVersion,

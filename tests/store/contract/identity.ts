@@ -5,23 +5,23 @@
 import assert from "node:assert/strict";
 import { contractTests, type MakePort } from "./_suite.ts";
 import type {
-  ChallengeRow,
-  DatabaseRow,
+  ApiToken,
   IdentityPort,
-  TokenRow,
-  UserRow,
+  KeyChallenge,
+  RelayDatabase,
+  User,
 } from "../../../src/store/ports/identity.ts";
 
 /** Makes a fresh, empty port and closes it. */
 export type MakeIdentity = MakePort<IdentityPort>;
 
-const user = (id: string): UserRow => ({
+const user = (id: string): User => ({
   id,
   name: `user ${id}`,
   createdAt: "2030-01-01T00:00:00.000Z",
 });
 
-const token = (id: string, userId: string | null, kind: TokenRow["kind"] = "owner"): TokenRow => ({
+const token = (id: string, userId: string | null, kind: ApiToken["kind"] = "owner"): ApiToken => ({
   id,
   kind,
   userId,
@@ -29,7 +29,7 @@ const token = (id: string, userId: string | null, kind: TokenRow["kind"] = "owne
   createdAt: "2030-01-01T00:00:00.000Z",
 });
 
-const challenge = (id: string, fingerprint: string, ttlMs = 60_000): ChallengeRow => ({
+const challenge = (id: string, fingerprint: string, ttlMs = 60_000): KeyChallenge => ({
   id,
   userId: "u1",
   name: "main",
@@ -39,7 +39,7 @@ const challenge = (id: string, fingerprint: string, ttlMs = 60_000): ChallengeRo
   expiresAt: Date.now() + ttlMs,
 });
 
-const database = (id: string, fingerprint: string, userId = "u1"): DatabaseRow => ({
+const database = (id: string, fingerprint: string, userId = "u1"): RelayDatabase => ({
   id,
   userId,
   name: "main",

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { contractTests, type MakePort } from "./_suite.ts";
 import {
-  type FormRow,
   type ManifestPort,
   ManifestTooLargeError,
+  type PublishedForm,
 } from "../../../src/store/ports/manifests.ts";
 
 /** Makes a fresh, empty port and closes it. */
@@ -16,7 +16,7 @@ const form = (
   formId: string,
   schemaVersion: number,
   extra: Record<string, unknown> = {},
-): FormRow => ({
+): PublishedForm => ({
   formId,
   userId: "u1",
   fingerprint: "fp1",

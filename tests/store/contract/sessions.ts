@@ -2,7 +2,7 @@
  * The console sessions port's contract: every implementation runs these tests.
  */
 import assert from "node:assert/strict";
-import type { ConsoleSessionRow, SessionsPort } from "../../../src/store/ports/sessions.ts";
+import type { ConsoleSession, SessionsPort } from "../../../src/store/ports/sessions.ts";
 
 /** A port under test and how to dispose of it. */
 export interface SessionsFixture {
@@ -12,7 +12,7 @@ export interface SessionsFixture {
   close(): Promise<void>;
 }
 
-function session(userId: string, seenAt = 1000): ConsoleSessionRow {
+function session(userId: string, seenAt = 1000): ConsoleSession {
   return { userId, tokenId: "t1", csrf: "c", createdAt: 1000, seenAt };
 }
 

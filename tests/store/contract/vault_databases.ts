@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import type {
-  VaultDatabaseRow,
+  VaultDatabase,
   VaultDatabasesPort,
 } from "../../../src/store/ports/vault_databases.ts";
 
@@ -13,7 +13,7 @@ export interface VaultDatabasesFixture {
   close(): Promise<void>;
 }
 
-function db(id: string, userId = "u1"): VaultDatabaseRow {
+function db(id: string, userId = "u1"): VaultDatabase {
   return {
     id,
     userId,

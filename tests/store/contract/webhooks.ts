@@ -13,12 +13,12 @@ import {
   type WebhookPorts,
 } from "../../../src/store/ports/webhooks.ts";
 import type {
-  WebhookAttemptRow,
-  WebhookConfigRow,
-  WebhookDeliveryRow,
-  WebhookFlagRow,
-} from "../../../src/store/rows.ts";
-import { WriteTooLargeError } from "../../../src/store/write.ts";
+  WebhookAttempt,
+  WebhookConfig,
+  WebhookDelivery,
+  WebhookFlag,
+} from "../../../src/store/ports/webhooks.ts";
+import { WriteTooLargeError } from "../../../src/store/kv/write.ts";
 import { deliveryRow, ISO } from "../../webhooks/_delivery_row.ts";
 
 /** A fresh store with the webhook ports, and the vault's way to put a record event on it. */
@@ -54,7 +54,7 @@ export function fixtureTests<F extends { close(): Promise<void> }>(
 }
 
 /** A configuration of form `formId`. */
-export function configRow(id: string, formId = "f1", overrides = {}): WebhookConfigRow {
+export function configRow(id: string, formId = "f1", overrides = {}): WebhookConfig {
   return {
     id,
     formId,
@@ -78,7 +78,7 @@ export function configRow(id: string, formId = "f1", overrides = {}): WebhookCon
 }
 
 /** A pending delivery `id` of configuration `webhookId`, nothing attempted. */
-export function pendingRow(id: string, webhookId = "w1", overrides = {}): WebhookDeliveryRow {
+export function pendingRow(id: string, webhookId = "w1", overrides = {}): WebhookDelivery {
   return deliveryRow({
     id,
     webhookId,
@@ -91,7 +91,7 @@ export function pendingRow(id: string, webhookId = "w1", overrides = {}): Webhoo
 }
 
 /** Attempt `n`, answered `status`. */
-export function attemptRow(n: number, status = 503): WebhookAttemptRow {
+export function attemptRow(n: number, status = 503): WebhookAttempt {
   return {
     n,
     at: ISO,
@@ -105,8 +105,8 @@ export function attemptRow(n: number, status = 503): WebhookAttemptRow {
 }
 
 /** A failure flag of delivery `deliveryId`. */
-export function failureFlag(deliveryId: string | null, reason: WebhookFlagRow["reason"]) {
-  return { at: ISO, deliveryId, reason, status: 410, error: "gone" } as WebhookFlagRow;
+export function failureFlag(deliveryId: string | null, reason: WebhookFlag["reason"]) {
+  return { at: ISO, deliveryId, reason, status: 410, error: "gone" } as WebhookFlag;
 }
 
 /** A record event of form `f1`. */
@@ -405,7 +405,7 @@ export function webhooksContract(name: string, make: () => Promise<WebhooksFixtu
     const { deliveries } = port;
     const now = Date.now();
     const far = now + 3_600_000;
-    const plan: [string, number | null, WebhookDeliveryRow["status"]][] = [
+    const plan: [string, number | null, WebhookDelivery["status"]][] = [
       ["late", now - 5_000, "pending"],
       ["soon", far, "pending"],
       ["unscheduled", null, "pending"],

@@ -7,12 +7,12 @@ import {
   encodeQueued,
   type StoredQueueRow,
 } from "../../../src/store/kv/envelope_rows.ts";
-import type { SubmissionRow } from "../../../src/store/keys.ts";
+import type { SubmissionHead } from "../../../src/store/ports/envelopes.ts";
 
 const hex = (n: number, seed: number) =>
   Uint8Array.from({ length: n }, (_, i) => (i * 7 + seed) & 0xff).toHex();
 
-const head: SubmissionRow = {
+const head: SubmissionHead = {
   id: hex(16, 1),
   formId: "contact",
   fingerprint: hex(32, 2),
@@ -43,7 +43,7 @@ Deno.test("envelope rows: a head and a queue row round-trip, in far fewer bytes 
 });
 
 Deno.test("envelope rows: every string comes back exactly, hex or not, and every time", () => {
-  const odd: SubmissionRow = {
+  const odd: SubmissionHead = {
     id: "any id",
     formId: "Formulaire é ✓",
     fingerprint: "ABCDEF", // upper-case hex is kept as text

@@ -4,15 +4,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { keys } from "../../../src/store/keys.ts";
+import { keys } from "../../../src/store/kv/keys.ts";
 import { decodeQueued } from "../../../src/store/kv/envelope_rows.ts";
-import { KV_FILE } from "../../../src/store/kv.ts";
+import { KV_FILE } from "../../../src/store/kv/file.ts";
 import { KvEnvelopes } from "../../../src/store/kv/envelopes.ts";
-import type { SubmissionRow } from "../../../src/store/ports/envelopes.ts";
-import { SegmentLog, SEGMENTS_DIR } from "../../../src/store/segments.ts";
+import type { SubmissionHead } from "../../../src/store/ports/envelopes.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../../../src/store/kv/segments.ts";
 import { freshKv } from "../contract/_kv.ts";
 
-const head: SubmissionRow = {
+const head: SubmissionHead = {
   id: "s1",
   formId: "contact",
   fingerprint: "fp",

@@ -5,9 +5,9 @@ import {
   sweepQueueSegments,
 } from "../../../src/store/kv/queue_segments.ts";
 import { decodeQueued, encodeQueued } from "../../../src/store/kv/envelope_rows.ts";
-import { keys } from "../../../src/store/keys.ts";
-import { SegmentLog } from "../../../src/store/segments.ts";
-import { KvWrite } from "../../../src/store/write.ts";
+import { keys } from "../../../src/store/kv/keys.ts";
+import { SegmentLog } from "../../../src/store/kv/segments.ts";
+import { KvWrite } from "../../../src/store/kv/write.ts";
 
 /** A store with a segment log of small segments, and intake's write of one envelope. */
 async function setup(segmentBytes: number) {

@@ -4,12 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { PgEnvelopes } from "../../../src/store/pg/envelopes.ts";
-import type { SubmissionRow } from "../../../src/store/ports/envelopes.ts";
+import type { SubmissionHead } from "../../../src/store/ports/envelopes.ts";
 import { freshPg } from "../contract/_pg.ts";
 
 const FP = "fp-shared";
 
-function head(id: string, fingerprint = FP): SubmissionRow {
+function head(id: string, fingerprint = FP): SubmissionHead {
   return {
     id,
     formId: "contact",

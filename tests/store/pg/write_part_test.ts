@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { pgPart, runPgParts } from "../../../src/store/pg/write_part.ts";
-import { kvPart } from "../../../src/store/write_part.ts";
+import { kvPart } from "../../../src/store/kv/write_part.ts";
 import { freshPg } from "../contract/_pg.ts";
 
 Deno.test("pg write parts: run in the committing transaction, rolled back with it", async () => {

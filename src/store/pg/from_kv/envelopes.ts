@@ -9,9 +9,9 @@
  */
 import { join } from "node:path";
 import { KvEnvelopes } from "../../kv/envelopes.ts";
-import { keys } from "../../keys.ts";
-import type { SubmissionRow } from "../../ports/envelopes.ts";
-import { SegmentLog, SEGMENTS_DIR } from "../../segments.ts";
+import { keys } from "../../kv/keys.ts";
+import type { SubmissionHead } from "../../ports/envelopes.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../../kv/segments.ts";
 import type { Sql } from "../db.ts";
 import { headRow } from "../envelope_writes.ts";
 
@@ -49,7 +49,7 @@ export async function copyEnvelopesFromKv(
 
 async function copySubmissions(kv: Deno.Kv, port: KvEnvelopes, sql: Sql): Promise<number> {
   const prefix = keys.submission("").slice(0, -1);
-  let batch: SubmissionRow[] = [];
+  let batch: SubmissionHead[] = [];
   let count = 0;
   const flush = async () => {
     if (batch.length > 0) {

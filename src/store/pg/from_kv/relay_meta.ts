@@ -1,21 +1,15 @@
 /**
- * Copies the relay's metadata from a Deno KV store (the layout of src/store/keys.ts) into
+ * Copies the relay's metadata from a Deno KV store (the layout of src/store/kv/keys.ts) into
  * PostgreSQL, for `sealpost migrate-store`: users, tokens, databases (whose fingerprints route
  * recipients), unexpired registration challenges, published forms, blob metadata, usage and
  * claims. Rate-limit buckets live in memory on Deno KV: there are none to copy.
  *
  * @module
  */
-import { blobKeys } from "../../keys.ts";
-import type {
-  BlobMetaRow,
-  BlobUsageRow,
-  ChallengeRow,
-  DatabaseRow,
-  FormRow,
-  TokenRow,
-  UserRow,
-} from "../../rows.ts";
+import { blobKeys } from "../../kv/keys.ts";
+import type { BlobMeta, BlobUsage } from "../../ports/blob_meta.ts";
+import type { ApiToken, KeyChallenge, RelayDatabase, User } from "../../ports/identity.ts";
+import type { PublishedForm } from "../../ports/manifests.ts";
 import type { Sql } from "../db.ts";
 
 /** Rows per multi-row insert. */
@@ -71,23 +65,23 @@ export async function copyRelayMetaFromKv(
   _dataDir: string,
   sql: Sql,
 ): Promise<Record<string, number>> {
-  // Prefixes as in src/store/keys.ts.
+  // Prefixes as in src/store/kv/keys.ts.
   const list = <T>(prefix: Deno.KvKey) => kv.list<T>({ prefix });
   const now = Date.now();
   return {
-    users: await copy(sql, "relay_users", list<UserRow>(["users"]), (u) => ({
+    users: await copy(sql, "relay_users", list<User>(["users"]), (u) => ({
       id: u.id,
       name: u.name,
       created_at: u.createdAt,
     })),
-    tokens: await copy(sql, "relay_tokens", list<TokenRow>(["tokens"]), (t) => ({
+    tokens: await copy(sql, "relay_tokens", list<ApiToken>(["tokens"]), (t) => ({
       id: t.id,
       kind: t.kind,
       user_id: t.userId,
       secret_hash: t.secretHash,
       created_at: t.createdAt,
     })),
-    databases: await copy(sql, "relay_databases", list<DatabaseRow>(["databases"]), (d) => ({
+    databases: await copy(sql, "relay_databases", list<RelayDatabase>(["databases"]), (d) => ({
       user_id: d.userId,
       id: d.id,
       name: d.name,
@@ -95,7 +89,7 @@ export async function copyRelayMetaFromKv(
       fingerprint: d.fingerprint,
       created_at: d.createdAt,
     })),
-    challenges: await copy(sql, "relay_challenges", list<ChallengeRow>(["challenges"]), (c) =>
+    challenges: await copy(sql, "relay_challenges", list<KeyChallenge>(["challenges"]), (c) =>
       // An expired challenge (a KV expiry is lazy) is no longer anyone's to complete.
       c.expiresAt < now ? null : {
         id: c.id,
@@ -106,7 +100,7 @@ export async function copyRelayMetaFromKv(
         answer_hash: c.answerHash,
         expires_at_ms: c.expiresAt,
       }),
-    forms: await copy(sql, "relay_forms", list<FormRow>(["forms"]), (f) => ({
+    forms: await copy(sql, "relay_forms", list<PublishedForm>(["forms"]), (f) => ({
       form_id: f.formId,
       user_id: f.userId,
       fingerprint: f.fingerprint,
@@ -116,7 +110,7 @@ export async function copyRelayMetaFromKv(
       published_at: f.publishedAt,
       closed: f.closed ? { ...f.closed } : null,
     })),
-    blobs: await copy(sql, "relay_blobs", list<BlobMetaRow>(blobKeys.metaAll()), (b) => ({
+    blobs: await copy(sql, "relay_blobs", list<BlobMeta>(blobKeys.metaAll()), (b) => ({
       user_id: b.userId,
       hash: b.hash,
       mime: b.mime,
@@ -128,7 +122,7 @@ export async function copyRelayMetaFromKv(
     blob_usage: await copy(
       sql,
       "relay_blob_usage",
-      list<BlobUsageRow>(blobKeys.usageAll()),
+      list<BlobUsage>(blobKeys.usageAll()),
       (u, key) => ({ user_id: String(key[2]), bytes: u.bytes, count: u.count }),
     ),
     blob_claims: await copy(

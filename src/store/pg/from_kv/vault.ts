@@ -1,5 +1,5 @@
 /**
- * Copies the vault's data from a Deno KV store (the layout of src/store/keys.ts) into
+ * Copies the vault's data from a Deno KV store (the layout of src/store/kv/keys.ts) into
  * PostgreSQL, for `sealpost migrate-store`: databases and facts, forms and their versions,
  * records (tombstones too) with their saved versions, pending file releases, quarantined
  * envelopes with their sealed boxes, console sessions, and the record events not yet
@@ -9,15 +9,12 @@
  */
 import type { RecordEvent } from "../../../events/record_event.ts";
 import { toBase64 } from "../../../crypto/encoding.ts";
-import { keys, vaultKeys } from "../../keys.ts";
-import { parseJsonParts, readJsonParts, readParts } from "../../parts.ts";
-import type {
-  ConsoleSessionRow,
-  VaultFileReleaseRow,
-  VaultQuarantineRow,
-  VaultRecordRow,
-  VaultRecordVersionRow,
-} from "../../rows.ts";
+import { keys, vaultKeys } from "../../kv/keys.ts";
+import { parseJsonParts, readJsonParts, readParts } from "../../kv/parts.ts";
+import type { ConsoleSession } from "../../ports/sessions.ts";
+import type { VaultFileReleaseRow, VaultRecordRow } from "../../kv/rows.ts";
+import type { QuarantinedEnvelope } from "../../ports/quarantine.ts";
+import type { RecordVersion } from "../../ports/records.ts";
 import type { Sql } from "../db.ts";
 
 /** Rows per multi-row insert at most. */
@@ -115,7 +112,7 @@ export async function copyVaultFromKv(
   _dataDir: string,
   sql: Sql,
 ): Promise<Record<string, number>> {
-  // Prefixes without a builder of their own are spelled as in src/store/keys.ts.
+  // Prefixes without a builder of their own are spelled as in src/store/kv/keys.ts.
   const copied: Record<string, number> = {};
   copied.databases = await copy(
     sql,
@@ -150,7 +147,7 @@ export async function copyVaultFromKv(
   copied.records = await copy(sql, rows(kv, ["vault", "records"], recordRow(kv)), insertRecords);
   copied.recordVersions = await copy(
     sql,
-    rows<VaultRecordVersionRow>(kv, ["vault", "record_versions"], (v, key) => ({
+    rows<RecordVersion>(kv, ["vault", "record_versions"], (v, key) => ({
       form_id: key[2],
       record_id: key[3],
       saved_at: v.savedAt,
@@ -200,7 +197,7 @@ export async function copyVaultFromKv(
   const now = Date.now();
   copied.sessions = await copy(
     sql,
-    rows<ConsoleSessionRow>(
+    rows<ConsoleSession>(
       kv,
       ["console", "sessions"],
       (row, key) =>
@@ -267,7 +264,7 @@ async function insertRecords(q: Sql, json: string): Promise<number> {
 
 /** A quarantine row with its sealed box (base64), or null when the box is not there. */
 function quarantineRow(kv: Deno.Kv) {
-  return async (row: VaultQuarantineRow) => {
+  return async (row: QuarantinedEnvelope) => {
     const box = await readParts(kv, vaultKeys.quarantineDataOf(row.id));
     if (!box) return null;
     const { quarantinedAt, parts: _parts, ...data } = row;

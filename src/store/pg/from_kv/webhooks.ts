@@ -1,6 +1,6 @@
 /**
  * Copies the webhook aggregates of a Deno KV store (layout: `webhookKeys` in
- * src/store/keys.ts) into PostgreSQL, for `sealpost migrate-store`: configurations, flags,
+ * src/store/kv/keys.ts) into PostgreSQL, for `sealpost migrate-store`: configurations, flags,
  * unfinished removals, and deliveries with their bodies, attempts, failure listings and
  * schedule. Idempotent (`on conflict do nothing`): a copy cut short is simply run again. A
  * pending delivery's KV queue message cannot be read back; its pending marker gives when its
@@ -10,16 +10,15 @@
  *
  * @module
  */
-import {
-  type WebhookAttemptRow,
-  type WebhookConfigRow,
-  type WebhookDeliveryRef,
-  type WebhookDeliveryRow,
-  type WebhookFlagRow,
-  webhookKeys as k,
-  type WebhookPendingRow,
-} from "../../keys.ts";
-import { readParts } from "../../parts.ts";
+import type {
+  WebhookAttempt,
+  WebhookConfig,
+  WebhookDelivery,
+  WebhookFlag,
+} from "../../ports/webhooks.ts";
+import type { WebhookDeliveryRef, WebhookPendingRow } from "../../kv/rows.ts";
+import { webhookKeys as k } from "../../kv/keys.ts";
+import { readParts } from "../../kv/parts.ts";
 import type { Sql } from "../db.ts";
 import { json } from "../json.ts";
 
@@ -43,14 +42,14 @@ export async function copyWebhooksFromKv(
   sql: Sql,
 ): Promise<Record<string, number>> {
   const counts = { configs: 0, flags: 0, removals: 0, deliveries: 0, attempts: 0 };
-  for await (const entry of kv.list<WebhookConfigRow>({ prefix: ["webhooks", "configs"] })) {
+  for await (const entry of kv.list<WebhookConfig>({ prefix: ["webhooks", "configs"] })) {
     const row = entry.value;
     const { count } = await sql`insert into webhook_configs (id, form_id, created_at, config)
       values (${row.id}, ${row.formId}, ${row.createdAt}, ${json(row)}::json)
       on conflict (id) do nothing`;
     counts.configs += count;
   }
-  for await (const entry of kv.list<WebhookFlagRow>({ prefix: k.flagsAll() })) {
+  for await (const entry of kv.list<WebhookFlag>({ prefix: k.flagsAll() })) {
     const { count } = await sql`insert into webhook_flags (webhook_id, flag)
       values (${String(entry.key.at(-1))}, ${json(entry.value)}::json)
       on conflict (webhook_id) do nothing`;
@@ -63,8 +62,8 @@ export async function copyWebhooksFromKv(
       on conflict (webhook_id) do nothing`;
     counts.removals += count;
   }
-  let batch: WebhookDeliveryRow[] = [];
-  for await (const entry of kv.list<WebhookDeliveryRow>({ prefix: ["webhooks", "deliveries"] })) {
+  let batch: WebhookDelivery[] = [];
+  for await (const entry of kv.list<WebhookDelivery>({ prefix: ["webhooks", "deliveries"] })) {
     batch.push(entry.value);
     if (batch.length < BATCH) continue;
     await copyDeliveries(kv, sql, batch, counts);
@@ -78,12 +77,12 @@ export async function copyWebhooksFromKv(
 async function copyDeliveries(
   kv: Deno.Kv,
   sql: Sql,
-  rows: WebhookDeliveryRow[],
+  rows: WebhookDelivery[],
   counts: { deliveries: number; attempts: number },
 ): Promise<void> {
   if (rows.length === 0) return;
   const values: Record<string, unknown>[] = [];
-  const attempts: { delivery_id: string; n: number; attempt: WebhookAttemptRow }[] = [];
+  const attempts: { delivery_id: string; n: number; attempt: WebhookAttempt }[] = [];
   for (const row of rows) {
     const [ref, failed, pending] = await kv.getMany<
       [WebhookDeliveryRef, true, WebhookPendingRow]
@@ -100,7 +99,7 @@ async function copyDeliveries(
       delivery: json({ ...row, bodyParts: 0 }),
       body: body ?? null,
     });
-    for await (const a of kv.list<WebhookAttemptRow>({ prefix: k.attemptsOf(row.id) })) {
+    for await (const a of kv.list<WebhookAttempt>({ prefix: k.attemptsOf(row.id) })) {
       attempts.push({ delivery_id: row.id, n: a.value.n, attempt: a.value });
     }
   }

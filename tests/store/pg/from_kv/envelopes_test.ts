@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { KvEnvelopes } from "../../../../src/store/kv/envelopes.ts";
 import { PgEnvelopes } from "../../../../src/store/pg/envelopes.ts";
 import { copyEnvelopesFromKv } from "../../../../src/store/pg/from_kv/envelopes.ts";
-import type { SubmissionRow } from "../../../../src/store/ports/envelopes.ts";
-import { SegmentLog, SEGMENTS_DIR } from "../../../../src/store/segments.ts";
+import type { SubmissionHead } from "../../../../src/store/ports/envelopes.ts";
+import { SegmentLog, SEGMENTS_DIR } from "../../../../src/store/kv/segments.ts";
 import { freshKv } from "../../contract/_kv.ts";
 import { freshPg } from "../../contract/_pg.ts";
 
@@ -12,7 +12,7 @@ import { freshPg } from "../../contract/_pg.ts";
 const FP_A = "ab".repeat(16);
 const FP_B = "cd".repeat(16);
 
-function head(id: string, fingerprint: string, version = 1): SubmissionRow {
+function head(id: string, fingerprint: string, version = 1): SubmissionHead {
   return {
     id,
     formId: "contact",

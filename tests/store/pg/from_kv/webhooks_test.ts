@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { webhookKeys } from "../../../../src/store/keys.ts";
+import { webhookKeys } from "../../../../src/store/kv/keys.ts";
 import { webhookKvPorts } from "../../../../src/store/kv/webhook_ports.ts";
 import { copyWebhooksFromKv } from "../../../../src/store/pg/from_kv/webhooks.ts";
 import { webhookPgPorts } from "../../../../src/store/pg/webhook_ports.ts";
-import { QueueDispatcher } from "../../../../src/store/queue.ts";
+import { QueueDispatcher } from "../../../../src/store/kv/queue.ts";
 import { freshKv } from "../../contract/_kv.ts";
 import { freshPg } from "../../contract/_pg.ts";
 import { attemptRow, configRow, failureFlag, pendingRow } from "../../contract/webhooks.ts";

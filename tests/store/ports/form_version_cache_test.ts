@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FormVersionCache } from "../../src/store/form_version_cache.ts";
+import { FormVersionCache } from "../../../src/store/ports/form_version_cache.ts";
 
 const version = (formId: string, schemaVersion: number) => ({
   formId,

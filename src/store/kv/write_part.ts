@@ -1,17 +1,11 @@
 /**
- * Writes one port adds to another port's atomic commit, on the same backend: for example the
- * relay's ack of an envelope, saved in the commit of its record (role `all`). Ports pass them
- * as opaque values; each backend takes only its own.
+ * Deno KV write parts (src/store/ports/write_part.ts): a part records its checks and mutations
+ * in the write of the port that commits it.
  *
  * @module
  */
+import type { WritePart } from "../ports/write_part.ts";
 import type { KvWrite } from "./write.ts";
-
-/** A piece of an atomic write, made by one port and committed by another. */
-export interface WritePart {
-  /** The backend that made it ("kv"); another backend refuses it. */
-  readonly backend: string;
-}
 
 interface KvWritePart extends WritePart {
   readonly backend: "kv";

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { blobPathParts } from "../blobs/fs_store.ts";
 import type { S3BlobStore } from "../blobs/s3_store.ts";
 import { blobKeyString } from "../blobs/key.ts";
-import { blobKeys, type BlobMetaRow } from "./keys.ts";
+import { blobKeys } from "../store/kv/keys.ts";
+import type { BlobMeta } from "../store/ports/blob_meta.ts";
 
 /** Blobs copied at once (each is read whole: at most 50 MB). */
 const COPY_CONCURRENCY = 4;
@@ -39,7 +40,7 @@ export class BlobCopyError extends Error {
 
 async function readBlob(
   dataDir: string,
-  meta: BlobMetaRow,
+  meta: BlobMeta,
 ): Promise<Uint8Array<ArrayBuffer> | null> {
   try {
     return await Deno.readFile(join(dataDir, "blobs", ...blobPathParts(meta)));
@@ -65,7 +66,7 @@ export async function copyBlobsToS3(
   store: S3BlobStore,
 ): Promise<BlobCopyReport> {
   const report: BlobCopyReport = { copied: 0, present: 0, bytes: 0, missing: [] };
-  const copyOne = async (meta: BlobMetaRow) => {
+  const copyOne = async (meta: BlobMeta) => {
     const key = { userId: meta.userId, hash: meta.hash };
     const stored = await store.stat(key);
     if (stored && stored.sizeBytes === meta.sizeBytes) {
@@ -95,7 +96,7 @@ export async function copyBlobsToS3(
     report.copied++;
     report.bytes += bytes.length;
   };
-  const rows = kv.list<BlobMetaRow>({ prefix: blobKeys.metaAll() });
+  const rows = kv.list<BlobMeta>({ prefix: blobKeys.metaAll() });
   // One listing, read in turn by the copying workers (never two reads of it at once).
   let reading: Promise<unknown> = Promise.resolve();
   const take = () => {

@@ -1,40 +1,8 @@
 /**
  * The layout of every Deno KV key Sealpost writes, in one module.
  *
- * The stored value types live in src/store/rows.ts and are re-exported here, so a reader (and
- * every importer) still finds the whole store through this module.
- *
  * @module
  */
-
-export type {
-  BlobMetaRow,
-  BlobUsageRow,
-  ChallengeRow,
-  ConsoleSessionRow,
-  DatabaseRow,
-  FormRow,
-  QueueRow,
-  SubmissionRow,
-  TokenRow,
-  UserRow,
-  VaultDatabaseRow,
-  VaultFileReleaseRow,
-  VaultFormRow,
-  VaultFormVersionRow,
-  VaultQuarantineRow,
-  VaultRecordRow,
-  VaultRecordVersionRow,
-  WebhookAttemptRow,
-  WebhookConfigRow,
-  WebhookDeliveryRef,
-  WebhookDeliveryRow,
-  WebhookDeliveryStatus,
-  WebhookEvent,
-  WebhookFlagRow,
-  WebhookMode,
-  WebhookPendingRow,
-} from "./rows.ts";
 
 const HEX = /^(?:[0-9a-f]{2})+$/;
 
@@ -73,9 +41,9 @@ export const keys = {
   /** Snapshot parts of a record event (see src/events). */
   recordEvent: (eventId: string) => ["record_events", eventId] as const,
   recordEventsAll: () => ["record_events"] as const,
-  /** Live references into segment file `id` (a `Deno.KvU64`; see src/store/segments.ts). */
+  /** Live references into segment file `id` (a `Deno.KvU64`; see src/store/kv/segments.ts). */
   segment: (id: number) => ["segments", id] as const,
-  /** The layout version of the whole store (a number; see src/store/schema.ts). */
+  /** The layout version of the whole store (a number; see src/store/kv/schema.ts). */
   schemaVersion: () => ["meta", "schema_version"] as const,
 };
 
@@ -99,12 +67,12 @@ export const webhookKeys = {
   deliveriesOf: (webhookId: string) => ["webhooks", "deliveries", webhookId] as const,
   /** deliveryId → a {@linkcode WebhookDeliveryRef}. */
   deliveryWebhook: (deliveryId: string) => ["webhooks", "delivery_webhooks", deliveryId] as const,
-  /** Attempt `n` (1-based) of a delivery: a {@linkcode WebhookAttemptRow}, written once. */
+  /** Attempt `n` (1-based) of a delivery: a {@linkcode WebhookAttempt}, written once. */
   attempt: (deliveryId: string, n: number) => ["webhooks", "attempts", deliveryId, n] as const,
   attemptsOf: (deliveryId: string) => ["webhooks", "attempts", deliveryId] as const,
   /** Body part `index` of a delivery (raw bytes). */
   body: (deliveryId: string, index: number) => ["webhooks", "bodies", deliveryId, index] as const,
-  /** The parts of a delivery's body (src/store/parts.ts). */
+  /** The parts of a delivery's body (src/store/kv/parts.ts). */
   bodyOf: (deliveryId: string) => ["webhooks", "bodies", deliveryId] as const,
   /** A configuration's failed deliveries. */
   failed: (webhookId: string, deliveryId: string) =>
@@ -136,7 +104,7 @@ export const vaultKeys = {
   /** Records of a form, by record id (a submission's record id is its submission id). */
   record: (formId: string, recordId: string) => ["vault", "records", formId, recordId] as const,
   records: (formId: string) => ["vault", "records", formId] as const,
-  /** A record's values in parts (src/store/parts.ts), when too large for its head row. */
+  /** A record's values in parts (src/store/kv/parts.ts), when too large for its head row. */
   recordValues: (formId: string, recordId: string) =>
     ["vault", "record_values", formId, recordId] as const,
   /** A version a change of a record replaced (keyed by `savedAt`; the head is the newest). */

@@ -11,8 +11,8 @@ import {
   writeJsonParts,
   writeParts,
   writePartsInSteps,
-} from "../../src/store/parts.ts";
-import { KvWrite } from "../../src/store/write.ts";
+} from "../../../src/store/kv/parts.ts";
+import { KvWrite } from "../../../src/store/kv/write.ts";
 
 /** Bytes that differ from part to part, so a part read out of order shows. */
 function patterned(length: number): Uint8Array {

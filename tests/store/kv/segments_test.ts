@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { holdSegments, SegmentLog, type SegmentRef } from "../../src/store/segments.ts";
+import { holdSegments, SegmentLog, type SegmentRef } from "../../../src/store/kv/segments.ts";
 
 const bytesOf = (n: number, seed: number) =>
   Uint8Array.from({ length: n }, (_, i) => (i + seed) & 0xff);
@@ -100,7 +100,7 @@ Deno.test("segments: bytes flushed by a process killed before its commit are swe
   const dir = await Deno.makeTempDir();
   const script = `
     import { SegmentLog } from ${
-    JSON.stringify(new URL("../../src/store/segments.ts", import.meta.url).href)
+    JSON.stringify(new URL("../../../src/store/kv/segments.ts", import.meta.url).href)
   };
     const log = await SegmentLog.open(${JSON.stringify(dir)}, { segmentBytes: 1000 });
     log.append(new Uint8Array(900).fill(7));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { QueuedListeners } from "../../src/store/queued_listeners.ts";
+import { QueuedListeners } from "../../../src/store/ports/queued_listeners.ts";
 
 Deno.test("queued listeners: each is told; one that throws does not stop the others; removed ones are not", () => {
   const queued = new QueuedListeners();

@@ -11,18 +11,18 @@
  */
 import { join } from "node:path";
 import type { S3BlobStore } from "../blobs/s3_store.ts";
-import { dataPaths, readCredentials, readIfExists } from "../init/data_dir.ts";
-import { claimDataDir } from "./data_lock.ts";
-import { KV_FILE, openStore } from "./kv.ts";
+import { dataPaths, readCredentials, readIfExists } from "../store/data_dir.ts";
+import { claimDataDir } from "../store/data_dir.ts";
+import { KV_FILE, openStore } from "../store/kv/file.ts";
 import { type BlobCopyReport, copyBlobsToS3 } from "./migrate_blobs.ts";
-import { openPg, type Sql } from "./pg/db.ts";
-import { copyEnvelopesFromKv } from "./pg/from_kv/envelopes.ts";
-import { copyRelayMetaFromKv } from "./pg/from_kv/relay_meta.ts";
-import { copyVaultFromKv } from "./pg/from_kv/vault.ts";
-import { copyWebhooksFromKv } from "./pg/from_kv/webhooks.ts";
-import { PG_SETTINGS } from "./pg/settings.ts";
-import { migratePg } from "./pg/migrate.ts";
-import { migrateStore as migrateKvSchema } from "./schema.ts";
+import { openPg, type Sql } from "../store/pg/db.ts";
+import { copyEnvelopesFromKv } from "../store/pg/from_kv/envelopes.ts";
+import { copyRelayMetaFromKv } from "../store/pg/from_kv/relay_meta.ts";
+import { copyVaultFromKv } from "../store/pg/from_kv/vault.ts";
+import { copyWebhooksFromKv } from "../store/pg/from_kv/webhooks.ts";
+import { PG_SETTINGS } from "../store/pg/settings.ts";
+import { migratePg } from "../store/pg/migrate.ts";
+import { migrateStore as migrateKvSchema } from "../store/kv/schema.ts";
 
 /** One area's copy from KV into PostgreSQL: its row counts per aggregate, as it reports them. */
 export type KvCopy = (kv: Deno.Kv, dataDir: string, sql: Sql) => Promise<Record<string, number>>;

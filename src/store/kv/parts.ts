@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { concatBytes, utf8Decode } from "../crypto/encoding.ts";
+import { concatBytes, utf8Decode } from "../../crypto/encoding.ts";
 import { KV_LIMITS, KvWrite } from "./write.ts";
 
 /** Bytes per part, under the 64 KiB value limit. */

@@ -5,8 +5,8 @@ import {
   KvWrite,
   valueSize,
   WriteTooLargeError,
-} from "../../src/store/write.ts";
-import { addKvPart, kvPart } from "../../src/store/write_part.ts";
+} from "../../../src/store/kv/write.ts";
+import { addKvPart, kvPart } from "../../../src/store/kv/write_part.ts";
 
 Deno.test("KvWrite: counts checks, mutations and bytes as it records them", () => {
   const w = new KvWrite()

@@ -5,7 +5,7 @@ import {
   isAddressOrCidr,
   parseIpv4,
   parseIpv6,
-} from "../../src/net/ip.ts";
+} from "../../src/ip/address.ts";
 
 Deno.test("parse: IPv4 and IPv6 (with embedded IPv4), and refusals", () => {
   assert.equal(parseIpv4("10.0.0.1"), 0x0a000001);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { storageFailure, StorageHealth } from "../../src/store/storage_health.ts";
+import { storageFailure, StorageHealth } from "../../src/http/storage_health.ts";
 
 Deno.test("storageFailure: disk full and read-only errors, also as causes; others are not", () => {
   assert.equal(storageFailure(new Error("No space left on device (os error 28)")), "disk full");

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { VaultFormVersionRow } from "./rows.ts";
+
+import type { FormVersion } from "./forms.ts";
 
 /** Versions kept in memory at most (the oldest entry goes first). */
 const CACHED_VERSIONS = 10_000;
@@ -20,15 +21,15 @@ const CACHED_VERSIONS = 10_000;
  * ```
  */
 export class FormVersionCache {
-  #versions = new Map<string, VaultFormVersionRow>();
+  #versions = new Map<string, FormVersion>();
 
   /** The version kept for `formId` and `schemaVersion`, or undefined. */
-  get(formId: string, schemaVersion: number): VaultFormVersionRow | undefined {
+  get(formId: string, schemaVersion: number): FormVersion | undefined {
     return this.#versions.get(`${formId}\u0000${schemaVersion}`);
   }
 
   /** Keeps `row` (when there is one) and answers it. */
-  keep(row: VaultFormVersionRow | null): VaultFormVersionRow | null {
+  keep(row: FormVersion | null): FormVersion | null {
     if (!row) return null;
     if (this.#versions.size >= CACHED_VERSIONS) {
       this.#versions.delete(this.#versions.keys().next().value!);

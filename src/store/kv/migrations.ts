@@ -5,24 +5,15 @@
  *
  * @module
  */
-import { encodeHead, encodeQueued } from "./kv/envelope_rows.ts";
+import { encodeHead, encodeQueued } from "./envelope_rows.ts";
 import { queueCiphertextsInSegments } from "./migration_segments.ts";
 import type { Migration } from "./schema.ts";
-import {
-  blobKeys,
-  type BlobMetaRow,
-  keys,
-  type QueueRow,
-  type SubmissionRow,
-  type VaultFormRow,
-  vaultKeys,
-  type VaultRecordRow,
-  type WebhookAttemptRow,
-  type WebhookConfigRow,
-  type WebhookDeliveryRef,
-  type WebhookDeliveryRow,
-  webhookKeys,
-} from "./keys.ts";
+import { blobKeys, keys, vaultKeys, webhookKeys } from "./keys.ts";
+import type { BlobMeta } from "../ports/blob_meta.ts";
+import type { QueueRow, VaultRecordRow, WebhookDeliveryRef } from "./rows.ts";
+import type { SubmissionHead } from "../ports/envelopes.ts";
+import type { FormHead } from "../ports/forms.ts";
+import type { WebhookAttempt, WebhookConfig, WebhookDelivery } from "../ports/webhooks.ts";
 
 /** Rewrites each entry under `prefix` that `change` returns a new value for (others stay). */
 async function rewrite<T>(
@@ -41,7 +32,7 @@ async function rewrite<T>(
 }
 
 /** A delivery row as version 0 wrote it: the body of a small delivery inline. */
-type DeliveryRowV0 = WebhookDeliveryRow & { body?: Uint8Array | null };
+type DeliveryRowV0 = WebhookDelivery & { body?: Uint8Array | null };
 
 /**
  * Version 1: webhook delivery bodies up to 16 KiB move from the delivery row to its ref (a ref
@@ -65,11 +56,11 @@ const webhookBodiesInRefs: Migration = {
       };
       return (op) => op.check(ref).set(key, rest).set(refKey, next);
     });
-    await rewrite<WebhookConfigRow>(kv, ["webhooks", "configs"], (row, key) =>
+    await rewrite<WebhookConfig>(kv, ["webhooks", "configs"], (row, key) =>
       Promise.resolve(
         row.concurrency === undefined ? (op) => op.set(key, { ...row, concurrency: null }) : null,
       ));
-    await rewrite<SubmissionRow & { pending?: unknown }>(kv, ["submissions"], (row, key) => {
+    await rewrite<SubmissionHead & { pending?: unknown }>(kv, ["submissions"], (row, key) => {
       if (!("pending" in row)) return Promise.resolve(null);
       const { pending: _, ...rest } = row;
       return Promise.resolve((op) => op.set(key, rest));
@@ -90,7 +81,7 @@ const recordTimeIndex: Migration = {
   description:
     "records by receipt time, record counts, records per day; blob claim counts; form retention",
   async run(kv) {
-    await rewrite<Omit<VaultFormRow, "retentionDays"> & { retentionDays?: number | null }>(
+    await rewrite<Omit<FormHead, "retentionDays"> & { retentionDays?: number | null }>(
       kv,
       vaultKeys.forms(),
       (row, key) =>
@@ -100,7 +91,7 @@ const recordTimeIndex: Migration = {
             : null,
         ),
     );
-    await rewrite<Omit<BlobMetaRow, "claims"> & { claims?: number }>(
+    await rewrite<Omit<BlobMeta, "claims"> & { claims?: number }>(
       kv,
       ["blobs", "meta"],
       (row, key) => {
@@ -142,7 +133,7 @@ const recordTimeIndex: Migration = {
 };
 
 /** A delivery row as versions 0 to 2 wrote it: its attempt log inside. */
-type DeliveryRowV2 = WebhookDeliveryRow & { log?: WebhookAttemptRow[] };
+type DeliveryRowV2 = WebhookDelivery & { log?: WebhookAttempt[] };
 
 /**
  * Version 3: a webhook delivery's attempts move from the log inside its row (rewritten whole by
@@ -201,7 +192,7 @@ const compactEnvelopeRows: Migration = {
   to: 5,
   description: "compact submission heads and queue rows",
   async run(kv) {
-    await rewriteObjects<SubmissionRow>(kv, ["submissions"], (entry, op) => {
+    await rewriteObjects<SubmissionHead>(kv, ["submissions"], (entry, op) => {
       const key = keys.submission(String(entry.key[1]));
       op.set(key, encodeHead(entry.value));
       if (key[1] !== entry.key[1]) op.delete(entry.key);

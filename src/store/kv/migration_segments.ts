@@ -1,13 +1,13 @@
 /**
  * Migration 4: queued ciphertexts leave their KV rows for the segment files
- * (src/store/segments.ts). A queue row kept its ciphertext inline, or in 60 KiB chunks under a
+ * (src/store/kv/segments.ts). A queue row kept its ciphertext inline, or in 60 KiB chunks under a
  * chunk set; now it keeps a reference into a segment. Chunk sets written ahead of a commit that
  * never came (staging) are deleted.
  *
  * @module
  */
 import { join } from "node:path";
-import type { QueueRow } from "./keys.ts";
+import type { QueueRow } from "./rows.ts";
 import { deletePartsInSteps, readParts } from "./parts.ts";
 import type { Migration } from "./schema.ts";
 import { SegmentLog, SEGMENTS_DIR } from "./segments.ts";

@@ -1,21 +1,16 @@
 import assert from "node:assert/strict";
-import {
-  blobKeys,
-  type BlobMetaRow,
-  keys,
-  type QueueRow,
-  type SubmissionRow,
-  vaultKeys,
-  webhookKeys,
-} from "../../src/store/keys.ts";
-import { COMPACT_BATCH } from "../../src/store/migrations.ts";
-import { migrateStore, SCHEMA_VERSION } from "../../src/store/schema.ts";
-import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
-import { QueueDispatcher } from "../../src/store/queue.ts";
-import { ATTEMPTS, V0, writeV0Fixture } from "./_v0_fixture.ts";
-import { KvEnvelopes } from "../../src/store/kv/envelopes.ts";
-import { SegmentLog } from "../../src/store/segments.ts";
-import { decodeHead } from "../../src/store/kv/envelope_rows.ts";
+import { blobKeys, keys, vaultKeys, webhookKeys } from "../../../src/store/kv/keys.ts";
+import type { BlobMeta } from "../../../src/store/ports/blob_meta.ts";
+import type { QueueRow } from "../../../src/store/kv/rows.ts";
+import type { SubmissionHead } from "../../../src/store/ports/envelopes.ts";
+import { COMPACT_BATCH } from "../../../src/store/kv/migrations.ts";
+import { migrateStore, SCHEMA_VERSION } from "../../../src/store/kv/schema.ts";
+import { webhookKvPorts } from "../../../src/store/kv/webhook_ports.ts";
+import { QueueDispatcher } from "../../../src/store/kv/queue.ts";
+import { ATTEMPTS, V0, writeV0Fixture } from "../_v0_fixture.ts";
+import { KvEnvelopes } from "../../../src/store/kv/envelopes.ts";
+import { SegmentLog } from "../../../src/store/kv/segments.ts";
+import { decodeHead } from "../../../src/store/kv/envelope_rows.ts";
 
 /** The data dir the migrations see (migration 4 writes segment files into it). */
 const FIXTURE_DIR = await Deno.makeTempDir({ prefix: "sealpost-migrations-" });
@@ -133,10 +128,10 @@ Deno.test("migration 2: blob rows of version 1 get claim counts (claimed ones on
   // A form row from before retention gets an explicit "kept".
   const form = (await kv.get<Record<string, unknown>>(vaultKeys.form("f1"))).value!;
   assert.equal(form.retentionDays, null);
-  const claimed = (await kv.get<BlobMetaRow>(blobKeys.meta("u1", "a".repeat(64)))).value!;
+  const claimed = (await kv.get<BlobMeta>(blobKeys.meta("u1", "a".repeat(64)))).value!;
   assert.equal(claimed.claims, 1);
   assert.equal((await kv.get(blobKeys.claim("u1", "a".repeat(64), "owner"))).value, true);
-  const unclaimed = (await kv.get<BlobMetaRow>(blobKeys.meta("u1", "b".repeat(64)))).value!;
+  const unclaimed = (await kv.get<BlobMeta>(blobKeys.meta("u1", "b".repeat(64)))).value!;
   assert.equal(unclaimed.claims, 0);
   assert.equal((await kv.get(blobKeys.claim("u1", "b".repeat(64), "owner"))).value, null);
 });
@@ -186,7 +181,7 @@ async function writeV4Store(kv: Deno.Kv, dataDir: string) {
   const fp = "e".repeat(64);
   const pk = "X".repeat(43) + "=";
   const segments = await SegmentLog.open(`${dataDir}/segments`);
-  const heads: SubmissionRow[] = [];
+  const heads: SubmissionHead[] = [];
   const queued: { fp: string; seq: number; row: QueueRow; ciphertext: Uint8Array }[] = [];
   const op = () => kv.atomic();
   let w = op();

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { keys } from "../../src/store/keys.ts";
-import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { keys } from "../../../src/store/kv/keys.ts";
+import { MIGRATIONS } from "../../../src/store/kv/migrations.ts";
 import {
   migrateStore,
   type Migration,
   SCHEMA_VERSION,
   SchemaVersionError,
-} from "../../src/store/schema.ts";
+} from "../../../src/store/kv/schema.ts";
 
 /** Migrations that record their runs in `log`; `failAt` makes that step throw once. */
 function recording(log: number[], count: number, failAt?: number): Migration[] {

@@ -5,9 +5,9 @@
  * a page cursor as those releases gave it out (Deno KV's, with its padding) still works.
  */
 import assert from "node:assert/strict";
-import { keys, vaultKeys } from "../../src/store/keys.ts";
-import { KvRecords } from "../../src/store/kv/records.ts";
-import { migrateStore } from "../../src/store/schema.ts";
+import { keys, vaultKeys } from "../../../src/store/kv/keys.ts";
+import { KvRecords } from "../../../src/store/kv/records.ts";
+import { migrateStore } from "../../../src/store/kv/schema.ts";
 
 Deno.test("migration 2 indexes the records a version-1 store saved, once", async () => {
   const kv = await Deno.openKv(":memory:");

@@ -1,5 +1,5 @@
 /**
- * `moveStore` (src/store/migrate_store.ts): a stopped KV/fs instance into PostgreSQL and a
+ * `moveStore` (src/ops/migrate_store.ts): a stopped KV/fs instance into PostgreSQL and a
  * radosgw bucket; refused while the instance serves; run again, it copies nothing new; after
  * an interruption, it finishes the copy; then `serve` on PostgreSQL has its records, tokens and
  * files.
@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { blobPathParts } from "../../src/blobs/index.ts";
 import { readS3Credentials, S3BlobStore } from "../../src/blobs/s3_store.ts";
-import { DataDirError } from "../../src/store/data_lock.ts";
-import { moveStore, MoveStoreError } from "../../src/store/migrate_store.ts";
+import { DataDirError } from "../../src/store/data_dir.ts";
+import { moveStore, MoveStoreError } from "../../src/ops/migrate_store.ts";
 import { PgBlobMeta } from "../../src/store/pg/blob_meta.ts";
 import { PgIdentity } from "../../src/store/pg/identity.ts";
 import { dropBucket, prepareBucket, s3ServerEnv } from "../_support/services/radosgw.ts";
@@ -21,7 +21,7 @@ import { startReceiver } from "../webhooks/_harness.ts";
 import { radosgw } from "../blobs/_backends.ts";
 import { random, sha256 } from "../blobs/_helpers.ts";
 import { upload } from "../blobs/_http.ts";
-import { freshPg } from "./contract/_pg.ts";
+import { freshPg } from "../store/contract/_pg.ts";
 
 /** A bucket of its own on the test radosgw, and the store over it. */
 async function freshBucket() {
