@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { openStore } from "../src/store/kv/file.ts";
 import { vaultKeys } from "../src/store/kv/keys.ts";
 import type { VaultRecordRow } from "../src/store/kv/rows.ts";
-import { savedAtOf } from "../src/vault/records.ts";
+import { savedAtOf } from "../src/store/ports/records.ts";
 import { ConsoleClient } from "../tests/console/_client.ts";
 import { spawnServer } from "../tests/_support/process.ts";
 

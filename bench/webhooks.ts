@@ -27,12 +27,12 @@
 import { parseArgs } from "node:util";
 import { ConfigSchema } from "../src/config/index.ts";
 import { utf8Encode } from "../src/crypto/encoding.ts";
+import { emitRecordEvent } from "../src/store/kv/record_events.ts";
 import {
-  announceRecordEvents,
-  emitRecordEvent,
   type RecordEvent,
+  RecordEventAnnouncer,
   type StoredRecordEvent,
-} from "../src/events/record_event.ts";
+} from "../src/store/ports/record_events.ts";
 import { keys } from "../src/store/kv/keys.ts";
 import { deleteParts } from "../src/store/kv/parts.ts";
 import { GroupCommitter } from "../src/store/kv/group_commit.ts";
@@ -158,7 +158,8 @@ async function main() {
     concurrency_per_webhook: concurrency,
   };
   const queue = new QueueDispatcher(kv);
-  const ports = webhookKvPorts(kv, queue);
+  const announcer = new RecordEventAnnouncer();
+  const ports = webhookKvPorts(kv, queue, announcer);
   const engine = new WebhookEngine({
     ...ports,
     forms: { ownerOf: () => Promise.resolve("u"), fields: () => Promise.resolve(fields) },
@@ -201,7 +202,7 @@ async function main() {
       build: (w) => stored = emitRecordEvent(w, event),
     });
     if (!ok || !stored) throw new Error(`Save ${id} failed`);
-    if (announce) announceRecordEvents(kv, [stored]);
+    if (announce) announcer.announce([stored]);
     return stored;
   };
 

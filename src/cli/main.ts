@@ -9,7 +9,7 @@ import { dataPaths } from "../store/data_dir.ts";
 import { initDataDir, type InitResult } from "../init/init.ts";
 import { ListenError, type RunningServer, startServer } from "../server.ts";
 import { claimDataDir, DataDirError } from "../store/data_dir.ts";
-import { SchemaVersionError } from "../store/kv/schema.ts";
+import { SchemaVersionError } from "../store/ports/limits.ts";
 import type { StoreMigration } from "../store/open.ts";
 import { PgUnavailableError } from "../store/pg/store.ts";
 import { VERSION } from "../version.ts";

@@ -10,7 +10,7 @@ import { BlobCopyError } from "../ops/migrate_blobs.ts";
 import { DataDirError } from "../store/data_dir.ts";
 import { moveStore, MoveStoreError } from "../ops/migrate_store.ts";
 import { describePgUrl } from "../store/pg/db.ts";
-import { SchemaVersionError } from "../store/kv/schema.ts";
+import { SchemaVersionError } from "../store/ports/limits.ts";
 import { parseCommand } from "./args.ts";
 import { helpText } from "./program.ts";
 

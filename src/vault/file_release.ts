@@ -16,8 +16,20 @@ import type { RecordsPort } from "../store/ports/records.ts";
 import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
 import type { WritePart } from "../store/ports/write_part.ts";
 import type { VaultKeys } from "./keys.ts";
-import { ownedHashes, recordClaimant } from "./records.ts";
+import { ownedHashes } from "../store/ports/records.ts";
 import type { RelayLink } from "./relay_link.ts";
+
+/**
+ * The name a record's claims on its files carry at the relay.
+ *
+ * @example
+ * ```ts
+ * recordClaimant("f12", "a1b2"); // "f12/a1b2"
+ * ```
+ */
+export function recordClaimant(formId: string, recordId: string): string {
+  return `${formId}/${recordId}`;
+}
 
 /** Release rows read per page. */
 const PAGE = 100;

@@ -17,7 +17,7 @@ import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.t
 import type { FormClosure } from "../store/ports/forms.ts";
 import type { VaultDatabase } from "../store/ports/vault_databases.ts";
 import type { FormChange, FormHead, FormsPort, FormVersion } from "../store/ports/forms.ts";
-import { WriteTooLargeError } from "../store/kv/write.ts";
+import { WriteTooLargeError } from "../store/ports/limits.ts";
 
 /** A form with its current schema version, as the owner API shows it. */
 export interface VaultForm extends Omit<FormHead, "closed" | "deletedAt"> {

@@ -31,7 +31,7 @@ import type { VaultKeys } from "./keys.ts";
 import { SealedBoxOpener } from "./opener.ts";
 import { quarantinedItem, writeQuarantine } from "./quarantine_rows.ts";
 import { RecordApplier } from "./record_apply.ts";
-import { recordClaimant } from "./records.ts";
+import { recordClaimant } from "./file_release.ts";
 import type { PullOptions, QueueItem, RelayLink } from "./relay_link.ts";
 import { ValuesChecker } from "./values_check.ts";
 import { later, pause } from "./waits.ts";

@@ -12,7 +12,7 @@ import type { RecordsPort } from "../store/ports/records.ts";
 import type { WritePart } from "../store/ports/write_part.ts";
 import { Quarantine } from "./envelope_checks.ts";
 import { quarantineId } from "./quarantine_rows.ts";
-import { RecordTooLargeError } from "./records.ts";
+import { RecordTooLargeError } from "../store/ports/records.ts";
 import type { QueueItem } from "./relay_link.ts";
 
 /**

@@ -22,7 +22,7 @@ import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 import type { VaultKeys } from "./keys.ts";
 import { PeriodicTask } from "../blobs/index.ts";
 import { quarantineRelease, releaseFiles, type ReleaseResult } from "./file_release.ts";
-import { RecordTooLargeError } from "./records.ts";
+import { RecordTooLargeError } from "../store/ports/records.ts";
 import { invalidCursor, recordConflict, recordNotFound } from "./record_errors.ts";
 import { sweepRetention } from "./retention.ts";
 import type { RelayLink } from "./relay_link.ts";

@@ -8,7 +8,7 @@
 import { Conflict, TooLarge } from "../errors/index.ts";
 import type { WebhookConfigs } from "../store/ports/webhooks.ts";
 import type { WebhookConfig } from "../store/ports/webhooks.ts";
-import { WriteTooLargeError } from "../store/kv/write.ts";
+import { WriteTooLargeError } from "../store/ports/limits.ts";
 
 /** Runs a configuration write; a row over what the store holds is a 413. */
 async function sized<T>(write: () => Promise<T>): Promise<T> {

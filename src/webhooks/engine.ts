@@ -19,7 +19,7 @@
  * @module
  */
 import { utf8Encode } from "../crypto/encoding.ts";
-import type { RecordEvent } from "../events/record_event.ts";
+import type { RecordEvent } from "../store/ports/record_events.ts";
 import { Conflict } from "../errors/index.ts";
 import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import type { RecordEventOutbox } from "../store/ports/record_events.ts";

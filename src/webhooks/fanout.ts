@@ -13,14 +13,14 @@
  */
 import { createHash } from "node:crypto";
 import { utf8Encode } from "../crypto/encoding.ts";
-import type { RecordEvent, StoredRecordEvent } from "../events/record_event.ts";
+import type { RecordEvent, StoredRecordEvent } from "../store/ports/record_events.ts";
 import type {
   WebhookConfig,
   WebhookDelivery,
   WebhookEvent,
   WebhookFlag,
 } from "../store/ports/webhooks.ts";
-import { MAX_JSON_PARTS_BYTES } from "../store/kv/parts.ts";
+import { MAX_LARGE_VALUE_BYTES } from "../store/ports/limits.ts";
 import type { RecordEventOutbox } from "../store/ports/record_events.ts";
 import type { WebhookConfigs, WebhookDeliveries } from "../store/ports/webhooks.ts";
 import type { Dispatcher, WebhookSettings } from "./dispatcher.ts";
@@ -29,7 +29,7 @@ import { renderBody } from "./render/index.ts";
 import { type BlobUrlResolver, type RenderInput, resolveValues, savedAtMs } from "./values.ts";
 
 /** Largest body a delivery can carry, in bytes. */
-export const MAX_BODY_BYTES = MAX_JSON_PARTS_BYTES;
+export const MAX_BODY_BYTES = MAX_LARGE_VALUE_BYTES;
 
 const EVENT_OF: Record<RecordEvent["reason"], WebhookEvent> = {
   insert: "create",

@@ -16,9 +16,8 @@
  *   behind ports: `src/store/ports/webhooks.ts` and `src/store/ports/record_events.ts`.
  * - `routes.ts`: the owner API.
  *
- * The vault emits record events with `emitRecordEvent` (src/events/record_event.ts) in the
- * same atomic operation as the record change and announces them once committed
- * (`announceRecordEvents`); the engine consumes them.
+ * The records port writes a record event in the same atomic operation as each record change
+ * and announces it once committed (src/store/ports/record_events.ts); the engine consumes them.
  *
  * @module
  */

@@ -8,7 +8,7 @@
  * @module
  */
 import type { OwnedFileRef } from "../forms/file_ref.ts";
-import type { RecordEvent } from "../events/record_event.ts";
+import type { RecordEvent } from "../store/ports/record_events.ts";
 import type { WebhookField } from "./forms.ts";
 
 /** A field value as a webhook body carries it (default mode JSON shapes). */

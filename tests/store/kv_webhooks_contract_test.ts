@@ -1,4 +1,5 @@
-import { announceRecordEvents, emitRecordEvent } from "../../src/events/record_event.ts";
+import { RecordEventAnnouncer } from "../../src/store/ports/record_events.ts";
+import { emitRecordEvent } from "../../src/store/kv/record_events.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
 import { QueueDispatcher } from "../../src/store/kv/queue.ts";
 import { KvWrite } from "../../src/store/kv/write.ts";
@@ -10,7 +11,8 @@ async function kvFixture(): Promise<WebhooksFixture> {
   const dir = await Deno.makeTempDir({ prefix: "sealpost-webhooks-contract-" });
   const kv = await Deno.openKv(`${dir}/store.kv`);
   const queue = new QueueDispatcher(kv);
-  const port = webhookKvPorts(kv, queue);
+  const announcer = new RecordEventAnnouncer();
+  const port = webhookKvPorts(kv, queue, announcer);
   const listening = queue.start();
   return {
     port,
@@ -18,7 +20,7 @@ async function kvFixture(): Promise<WebhooksFixture> {
       const w = new KvWrite();
       const stored = emitRecordEvent(w, event);
       if (!await w.commit(kv)) throw new Error("emit failed");
-      announceRecordEvents(kv, [stored]);
+      announcer.announce([stored]);
       return stored;
     },
     close: async () => {

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { seal as sealBytes } from "../../src/crypto/sealed_box.ts";
-import { onRecordEvents, type StoredRecordEvent } from "../../src/events/record_event.ts";
+import {
+  RecordEventAnnouncer,
+  type StoredRecordEvent,
+} from "../../src/store/ports/record_events.ts";
 import { EditTokens } from "../../src/auth/index.ts";
 import { createUser } from "../../src/relay/identity.ts";
 import { FormDirectory } from "../../src/relay/manifests.ts";
@@ -23,7 +26,7 @@ import type { RelayPorts } from "../../src/store/ports/bundle.ts";
 import { vaultKvPorts } from "../../src/store/kv/vault_ports.ts";
 import { KvRecordEventOutbox } from "../../src/store/kv/record_events.ts";
 import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
-import type { VaultRecord } from "../../src/vault/records.ts";
+import type { VaultRecord } from "../../src/store/ports/records.ts";
 
 const FIELDS = [
   { id: "name", label: "Name", kind: "text", required: true },
@@ -133,7 +136,8 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
     const link = new WatchedLink(relay, directory, separateAcks);
     const logs: string[] = [];
     const keyStore = new SlowKeys(dir, null);
-    const vault = new Vault(vaultKvPorts(kv), keyStore, link, {
+    const announcer = new RecordEventAnnouncer();
+    const vault = new Vault(vaultKvPorts(kv, announcer), keyStore, link, {
       batchSize,
       pollIntervalMs: 60_000,
       log: (message) => logs.push(message),
@@ -181,6 +185,7 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
     const queued = async () => (await listQueue(relay.envelopes, db.fingerprint, 0, 1000)).items;
     return {
       kv,
+      announcer,
       link,
       keyStore,
       vault,
@@ -351,7 +356,7 @@ Deno.test("ingest (role all): each envelope's ack commits with its record, quara
 Deno.test("ingest: a submission's versions are applied in queue order, even when a later one is faster", async () => {
   const t = await setup(3);
   const announced: StoredRecordEvent[] = [];
-  const unsubscribe = onRecordEvents(t.kv, (events) => announced.push(...events));
+  const unsubscribe = t.announcer.listen((events) => announced.push(...events));
   try {
     // Pages: [a1 b1 c1] [a2 b2 c2] [a3 b3 c3]; two pages are in flight at once.
     const receipts = [await t.submit({ name: "a1" }), await t.submit({ name: "b1" })];
@@ -384,7 +389,7 @@ Deno.test("ingest: an envelope ingested again is a duplicate, with one record an
   // Acks after the commit, as over HTTP: a save not yet acked is met again.
   const t = await setup(3, { separateAcks: true });
   const announced: StoredRecordEvent[] = [];
-  const unsubscribe = onRecordEvents(t.kv, (events) => announced.push(...events));
+  const unsubscribe = t.announcer.listen((events) => announced.push(...events));
   try {
     const a = await t.submit({ name: "Ada" });
     const b = await t.submit({ name: "Grace" });
@@ -565,7 +570,7 @@ Deno.test("ingest: values of every size, around the 16 KiB inline limit and abov
 Deno.test("ingest: each saved record announces its event in-process, with its outbox row", async () => {
   const t = await setup(3);
   const announcements: StoredRecordEvent[][] = [];
-  const unsubscribe = onRecordEvents(t.kv, (events) => announcements.push(events));
+  const unsubscribe = t.announcer.listen((events) => announcements.push(events));
   try {
     const a = await t.submit({ name: "Ada", rating: 1 });
     const b = await t.submit({ name: "Grace", rating: 2 });

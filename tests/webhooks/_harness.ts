@@ -2,11 +2,8 @@
  * Test fixtures for webhook delivery: an engine on a fresh KV file with a fast schedule, and a
  * scripted receiver on loopback.
  */
-import {
-  announceRecordEvents,
-  emitRecordEvent,
-  type RecordEvent,
-} from "../../src/events/record_event.ts";
+import { emitRecordEvent } from "../../src/store/kv/record_events.ts";
+import { type RecordEvent, RecordEventAnnouncer } from "../../src/store/ports/record_events.ts";
 import type { WebhookConfig, WebhookDelivery } from "../../src/store/ports/webhooks.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
 import type { WebhookPorts } from "../../src/store/ports/webhooks.ts";
@@ -123,7 +120,8 @@ export async function startHarness(
     fields: () => Promise.resolve(fields),
   };
   const queue = new QueueDispatcher(kv);
-  const ports = webhookKvPorts(kv, queue);
+  const announcer = new RecordEventAnnouncer();
+  const ports = webhookKvPorts(kv, queue, announcer);
   const logs: string[] = [];
   const engine = new WebhookEngine({
     ...ports,
@@ -152,7 +150,7 @@ export async function startHarness(
       const op = new KvWrite();
       const stored = emitRecordEvent(op, event);
       if (!await op.commit(kv)) throw new Error("emit failed");
-      announceRecordEvents(kv, [stored]);
+      announcer.announce([stored]);
       return event;
     },
     deliveryOf: async (event, webhookId) => {

@@ -4,7 +4,7 @@
  * event on PostgreSQL. Used in-process by `pg_engine_test.ts` and as a child process by
  * `_pg_worker.ts`.
  */
-import type { RecordEvent } from "../../src/events/record_event.ts";
+import type { RecordEvent } from "../../src/store/ports/record_events.ts";
 import type { Sql } from "../../src/store/pg/db.ts";
 import {
   type WebhookPgOptions,

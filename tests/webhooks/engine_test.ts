@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { emitRecordEvent } from "../../src/events/record_event.ts";
+import { emitRecordEvent } from "../../src/store/kv/record_events.ts";
 import { KvWrite } from "../../src/store/kv/write.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { patchConfig } from "../../src/webhooks/config.ts";

@@ -6,7 +6,7 @@
  * (kill -9) worker was making.
  */
 import assert from "node:assert/strict";
-import type { RecordEvent } from "../../src/events/record_event.ts";
+import type { RecordEvent } from "../../src/store/ports/record_events.ts";
 import type { WebhookDeliveries } from "../../src/store/ports/webhooks.ts";
 import type { WebhookDelivery } from "../../src/store/ports/webhooks.ts";
 import { json } from "../../src/store/pg/json.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { emitRecordEvent } from "../../src/events/record_event.ts";
+import { emitRecordEvent } from "../../src/store/kv/record_events.ts";
 import { KV_FILE } from "../../src/store/kv/file.ts";
 import { formatSavedAt } from "../../src/webhooks/index.ts";
 import { publishForm, registerDatabase } from "../_support/owner.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { announceRecordEvents, emitRecordEvent } from "../../src/events/record_event.ts";
+import { emitRecordEvent } from "../../src/store/kv/record_events.ts";
 import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
 import { formatSavedAt } from "../../src/webhooks/index.ts";
 import { publishForm, registerDatabase } from "../_support/owner.ts";
@@ -45,7 +45,7 @@ async function emit(inst: TestInstance, values: Record<string, unknown>, reason 
   const op = new KvWrite();
   const stored = emitRecordEvent(op, event);
   assert.ok(await op.commit(kv));
-  announceRecordEvents(kv, [stored]);
+  store.recordEvents.announce([stored]);
   return event;
 }
 

@@ -38,7 +38,7 @@ export const keys = {
   queueOf: (fingerprint: string) => ["queue", hexPart(fingerprint)] as const,
   /** The recipient key (base64 string) that a queue's rows leave out when theirs is the same. */
   queueKey: (fingerprint: string) => ["queue_keys", hexPart(fingerprint)] as const,
-  /** Snapshot parts of a record event (see src/events). */
+  /** Snapshot parts of a record event (see record_events.ts). */
   recordEvent: (eventId: string) => ["record_events", eventId] as const,
   recordEventsAll: () => ["record_events"] as const,
   /** Live references into segment file `id` (a `Deno.KvU64`; see src/store/kv/segments.ts). */

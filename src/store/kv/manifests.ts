@@ -9,7 +9,8 @@ import {
   ManifestTooLargeError,
   type PublishedForm,
 } from "../ports/manifests.ts";
-import { KvWrite, WriteTooLargeError } from "./write.ts";
+import { KvWrite } from "./write.ts";
+import { WriteTooLargeError } from "../ports/limits.ts";
 
 /**
  * Published forms in Deno KV.

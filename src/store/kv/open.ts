@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { RecordEventAnnouncer } from "../ports/record_events.ts";
 import { dataPaths, newRelaySecretText, readIfExists, writeSecretFile } from "../data_dir.ts";
 import { openStore } from "./file.ts";
 import type { OpenStoreBase, StoreSetup } from "../open.ts";
@@ -17,6 +18,8 @@ export interface KvOpenStore extends OpenStoreBase {
   backend: "kv";
   /** The store handle, for tests that write as another component would. */
   kv: Deno.Kv;
+  /** The announcements of the store's record events, for tests that write them as the vault would. */
+  recordEvents: RecordEventAnnouncer;
 }
 
 /**
@@ -42,12 +45,14 @@ export async function openKvBackend(
     await migrateStore(kv, dataDir);
     // The webhook engine's scheduled attempts and any other queue work: one listener per process.
     const queue = new QueueDispatcher(kv);
-    const ports = await openKvStore(kv, dataDir, queue, options);
+    const recordEvents = new RecordEventAnnouncer();
+    const ports = await openKvStore(kv, dataDir, queue, recordEvents, options);
     let listening: Promise<void> | null = null;
     let held: Promise<unknown> = Promise.resolve();
     return {
       backend: "kv",
       kv,
+      recordEvents,
       ports,
       relaySecret,
       // The store is a file of the data dir, whose probe write is the check.

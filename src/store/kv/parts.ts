@@ -8,15 +8,13 @@
  * @module
  */
 import { concatBytes, utf8Decode } from "../../crypto/encoding.ts";
+import { MAX_LARGE_VALUE_BYTES } from "../ports/limits.ts";
 import { KV_LIMITS, KvWrite } from "./write.ts";
 
 /** Bytes per part, under the 64 KiB value limit. */
 export const PART_BYTES = 60 * 1024;
 
-/** Largest JSON value accepted, leaving room in one 800 KiB atomic operation. */
-export const MAX_JSON_PARTS_BYTES = 640 * 1024;
-
-/** Thrown when a JSON value is over {@link MAX_JSON_PARTS_BYTES}. */
+/** Thrown when a JSON value is over `MAX_LARGE_VALUE_BYTES` (src/store/ports/limits.ts). */
 export class ValueTooLargeError extends Error {
   override name = "ValueTooLargeError";
 }
@@ -47,9 +45,9 @@ export function writeParts(w: KvWrite, prefix: Deno.KvKey, bytes: Uint8Array): n
 /** Adds `value` as JSON in parts under `prefix` to `w`; returns the part count. */
 export function writeJsonParts(w: KvWrite, prefix: Deno.KvKey, value: unknown): number {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
-  if (bytes.length > MAX_JSON_PARTS_BYTES) {
+  if (bytes.length > MAX_LARGE_VALUE_BYTES) {
     throw new ValueTooLargeError(
-      `Value of ${bytes.length} bytes exceeds the ${MAX_JSON_PARTS_BYTES}-byte limit`,
+      `Value of ${bytes.length} bytes exceeds the ${MAX_LARGE_VALUE_BYTES}-byte limit`,
     );
   }
   return writeParts(w, prefix, bytes);

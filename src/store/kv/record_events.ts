@@ -1,21 +1,38 @@
 /**
  * The record events outbox in Deno KV (`keys.recordEvent`: an event's JSON in parts), behind
- * the {@linkcode RecordEventOutbox} port. Announcements are in-process, per KV handle
- * (`announceRecordEvents`); removals on their own are group-committed.
+ * the {@linkcode RecordEventOutbox} port, and the write of an event with its record change.
+ * Announcements come from the store's {@linkcode RecordEventAnnouncer}; removals on their own
+ * are group-committed.
  *
  * @module
  */
-import {
-  onRecordEvents,
-  type RecordEvent,
-  type StoredRecordEvent,
-} from "../../events/record_event.ts";
 import { GroupCommitter } from "./group_commit.ts";
 import { keys } from "./keys.ts";
-import { deleteParts, parseJsonParts } from "./parts.ts";
-import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
+import { deleteParts, parseJsonParts, writeJsonParts } from "./parts.ts";
+import {
+  type OutboxScan,
+  type RecordEvent,
+  RecordEventAnnouncer,
+  type RecordEventOutbox,
+  type StoredRecordEvent,
+} from "../ports/record_events.ts";
+import type { KvWrite } from "./write.ts";
 import { kvPart } from "./write_part.ts";
 import type { WritePart } from "../ports/write_part.ts";
+
+/**
+ * Adds `event` to `w` as an outbox row (its JSON in parts). The caller commits `w` with the
+ * record change itself, then announces the result.
+ *
+ * @example
+ * ```ts
+ * const stored = emitRecordEvent(w, event);
+ * if (await w.commit(kv)) announcer.announce([stored]);
+ * ```
+ */
+export function emitRecordEvent(w: KvWrite, event: RecordEvent): StoredRecordEvent {
+  return { event, parts: writeJsonParts(w, keys.recordEvent(event.eventId), event) };
+}
 
 /**
  * The consumer's side of the outbox in Deno KV.
@@ -29,12 +46,13 @@ import type { WritePart } from "../ports/write_part.ts";
 export class KvRecordEventOutbox implements RecordEventOutbox {
   #committer: GroupCommitter;
 
-  constructor(private kv: Deno.Kv) {
+  /** `announcer`: the one the store's records port announces on. */
+  constructor(private kv: Deno.Kv, private announcer = new RecordEventAnnouncer()) {
     this.#committer = new GroupCommitter(kv, undefined, 2);
   }
 
   onAnnounced(listener: (events: StoredRecordEvent[]) => void): () => void {
-    return onRecordEvents(this.kv, listener);
+    return this.announcer.listen(listener);
   }
 
   async scan(options: { skip(eventId: string): boolean; limit: number }): Promise<OutboxScan> {

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { announceRecordEvents, type StoredRecordEvent } from "../../events/record_event.ts";
-import { checkRecordSize } from "../../vault/records.ts";
+import type { RecordEventAnnouncer, StoredRecordEvent } from "../ports/record_events.ts";
+import { checkRecordSize } from "../ports/records.ts";
 import type { GroupCommitter } from "./group_commit.ts";
 import { vaultKeys } from "./keys.ts";
 import type { VaultRecordRow } from "./rows.ts";
@@ -24,6 +24,7 @@ const TRIES = 10;
 export async function applySubmission(
   kv: Deno.Kv,
   committer: GroupCommitter,
+  announcer: RecordEventAnnouncer,
   write: RecordWrite,
   parts: WritePart[],
 ): Promise<SubmissionOutcome> {
@@ -33,7 +34,16 @@ export async function applySubmission(
   // tombstone there). One check instead of a read keeps ~100 records per atomic write.
   const fresh = { key, versionstamp: null };
   const commit = (check: Deno.AtomicCheck, current: CurrentRecord | null, save: boolean) =>
-    commitWrite(kv, committer, write.recordId, check, current, save ? write : null, bytes, parts);
+    commitWrite(
+      committer,
+      announcer,
+      write.recordId,
+      check,
+      current,
+      save ? write : null,
+      bytes,
+      parts,
+    );
   if (write.appliedVersion === 1 && await commit(fresh, null, true)) return "record";
   for (let attempt = 0; attempt < TRIES; attempt++) {
     const current = await kv.get<VaultRecordRow>(key);
@@ -55,8 +65,8 @@ export async function applySubmission(
  * announces the record's event. False when a check failed.
  */
 async function commitWrite(
-  kv: Deno.Kv,
   committer: GroupCommitter,
+  announcer: RecordEventAnnouncer,
   lock: string,
   check: Deno.AtomicCheck,
   current: CurrentRecord | null,
@@ -73,6 +83,6 @@ async function commitWrite(
       for (const part of parts) addKvPart(w, part);
     },
   });
-  if (result.ok && event) announceRecordEvents(kv, [event]);
+  if (result.ok && event) announcer.announce([event]);
   return result.ok;
 }

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { emitRecordEvent, newEventId, type StoredRecordEvent } from "../../events/record_event.ts";
-import { nextSavedAt, ownedHashes, savedAtOf } from "../../vault/records.ts";
+import { emitRecordEvent } from "./record_events.ts";
+import { newEventId, type StoredRecordEvent } from "../ports/record_events.ts";
+import { nextSavedAt, ownedHashes, savedAtOf } from "../ports/records.ts";
 import type { VaultFileReleaseRow, VaultRecordRow } from "./rows.ts";
 import { vaultKeys } from "./keys.ts";
 import type { RecordVersion } from "../ports/records.ts";

@@ -2,12 +2,16 @@
  * The records port on Deno KV. Layout: a head row per record (`vaultKeys.record`, values
  * inline up to 16 KiB, else in parts under `vaultKeys.recordValues`), saved versions under
  * `vaultKeys.recordVersions`, the records-by-time index and counts, release rows, and the
- * record event outbox row (src/events/record_event.ts); see record_writes.ts.
+ * record event outbox row (record_events.ts); see record_writes.ts.
  *
  * @module
  */
-import { announceRecordEvents, type StoredRecordEvent } from "../../events/record_event.ts";
-import { checkRecordSize } from "../../vault/records.ts";
+import {
+  type RecordEvent,
+  RecordEventAnnouncer,
+  type StoredRecordEvent,
+} from "../ports/record_events.ts";
+import { checkRecordSize } from "../ports/records.ts";
 import { GroupCommitter } from "./group_commit.ts";
 import { vaultKeys } from "./keys.ts";
 import type { VaultRecordRow } from "./rows.ts";
@@ -85,8 +89,13 @@ export class KvRecords implements RecordsPort {
   /** Ingest's writes: two commits in flight (nothing pages records by commit sequence). */
   #committer: GroupCommitter;
 
-  constructor(private kv: Deno.Kv) {
+  /** `announcer`: the store's, shared with its record events outbox. */
+  constructor(private kv: Deno.Kv, private announcer = new RecordEventAnnouncer()) {
     this.#committer = new GroupCommitter(kv, undefined, 2);
+  }
+
+  onEvents(listener: (events: RecordEvent[]) => void): () => void {
+    return this.announcer.listen((stored) => listener(stored.map((s) => s.event)));
   }
 
   async get(formId: string, recordId: string): Promise<VaultRecord | null> {
@@ -223,7 +232,7 @@ export class KvRecords implements RecordsPort {
   }
 
   applySubmission(write: RecordWrite, parts: WritePart[]): Promise<SubmissionOutcome> {
-    return applySubmission(this.kv, this.#committer, write, parts);
+    return applySubmission(this.kv, this.#committer, this.announcer, write, parts);
   }
 
   async releaseUnkept(formId: string, recordId: string, claimed: string[]): Promise<WritePart> {
@@ -252,7 +261,7 @@ export class KvRecords implements RecordsPort {
       const event = await build(w, entry.value?.deletedAt ? null : entry.value);
       if (!event) return true;
       if (await w.commit(this.kv)) {
-        announceRecordEvents(this.kv, [event]);
+        this.announcer.announce([event]);
         return true;
       }
     }

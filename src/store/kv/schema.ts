@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { SchemaVersionError } from "../ports/limits.ts";
 import { keys } from "./keys.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
@@ -28,11 +29,6 @@ export interface Migration {
 
 /** The layout version this program reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
-
-/** The store was written by a newer Sealpost (or its version cannot be read). */
-export class SchemaVersionError extends Error {
-  override name = "SchemaVersionError";
-}
 
 /** What {@link migrateStore} did. */
 export interface MigrationResult {

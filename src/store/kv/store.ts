@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { RecordEventAnnouncer } from "../ports/record_events.ts";
 import type { StorePorts } from "../ports/bundle.ts";
 import type { QueueDispatcher } from "./queue.ts";
 import { MemoryRateLimits } from "./rate_limits.ts";
@@ -29,13 +30,15 @@ export async function openKvStore(
   kv: Deno.Kv,
   dataDir: string,
   queue: QueueDispatcher,
+  announcer: RecordEventAnnouncer,
   options: { maxTrackedAddresses?: number } = {},
 ): Promise<StorePorts> {
   const relay = await relayKvPorts(kv, dataDir);
+  // The records port announces its events to the outbox of the same store.
   return {
     relay,
-    vault: vaultKvPorts(kv),
-    webhooks: webhookKvPorts(kv, queue),
+    vault: vaultKvPorts(kv, announcer),
+    webhooks: webhookKvPorts(kv, queue, announcer),
     rateLimits: new MemoryRateLimits({ maxTracked: options.maxTrackedAddresses }),
     close: () => relay.close(),
   };

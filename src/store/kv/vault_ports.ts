@@ -4,6 +4,7 @@
  * @module
  */
 import type { VaultPorts } from "../ports/bundle.ts";
+import { RecordEventAnnouncer } from "../ports/record_events.ts";
 import { KvFileReleases } from "./file_releases.ts";
 import { KvForms } from "./forms.ts";
 import { KvQuarantine } from "./quarantine.ts";
@@ -19,10 +20,10 @@ import { KvVaultDatabases } from "./vault_databases.ts";
  * const vault = new Vault(vaultKvPorts(kv), keys, link, options);
  * ```
  */
-export function vaultKvPorts(kv: Deno.Kv): VaultPorts {
+export function vaultKvPorts(kv: Deno.Kv, announcer = new RecordEventAnnouncer()): VaultPorts {
   return {
     forms: new KvForms(kv),
-    records: new KvRecords(kv),
+    records: new KvRecords(kv, announcer),
     quarantine: new KvQuarantine(kv),
     vaultDatabases: new KvVaultDatabases(kv),
     fileReleases: new KvFileReleases(kv),

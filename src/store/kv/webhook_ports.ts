@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { RecordEventAnnouncer } from "../ports/record_events.ts";
 import type { WebhookPorts } from "../ports/webhooks.ts";
 import type { QueueDispatcher } from "./queue.ts";
 import { KvRecordEventOutbox } from "./record_events.ts";
@@ -21,11 +22,15 @@ import { KvWebhookConfigs } from "./webhooks.ts";
  * queue.start();
  * ```
  */
-export function webhookKvPorts(kv: Deno.Kv, queue: QueueDispatcher): WebhookPorts {
+export function webhookKvPorts(
+  kv: Deno.Kv,
+  queue: QueueDispatcher,
+  announcer = new RecordEventAnnouncer(),
+): WebhookPorts {
   const deliveries = new KvWebhookDeliveries(kv, queue);
   return {
     webhooks: new KvWebhookConfigs(kv, deliveries),
     deliveries,
-    recordEvents: new KvRecordEventOutbox(kv),
+    recordEvents: new KvRecordEventOutbox(kv, announcer),
   };
 }

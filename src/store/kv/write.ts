@@ -4,21 +4,16 @@
  *
  * @module
  */
+import { ROW_LIMITS, storedSize, storedStringSize, WriteTooLargeError } from "../ports/limits.ts";
 
-/** Deno KV's limits of one atomic operation and of one key or value. */
+/** Deno KV's limits of one atomic operation, and of one key or value (the store's contract). */
 export const KV_LIMITS = {
   checks: 100,
   mutations: 1000,
   /** Total bytes of keys and values one operation may write. */
   bytes: 800 * 1024,
-  keyBytes: 2048,
-  valueBytes: 64 * 1024,
+  ...ROW_LIMITS,
 } as const;
-
-/** A write is over one of Deno KV's limits (a value, a key, or the whole operation). */
-export class WriteTooLargeError extends Error {
-  override name = "WriteTooLargeError";
-}
 
 /** One recorded mutation. */
 export type Mutation =
@@ -54,7 +49,7 @@ export class KvWrite {
   /** Sets `key` to `value` (expiring after `expireIn` ms when given). */
   set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
     this.#mutations.push({ kind: "set", key, value, expireIn: options?.expireIn });
-    this.#bytes += keySize(key) + valueSize(value);
+    this.#bytes += keySize(key) + storedSize(value);
     return this;
   }
 
@@ -75,7 +70,7 @@ export class KvWrite {
   /** Queues `value` as a Deno KV queue message, delivered after `delay` ms when given. */
   enqueue(value: unknown, options?: { delay?: number }): this {
     this.#mutations.push({ kind: "enqueue", key: null, value, delay: options?.delay });
-    this.#bytes += valueSize(value) + 16;
+    this.#bytes += storedSize(value) + 16;
     return this;
   }
 
@@ -199,40 +194,9 @@ export async function commitOp(
 function keySize(key: Deno.KvKey): number {
   let size = 0;
   for (const part of key) {
-    if (typeof part === "string") size += stringSize(part) + 2;
+    if (typeof part === "string") size += storedStringSize(part) + 2;
     else if (part instanceof Uint8Array) size += part.byteLength + 2;
     else size += 9;
   }
   return size;
-}
-
-// deno-lint-ignore no-control-regex
-const WIDE = /[^\x00-\xff]/;
-
-/** V8 serialises a string as Latin-1 when it can, else as UTF-16. */
-function stringSize(value: string): number {
-  return WIDE.test(value) ? value.length * 2 : value.length;
-}
-
-/** Approximate size of `value` in V8's serialisation, which Deno KV stores. */
-export function valueSize(value: unknown): number {
-  if (value === null || value === undefined || typeof value === "boolean") return 1;
-  if (typeof value === "number" || typeof value === "bigint") return 9;
-  if (typeof value === "string") return stringSize(value) + 5;
-  if (ArrayBuffer.isView(value)) return value.byteLength + 8;
-  if (value instanceof Date) return 9;
-  if (Array.isArray(value)) {
-    let size = 5;
-    for (const item of value) size += valueSize(item);
-    return size;
-  }
-  if (typeof value === "object") {
-    // for…in, not Object.entries: no array per entry (every row written is measured).
-    let size = 5;
-    for (const k in value) {
-      size += stringSize(k) + 2 + valueSize((value as Record<string, unknown>)[k]);
-    }
-    return size;
-  }
-  return 16;
 }

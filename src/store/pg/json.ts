@@ -7,7 +7,8 @@
  * @module
  */
 import type postgres from "postgres";
-import { KV_LIMITS, WriteTooLargeError } from "../kv/write.ts";
+import { KV_LIMITS } from "../kv/write.ts";
+import { WriteTooLargeError } from "../ports/limits.ts";
 
 /**
  * `value` as a JSON parameter.

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { SchemaVersionError } from "../kv/schema.ts";
+import { SchemaVersionError } from "../ports/limits.ts";
 import type { Sql } from "./db.ts";
 import { PG_MIGRATIONS } from "./migrations/index.ts";
 

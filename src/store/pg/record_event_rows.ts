@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { RecordEvent, StoredRecordEvent } from "../../events/record_event.ts";
+import type { RecordEvent, StoredRecordEvent } from "../ports/record_events.ts";
 import type { Tx } from "./db.ts";
 
 /** The NOTIFY channel of committed record events; the payload is the event id. */

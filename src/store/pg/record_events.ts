@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { RecordEvent, StoredRecordEvent } from "../../events/record_event.ts";
+import type { RecordEvent, StoredRecordEvent } from "../ports/record_events.ts";
 import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { newEventId, type RecordEvent } from "../../events/record_event.ts";
-import { nextSavedAt, ownedHashes, savedAtOf } from "../../vault/records.ts";
+import { newEventId, type RecordEvent } from "../ports/record_events.ts";
+import { nextSavedAt, ownedHashes, savedAtOf } from "../ports/records.ts";
 import type { RecordHead, RecordWrite } from "../ports/records.ts";
 import { PgCheckFailedError } from "./check_failed.ts";
 import type { Sql, Tx } from "./db.ts";

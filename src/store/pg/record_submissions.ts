@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { StoredRecordEvent } from "../../events/record_event.ts";
-import { checkRecordSize } from "../../vault/records.ts";
+import type { StoredRecordEvent } from "../ports/record_events.ts";
+import { checkRecordSize } from "../ports/records.ts";
 import type { RecordWrite, SubmissionOutcome } from "../ports/records.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";

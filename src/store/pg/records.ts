@@ -3,13 +3,17 @@
  * a submission's deleted record stays as a tombstone), saved versions, file releases and the
  * record events outbox (record_rows.ts). Counts, days and the by-time index are queries over
  * the live heads. Owner edits are optimistic (a head's `rev`); ingest's writes are
- * group-committed (record_submissions.ts). Committed events are announced in-process, keyed
- * by the pool (src/events/record_event.ts), and to other processes by NOTIFY.
+ * group-committed (record_submissions.ts). Committed events are announced in this process
+ * (`onEvents`), and to other processes by NOTIFY.
  *
  * @module
  */
-import { announceRecordEvents, type StoredRecordEvent } from "../../events/record_event.ts";
-import { checkRecordSize } from "../../vault/records.ts";
+import {
+  type RecordEvent,
+  RecordEventAnnouncer,
+  type StoredRecordEvent,
+} from "../ports/record_events.ts";
+import { checkRecordSize } from "../ports/records.ts";
 import type {
   RecordHead,
   RecordsPort,
@@ -73,6 +77,9 @@ function recordOf(row: FullRow): VaultRecord {
  */
 export class PgRecords implements RecordsPort {
   #submissions: SubmissionWriter;
+
+  /** This process's announcements (other processes hear `NOTIFY sealpost_record_events`). */
+  #announcer = new RecordEventAnnouncer();
 
   constructor(private sql: Sql) {
     this.#submissions = new SubmissionWriter(sql, (events) => this.#announce(events));
@@ -271,7 +278,11 @@ export class PgRecords implements RecordsPort {
     return rows[0]?.values ?? {};
   }
 
+  onEvents(listener: (events: RecordEvent[]) => void): () => void {
+    return this.#announcer.listen((stored) => listener(stored.map((s) => s.event)));
+  }
+
   #announce(events: StoredRecordEvent[]) {
-    announceRecordEvents(this.sql, events);
+    this.#announcer.announce(events);
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import type { StorePorts } from "../ports/bundle.ts";
-import { SchemaVersionError } from "../kv/schema.ts";
+import { SchemaVersionError } from "../ports/limits.ts";
 import { describePgUrl, openPg, type Sql } from "./db.ts";
 import { migratePg, type PgMigrationResult } from "./migrate.ts";
 import { PgBlobMeta } from "./blob_meta.ts";

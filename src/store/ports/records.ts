@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { RecordEvent } from "./record_events.ts";
 
 import type { WritePart } from "./write_part.ts";
 
@@ -86,12 +87,13 @@ export type SubmissionOutcome = "record" | "duplicate" | "missing" | "deleted";
 
 /**
  * Storage of records. Every insert, update and delete commits with exactly one record event
- * (announced in-process once committed, see src/events/record_event.ts), the index entry and
+ * (announced in this process once committed: {@link RecordsPort.onEvents}), the index entry and
  * counts, and the release of files it no longer refers to, in one atomic write. A deleted
  * record a submission made stays as a tombstone, so its envelope cannot bring it back; reads
  * never show tombstones. Page cursors are opaque strings of `A-Z a-z 0-9 - _`; one that is not
- * the list's own throws {@link InvalidCursorError}. Values above `MAX_RECORD_BYTES` (src/vault/records.ts) throw
- * `RecordTooLargeError` with nothing written.
+ * the list's own throws {@link InvalidCursorError}. Values above {@link MAX_RECORD_BYTES} throw
+ * {@link RecordTooLargeError} with nothing written; {@link checkRecordSize},
+ * {@link nextSavedAt} and {@link ownedHashes} are the rules every backend's writes apply.
  *
  * @example
  * ```ts
@@ -100,6 +102,12 @@ export type SubmissionOutcome = "record" | "duplicate" | "missing" | "deleted";
  * ```
  */
 export interface RecordsPort {
+  /**
+   * Calls `listener` with the events of this process's committed changes, each after its
+   * commit (other processes' changes reach the outbox, not this); answers the unsubscribe.
+   */
+  onEvents(listener: (events: RecordEvent[]) => void): () => void;
+
   /** The live record, or null (none, or a tombstone). */
   get(formId: string, recordId: string): Promise<VaultRecord | null>;
 
@@ -177,4 +185,74 @@ export interface RecordsPort {
    * `recordId` refers to, and that fails its write if the record changes before it commits.
    */
   releaseUnkept(formId: string, recordId: string, claimed: string[]): Promise<WritePart>;
+}
+
+/**
+ * Largest record values, as JSON bytes. The record and its event snapshot are written in one
+ * atomic operation (at most 800 KiB), so each gets well under half of it.
+ */
+export const MAX_RECORD_BYTES = 320 * 1024;
+
+/** Record values over {@link MAX_RECORD_BYTES}. */
+export class RecordTooLargeError extends Error {
+  override name = "RecordTooLargeError";
+}
+
+/**
+ * A UTC timestamp with seven fractional digits and offset, as webhook bodies carry it.
+ *
+ * @example
+ * ```ts
+ * savedAtOf(new Date("2025-01-31T12:00:00.123Z")); // "2025-01-31T12:00:00.1230000+00:00"
+ * ```
+ */
+export function savedAtOf(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, ".$10000+00:00");
+}
+
+/**
+ * The `savedAt` of a record's next change: now, or, when the previous change was saved in the
+ * same millisecond (or the clock went back), one tick (100 ns) after it, so a record's saved
+ * versions never share a time.
+ *
+ * @example
+ * ```ts
+ * nextSavedAt("2999-01-31T12:00:00.1230000+00:00"); // "2999-01-31T12:00:00.1230001+00:00"
+ * ```
+ */
+export function nextSavedAt(previous: string | undefined, now = new Date()): string {
+  const at = savedAtOf(now);
+  const ticks = Number(previous?.slice(23, 27));
+  if (!previous || at > previous || !(ticks < 9999)) return at;
+  return `${previous.slice(0, 23)}${String(ticks + 1).padStart(4, "0")}${previous.slice(27)}`;
+}
+
+/**
+ * The hashes of owned file references (uploaded through the slot flow) among `values`.
+ *
+ * @example
+ * ```ts
+ * ownedHashes({ photo: { owned: true, hash: "ab…" }, name: "Ada" }); // ["ab…"]
+ * ```
+ */
+export function ownedHashes(values: Record<string, unknown>): string[] {
+  const out = new Set<string>();
+  for (const value of Object.values(values)) {
+    const ref = value as { owned?: unknown; hash?: unknown } | null;
+    if (ref && typeof ref === "object" && ref.owned === true && typeof ref.hash === "string") {
+      out.add(ref.hash);
+    }
+  }
+  return [...out];
+}
+
+/** The size check every write goes through; returns the values' size in JSON bytes. */
+export function checkRecordSize(values: Record<string, unknown>): number {
+  const bytes = new TextEncoder().encode(JSON.stringify(values)).length;
+  if (bytes > MAX_RECORD_BYTES) {
+    throw new RecordTooLargeError(
+      `Record values of ${bytes} bytes exceed the ${MAX_RECORD_BYTES}-byte limit`,
+    );
+  }
+  return bytes;
 }

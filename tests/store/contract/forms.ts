@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import type { FormHead, FormsPort, FormVersion } from "../../../src/store/ports/forms.ts";
-import { WriteTooLargeError } from "../../../src/store/kv/write.ts";
+import { WriteTooLargeError } from "../../../src/store/ports/limits.ts";
 
 /** A port under test and how to dispose of it. */
 export interface FormsFixture {

@@ -5,7 +5,7 @@
  * Deno KV.
  */
 import assert from "node:assert/strict";
-import type { StoredRecordEvent } from "../../../src/events/record_event.ts";
+import type { StoredRecordEvent } from "../../../src/store/ports/record_events.ts";
 import { eventually, fixtureTests, recordEvent, type WebhooksFixture } from "./webhooks.ts";
 
 /**

@@ -4,7 +4,7 @@
  * tests, through the ports only.
  */
 import assert from "node:assert/strict";
-import type { RecordEvent } from "../../../src/events/record_event.ts";
+import type { RecordEvent } from "../../../src/store/ports/record_events.ts";
 import type { FileReleasesPort } from "../../../src/store/ports/file_releases.ts";
 import type { QuarantinePort } from "../../../src/store/ports/quarantine.ts";
 import {
@@ -12,7 +12,7 @@ import {
   type RecordsPort,
   type RecordWrite,
 } from "../../../src/store/ports/records.ts";
-import { RecordTooLargeError, savedAtOf } from "../../../src/vault/records.ts";
+import { RecordTooLargeError, savedAtOf } from "../../../src/store/ports/records.ts";
 
 /** The ports under test, on one store, and how to dispose of them. */
 export interface RecordsFixture {

@@ -6,7 +6,7 @@
  * (`tests/store/pg_webhooks_contract_test.ts`).
  */
 import assert from "node:assert/strict";
-import type { StoredRecordEvent } from "../../../src/events/record_event.ts";
+import type { StoredRecordEvent } from "../../../src/store/ports/record_events.ts";
 import type { ScheduledAttempt, WebhookPorts } from "../../../src/store/ports/webhooks.ts";
 import {
   attemptRow,

@@ -4,7 +4,7 @@
  * runs it; `tests/store/kv_webhooks_contract_test.ts` runs it on Deno KV.
  */
 import assert from "node:assert/strict";
-import type { RecordEvent, StoredRecordEvent } from "../../../src/events/record_event.ts";
+import type { RecordEvent, StoredRecordEvent } from "../../../src/store/ports/record_events.ts";
 import {
   type DeliveryChange,
   InvalidCursorError,
@@ -18,7 +18,7 @@ import type {
   WebhookDelivery,
   WebhookFlag,
 } from "../../../src/store/ports/webhooks.ts";
-import { WriteTooLargeError } from "../../../src/store/kv/write.ts";
+import { WriteTooLargeError } from "../../../src/store/ports/limits.ts";
 import { deliveryRow, ISO } from "../../webhooks/_delivery_row.ts";
 
 /** A fresh store with the webhook ports, and the vault's way to put a record event on it. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type CommitItem, GroupCommitter } from "../../../src/store/kv/group_commit.ts";
-import { WriteTooLargeError } from "../../../src/store/kv/write.ts";
+import { WriteTooLargeError } from "../../../src/store/ports/limits.ts";
 
 function item(key: string, value: string): CommitItem {
   return {

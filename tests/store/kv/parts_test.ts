@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import {
   deleteParts,
   deletePartsInSteps,
-  MAX_JSON_PARTS_BYTES,
   PART_BYTES,
   partCount,
   readJsonParts,
@@ -12,6 +11,7 @@ import {
   writeParts,
   writePartsInSteps,
 } from "../../../src/store/kv/parts.ts";
+import { MAX_LARGE_VALUE_BYTES } from "../../../src/store/ports/limits.ts";
 import { KvWrite } from "../../../src/store/kv/write.ts";
 
 /** Bytes that differ from part to part, so a part read out of order shows. */
@@ -49,7 +49,7 @@ Deno.test("parts: JSON values round-trip; over the limit they are refused before
   await w.commit(kv);
   assert.deepEqual(await readJsonParts(kv, ["j"]), value);
   assert.throws(
-    () => writeJsonParts(new KvWrite(), ["k"], { x: "a".repeat(MAX_JSON_PARTS_BYTES) }),
+    () => writeJsonParts(new KvWrite(), ["k"], { x: "a".repeat(MAX_LARGE_VALUE_BYTES) }),
     ValueTooLargeError,
   );
 });

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { keys } from "../../../src/store/kv/keys.ts";
 import { MIGRATIONS } from "../../../src/store/kv/migrations.ts";
-import {
-  migrateStore,
-  type Migration,
-  SCHEMA_VERSION,
-  SchemaVersionError,
-} from "../../../src/store/kv/schema.ts";
+import { migrateStore, type Migration, SCHEMA_VERSION } from "../../../src/store/kv/schema.ts";
+import { SchemaVersionError } from "../../../src/store/ports/limits.ts";
 
 /** Migrations that record their runs in `log`; `failAt` makes that step throw once. */
 function recording(log: number[], count: number, failAt?: number): Migration[] {

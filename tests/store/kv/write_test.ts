@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  applyAll,
-  KV_LIMITS,
-  KvWrite,
-  valueSize,
-  WriteTooLargeError,
-} from "../../../src/store/kv/write.ts";
+import { applyAll, KV_LIMITS, KvWrite } from "../../../src/store/kv/write.ts";
+import { storedSize, WriteTooLargeError } from "../../../src/store/ports/limits.ts";
 import { addKvPart, kvPart } from "../../../src/store/kv/write_part.ts";
 
 Deno.test("KvWrite: counts checks, mutations and bytes as it records them", () => {
@@ -39,13 +34,13 @@ Deno.test("KvWrite: a value over Deno KV's 64 KiB throws WriteTooLargeError", as
   await assert.rejects(() => w.commit(kv), WriteTooLargeError);
 });
 
-Deno.test("valueSize: close to Deno KV's own accounting for the value shapes the store writes", () => {
-  assert.equal(valueSize(new Uint8Array(500)), 508);
-  assert.equal(valueSize("abc"), 8);
-  assert.equal(valueSize("é"), 6, "Latin-1 stays one byte a character");
-  assert.equal(valueSize("€"), 7, "wider characters take two");
+Deno.test("storedSize: close to Deno KV's own accounting for the value shapes the store writes", () => {
+  assert.equal(storedSize(new Uint8Array(500)), 508);
+  assert.equal(storedSize("abc"), 8);
+  assert.equal(storedSize("é"), 6, "Latin-1 stays one byte a character");
+  assert.equal(storedSize("€"), 7, "wider characters take two");
   const row = { id: "x".repeat(32), n: 3, tags: ["a", "b"], nested: { ok: true } };
-  const size = valueSize(row);
+  const size = storedSize(row);
   const json = JSON.stringify(row).length;
   assert.ok(size >= json * 0.8 && size <= json * 1.5, `${size} vs JSON ${json}`);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { migratePg, type PgMigration } from "../../../src/store/pg/migrate.ts";
 import { PG_MIGRATIONS } from "../../../src/store/pg/migrations/index.ts";
-import { SchemaVersionError } from "../../../src/store/kv/schema.ts";
+import { SchemaVersionError } from "../../../src/store/ports/limits.ts";
 import { freshPg } from "../contract/_pg.ts";
 
 Deno.test("pg migrate: a fresh schema is at the last version; running again applies nothing", async () => {

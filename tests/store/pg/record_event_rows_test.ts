@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { newEventId, type RecordEvent } from "../../../src/events/record_event.ts";
+import { newEventId, type RecordEvent } from "../../../src/store/ports/record_events.ts";
 import {
   insertRecordEvent,
   RECORD_EVENTS_CHANNEL,

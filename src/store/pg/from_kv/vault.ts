@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { RecordEvent } from "../../../events/record_event.ts";
+import type { RecordEvent } from "../../ports/record_events.ts";
 import { toBase64 } from "../../../crypto/encoding.ts";
 import { keys, vaultKeys } from "../../kv/keys.ts";
 import { parseJsonParts, readJsonParts, readParts } from "../../kv/parts.ts";

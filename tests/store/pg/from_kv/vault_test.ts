@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RecordEvent } from "../../../../src/events/record_event.ts";
+import type { RecordEvent } from "../../../../src/store/ports/record_events.ts";
 import { KvRecordEventOutbox } from "../../../../src/store/kv/record_events.ts";
 import { vaultKvPorts } from "../../../../src/store/kv/vault_ports.ts";
 import { copyVaultFromKv } from "../../../../src/store/pg/from_kv/vault.ts";

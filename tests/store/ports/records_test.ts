@@ -5,9 +5,9 @@ import {
   MAX_RECORD_BYTES,
   nextSavedAt,
   ownedHashes,
-  recordClaimant,
   RecordTooLargeError,
-} from "../../src/vault/records.ts";
+} from "../../../src/store/ports/records.ts";
+import { recordClaimant } from "../../../src/vault/file_release.ts";
 
 Deno.test("nextSavedAt: now, or one tick after a change of the same millisecond", () => {
   const now = new Date("2025-01-31T12:00:00.123Z");
