@@ -10,7 +10,8 @@
  * `deno run -A bench/ops.ts [entries] [valueBytes]` (defaults 20000 and 4096).
  */
 import { join } from "node:path";
-import { createBackup, restoreBackup } from "../src/backup/index.ts";
+import { createBackup } from "../src/ops/backup.ts";
+import { restoreBackup } from "../src/ops/restore.ts";
 import { KeyCounter } from "../src/store/kv/key_count.ts";
 import { keys } from "../src/store/kv/keys.ts";
 import { KV_FILE } from "../src/store/kv/file.ts";

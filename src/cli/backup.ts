@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { BackupError, createBackup } from "../backup/backup.ts";
-import { restoreBackup, RestoreError } from "../backup/restore.ts";
+import { BackupError, createBackup } from "../ops/backup.ts";
+import { restoreBackup, RestoreError } from "../ops/restore.ts";
 import { ConfigError, loadConfig } from "../config/index.ts";
-import { describePgUrl } from "../store/pg/db.ts";
+import { describePgUrl } from "../store/pg/index.ts";
 import { parseCommand } from "./args.ts";
 import { helpText, programCommand } from "./program.ts";
 

@@ -5,13 +5,12 @@
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, publicBaseUrl, unknownVariables } from "../config/index.ts";
-import { dataPaths } from "../store/data_dir.ts";
+import { claimDataDir, DataDirError, dataPaths } from "../store/data_dir.ts";
 import { initDataDir, type InitResult } from "../init/init.ts";
 import { ListenError, type RunningServer, startServer } from "../server.ts";
-import { claimDataDir, DataDirError } from "../store/data_dir.ts";
 import { SchemaVersionError } from "../store/ports/limits.ts";
 import type { StoreMigration } from "../store/open.ts";
-import { PgUnavailableError } from "../store/pg/store.ts";
+import { PgUnavailableError } from "../store/pg/index.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import { helpText, programCommand } from "./program.ts";

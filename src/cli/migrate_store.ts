@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from "../config/index.ts";
 import { BlobCopyError } from "../ops/migrate_blobs.ts";
 import { DataDirError } from "../store/data_dir.ts";
 import { moveStore, MoveStoreError } from "../ops/migrate_store.ts";
-import { describePgUrl } from "../store/pg/db.ts";
+import { describePgUrl } from "../store/pg/index.ts";
 import { SchemaVersionError } from "../store/ports/limits.ts";
 import { parseCommand } from "./args.ts";
 import { helpText } from "./program.ts";

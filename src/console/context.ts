@@ -8,8 +8,7 @@
 import type { IdentityPort } from "../store/ports/identity.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import type { Config } from "../config/index.ts";
-import { publicBaseUrl } from "../config/index.ts";
+import { type Config, publicBaseUrl } from "../config/index.ts";
 import { Forbidden, Invalid, Unauthenticated } from "../errors/index.ts";
 import type { Vault } from "../vault/index.ts";
 import type { WebhookEngine } from "../webhooks/index.ts";

@@ -10,8 +10,7 @@ import type {
   WebhookDelivery,
   WebhookFlag,
 } from "../store/ports/webhooks.ts";
-import type { TestSendResult } from "../webhooks/index.ts";
-import { maskSecret } from "../webhooks/index.ts";
+import { maskSecret, type TestSendResult } from "../webhooks/index.ts";
 import { flagReason } from "./flags.ts";
 import { ActionButton, Csrf, ErrorBox } from "./layout.tsx";
 import type { Session } from "./sessions.ts";

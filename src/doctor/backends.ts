@@ -9,7 +9,7 @@
 import { AwsClient } from "aws4fetch";
 import { readS3Credentials } from "../blobs/s3_store.ts";
 import type { Config } from "../config/index.ts";
-import { describePgUrl, openPg } from "../store/pg/db.ts";
+import { describePgUrl, openPg } from "../store/pg/index.ts";
 import { check, type CheckResult, NETWORK_TIMEOUT_MS, reason } from "./check.ts";
 
 /**

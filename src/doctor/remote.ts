@@ -5,8 +5,7 @@
  * @module
  */
 import type { InstanceInfo } from "../admin/instance_routes.ts";
-import type { SealpostClient } from "../cli/client.ts";
-import { ApiCallError } from "../cli/client.ts";
+import { ApiCallError, type SealpostClient } from "../cli/client.ts";
 import { check, type CheckResult, NETWORK_TIMEOUT_MS, reason } from "./check.ts";
 
 /** Clock skew past which the `clock` check fails, in seconds. */

@@ -3,8 +3,7 @@
  *
  * @module
  */
-import type { Config } from "../config/index.ts";
-import { publicBaseUrl } from "../config/index.ts";
+import { type Config, publicBaseUrl } from "../config/index.ts";
 import { createAdminToken, createUser } from "../relay/identity.ts";
 import { setUpConfiguredStore, type StoreMigration } from "../store/open.ts";
 import {

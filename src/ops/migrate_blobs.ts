@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { blobPathParts } from "../blobs/fs_store.ts";
 import type { S3BlobStore } from "../blobs/s3_store.ts";
 import { blobKeyString } from "../blobs/key.ts";
-import { blobKeys } from "../store/kv/keys.ts";
+import { blobKeys } from "../store/kv/index.ts";
 import type { BlobMeta } from "../store/ports/blob_meta.ts";
 
 /** Blobs copied at once (each is read whole: at most 50 MB). */

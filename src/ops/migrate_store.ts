@@ -11,18 +11,19 @@
  */
 import { join } from "node:path";
 import type { S3BlobStore } from "../blobs/s3_store.ts";
-import { dataPaths, readCredentials, readIfExists } from "../store/data_dir.ts";
-import { claimDataDir } from "../store/data_dir.ts";
-import { KV_FILE, openStore } from "../store/kv/file.ts";
+import { claimDataDir, dataPaths, readCredentials, readIfExists } from "../store/data_dir.ts";
+import { KV_FILE, migrateStore as migrateKvSchema, openStore } from "../store/kv/index.ts";
 import { type BlobCopyReport, copyBlobsToS3 } from "./migrate_blobs.ts";
-import { openPg, type Sql } from "../store/pg/db.ts";
-import { copyEnvelopesFromKv } from "../store/pg/from_kv/envelopes.ts";
-import { copyRelayMetaFromKv } from "../store/pg/from_kv/relay_meta.ts";
-import { copyVaultFromKv } from "../store/pg/from_kv/vault.ts";
-import { copyWebhooksFromKv } from "../store/pg/from_kv/webhooks.ts";
-import { PG_SETTINGS } from "../store/pg/settings.ts";
-import { migratePg } from "../store/pg/migrate.ts";
-import { migrateStore as migrateKvSchema } from "../store/kv/schema.ts";
+import {
+  copyEnvelopesFromKv,
+  copyRelayMetaFromKv,
+  copyVaultFromKv,
+  copyWebhooksFromKv,
+  migratePg,
+  openPg,
+  PG_SETTINGS,
+  type Sql,
+} from "../store/pg/index.ts";
 
 /** One area's copy from KV into PostgreSQL: its row counts per aggregate, as it reports them. */
 export type KvCopy = (kv: Deno.Kv, dataDir: string, sql: Sql) => Promise<Record<string, number>>;

@@ -12,11 +12,10 @@ import { SubmissionPayloadSchema } from "../forms/payload.ts";
 import type { FileReleasesPort } from "../store/ports/file_releases.ts";
 import type { FormsPort } from "../store/ports/forms.ts";
 import type { QuarantinedEnvelope, QuarantinePort } from "../store/ports/quarantine.ts";
-import type { RecordsPort } from "../store/ports/records.ts";
+import { ownedHashes, type RecordsPort } from "../store/ports/records.ts";
 import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
 import type { WritePart } from "../store/ports/write_part.ts";
 import type { VaultKeys } from "./keys.ts";
-import { ownedHashes } from "../store/ports/records.ts";
 import type { RelayLink } from "./relay_link.ts";
 
 /**

@@ -14,9 +14,14 @@ import {
 } from "../forms/manifest.ts";
 import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
-import type { FormClosure } from "../store/ports/forms.ts";
+import type {
+  FormChange,
+  FormClosure,
+  FormHead,
+  FormsPort,
+  FormVersion,
+} from "../store/ports/forms.ts";
 import type { VaultDatabase } from "../store/ports/vault_databases.ts";
-import type { FormChange, FormHead, FormsPort, FormVersion } from "../store/ports/forms.ts";
 import { WriteTooLargeError } from "../store/ports/limits.ts";
 
 /** A form with its current schema version, as the owner API shows it. */

@@ -4,9 +4,8 @@
  *
  * @module
  */
-import type { VaultDatabasesPort } from "../store/ports/vault_databases.ts";
+import type { VaultDatabase, VaultDatabasesPort } from "../store/ports/vault_databases.ts";
 import type { QuarantinedEnvelope, QuarantinePort } from "../store/ports/quarantine.ts";
-import type { VaultDatabase } from "../store/ports/vault_databases.ts";
 import type { WritePart } from "../store/ports/write_part.ts";
 import type { Quarantine } from "./envelope_checks.ts";
 import type { QueueItem } from "./relay_link.ts";

@@ -8,11 +8,10 @@
 import { base64DecodedLength } from "../crypto/encoding.ts";
 import type { SubmissionPayload } from "../forms/payload.ts";
 import type { QuarantinePort } from "../store/ports/quarantine.ts";
-import type { RecordsPort } from "../store/ports/records.ts";
+import { type RecordsPort, RecordTooLargeError } from "../store/ports/records.ts";
 import type { WritePart } from "../store/ports/write_part.ts";
 import { Quarantine } from "./envelope_checks.ts";
 import { quarantineId } from "./quarantine_rows.ts";
-import { RecordTooLargeError } from "../store/ports/records.ts";
 import type { QueueItem } from "./relay_link.ts";
 
 /**

@@ -7,8 +7,7 @@
  * @module
  */
 import type { FormsPort } from "../store/ports/forms.ts";
-import type { RecordsPort } from "../store/ports/records.ts";
-import { savedAtOf } from "../store/ports/records.ts";
+import { type RecordsPort, savedAtOf } from "../store/ports/records.ts";
 
 /** The longest retention a form can have, in days (100 years). */
 export const MAX_RETENTION_DAYS = 36_500;

@@ -5,14 +5,18 @@
  * @module
  */
 import { open } from "../crypto/sealed_box.ts";
-import type { FieldDef } from "../forms/fields.ts";
-import { buildValuesSchema } from "../forms/fields.ts";
+import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import { assertOwns } from "../auth/rules.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { QuarantinedEnvelope } from "../store/ports/quarantine.ts";
-import { InvalidCursorError, type RecordWrite, type VaultRecord } from "../store/ports/records.ts";
+import {
+  InvalidCursorError,
+  RecordTooLargeError,
+  type RecordWrite,
+  type VaultRecord,
+} from "../store/ports/records.ts";
 import type { VaultDatabase } from "../store/ports/vault_databases.ts";
 import { AddressSync } from "./address_sync.ts";
 import { buildManifest, formDeleted, type VaultForm, VaultForms } from "./forms.ts";
@@ -22,7 +26,6 @@ import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 import type { VaultKeys } from "./keys.ts";
 import { PeriodicTask } from "../blobs/index.ts";
 import { quarantineRelease, releaseFiles, type ReleaseResult } from "./file_release.ts";
-import { RecordTooLargeError } from "../store/ports/records.ts";
 import { invalidCursor, recordConflict, recordNotFound } from "./record_errors.ts";
 import { sweepRetention } from "./retention.ts";
 import type { RelayLink } from "./relay_link.ts";

@@ -6,8 +6,7 @@
  * @module
  */
 import { Conflict, TooLarge } from "../errors/index.ts";
-import type { WebhookConfigs } from "../store/ports/webhooks.ts";
-import type { WebhookConfig } from "../store/ports/webhooks.ts";
+import type { WebhookConfig, WebhookConfigs } from "../store/ports/webhooks.ts";
 import { WriteTooLargeError } from "../store/ports/limits.ts";
 
 /** Runs a configuration write; a row over what the store holds is a 413. */

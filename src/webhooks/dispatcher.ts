@@ -9,12 +9,13 @@
  *
  * @module
  */
-import type { WebhookConfig, WebhookDelivery } from "../store/ports/webhooks.ts";
 import type {
   DeliveryChange,
   ScheduledAttempt,
+  WebhookConfig,
   WebhookConfigs,
   WebhookDeliveries,
+  WebhookDelivery,
 } from "../store/ports/webhooks.ts";
 import type { Resolver } from "./guard.ts";
 import type { Lifecycle } from "./lifecycle.ts";

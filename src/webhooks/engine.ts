@@ -19,13 +19,12 @@
  * @module
  */
 import { utf8Encode } from "../crypto/encoding.ts";
-import type { RecordEvent } from "../store/ports/record_events.ts";
+import type { RecordEvent, RecordEventOutbox } from "../store/ports/record_events.ts";
 import { Conflict } from "../errors/index.ts";
-import type { WebhookConfig } from "../store/ports/webhooks.ts";
-import type { RecordEventOutbox } from "../store/ports/record_events.ts";
 import type {
   ScheduledAttempt,
   StoredDelivery,
+  WebhookConfig,
   WebhookConfigs,
   WebhookDeliveries,
 } from "../store/ports/webhooks.ts";

@@ -13,16 +13,20 @@
  */
 import { createHash } from "node:crypto";
 import { utf8Encode } from "../crypto/encoding.ts";
-import type { RecordEvent, StoredRecordEvent } from "../store/ports/record_events.ts";
+import type {
+  RecordEvent,
+  RecordEventOutbox,
+  StoredRecordEvent,
+} from "../store/ports/record_events.ts";
 import type {
   WebhookConfig,
+  WebhookConfigs,
+  WebhookDeliveries,
   WebhookDelivery,
   WebhookEvent,
   WebhookFlag,
 } from "../store/ports/webhooks.ts";
 import { MAX_LARGE_VALUE_BYTES } from "../store/ports/limits.ts";
-import type { RecordEventOutbox } from "../store/ports/record_events.ts";
-import type { WebhookConfigs, WebhookDeliveries } from "../store/ports/webhooks.ts";
 import type { Dispatcher, WebhookSettings } from "./dispatcher.ts";
 import type { FormSource } from "./forms.ts";
 import { renderBody } from "./render/index.ts";

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import type { StoredRecordEvent } from "../store/ports/record_events.ts";
-import type { RecordEventOutbox } from "../store/ports/record_events.ts";
+import type { RecordEventOutbox, StoredRecordEvent } from "../store/ports/record_events.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import { savedAtMs } from "./values.ts";
 

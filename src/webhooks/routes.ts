@@ -12,8 +12,7 @@ import { cacheBodyText, jsonBody } from "../http/body.ts";
 import { Invalid, NotFound } from "../errors/index.ts";
 import { FormIdSchema } from "../http/ids.ts";
 import { assertOwns, type OwnerEnv, requireOwner, type TokenSource } from "../auth/index.ts";
-import type { WebhookConfig } from "../store/ports/webhooks.ts";
-import { InvalidCursorError } from "../store/ports/webhooks.ts";
+import { InvalidCursorError, type WebhookConfig } from "../store/ports/webhooks.ts";
 import {
   newConfig,
   patchConfig,

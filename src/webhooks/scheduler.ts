@@ -6,8 +6,7 @@
  *
  * @module
  */
-import type { WebhookDelivery } from "../store/ports/webhooks.ts";
-import type { DeliveryChange } from "../store/ports/webhooks.ts";
+import type { DeliveryChange, WebhookDelivery } from "../store/ports/webhooks.ts";
 import type { DeliveryEffect } from "./transition.ts";
 
 /**

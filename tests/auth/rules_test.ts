@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
-import type { AdminPrincipal, OwnerPrincipal } from "../../src/auth/index.ts";
-import { assertOwns, authorize, bearerOf } from "../../src/auth/index.ts";
+import {
+  type AdminPrincipal,
+  assertOwns,
+  authorize,
+  bearerOf,
+  type OwnerPrincipal,
+} from "../../src/auth/index.ts";
 import { Forbidden, NotFound, Unauthenticated } from "../../src/errors/index.ts";
 
 const OWNER: OwnerPrincipal = { kind: "owner", tokenId: "t1", userId: "u1" };

@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Sessions } from "../../src/console/sessions.ts";
-import { mintToken } from "../../src/auth/index.ts";
-import type { OwnerPrincipal, Principal } from "../../src/auth/index.ts";
+import { mintToken, type OwnerPrincipal, type Principal } from "../../src/auth/index.ts";
 import { KvSessions } from "../../src/store/kv/sessions.ts";
 import { startInstance } from "../_support/server.ts";
 import { startOn } from "../blobs/_backends.ts";

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { VaultKeyError, VaultKeys } from "../../src/vault/index.ts";
-import { savedAtOf } from "../../src/vault/index.ts";
+import { savedAtOf, VaultKeyError, VaultKeys } from "../../src/vault/index.ts";
 
 Deno.test("vault keys: 0600 files, reloaded; a passphrase seals them at rest", async () => {
   const dir = await Deno.makeTempDir();

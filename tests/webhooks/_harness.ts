@@ -4,9 +4,12 @@
  */
 import { emitRecordEvent } from "../../src/store/kv/record_events.ts";
 import { type RecordEvent, RecordEventAnnouncer } from "../../src/store/ports/record_events.ts";
-import type { WebhookConfig, WebhookDelivery } from "../../src/store/ports/webhooks.ts";
+import type {
+  WebhookConfig,
+  WebhookDelivery,
+  WebhookPorts,
+} from "../../src/store/ports/webhooks.ts";
 import { webhookKvPorts } from "../../src/store/kv/webhook_ports.ts";
-import type { WebhookPorts } from "../../src/store/ports/webhooks.ts";
 import { QueueDispatcher } from "../../src/store/kv/queue.ts";
 import { newConfig } from "../../src/webhooks/config.ts";
 import {

@@ -7,8 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { RecordEvent } from "../../src/store/ports/record_events.ts";
-import type { WebhookDeliveries } from "../../src/store/ports/webhooks.ts";
-import type { WebhookDelivery } from "../../src/store/ports/webhooks.ts";
+import type { WebhookDeliveries, WebhookDelivery } from "../../src/store/ports/webhooks.ts";
 import { json } from "../../src/store/pg/json.ts";
 import { PgWebhookConfigs } from "../../src/store/pg/webhook_configs.ts";
 import { webhookPgPorts } from "../../src/store/pg/webhook_ports.ts";

@@ -8,20 +8,12 @@
  * @module
  */
 import { concatBytes, utf8Decode } from "../../crypto/encoding.ts";
-import { MAX_LARGE_VALUE_BYTES } from "../ports/limits.ts";
+import { MAX_LARGE_VALUE_BYTES, PART_BYTES, partCount } from "../ports/limits.ts";
 import { KV_LIMITS, KvWrite } from "./write.ts";
-
-/** Bytes per part, under the 64 KiB value limit. */
-export const PART_BYTES = 60 * 1024;
 
 /** Thrown when a JSON value is over `MAX_LARGE_VALUE_BYTES` (src/store/ports/limits.ts). */
 export class ValueTooLargeError extends Error {
   override name = "ValueTooLargeError";
-}
-
-/** Parts `bytes` bytes take (at least one). */
-export function partCount(bytes: number): number {
-  return Math.max(1, Math.ceil(bytes / PART_BYTES));
 }
 
 /**

@@ -5,7 +5,8 @@
  * @module
  */
 import { vaultKeys } from "./keys.ts";
-import { deleteParts, partCount, readParts, writePartsInSteps } from "./parts.ts";
+import { deleteParts, readParts, writePartsInSteps } from "./parts.ts";
+import { partCount } from "../ports/limits.ts";
 import type { QuarantinedEnvelope, QuarantineEntry, QuarantinePort } from "../ports/quarantine.ts";
 import { KvWrite } from "./write.ts";
 import { addKvPart, kvPart } from "./write_part.ts";

@@ -5,11 +5,10 @@
  * @module
  */
 import type { RecordEventAnnouncer, StoredRecordEvent } from "../ports/record_events.ts";
-import { checkRecordSize } from "../ports/records.ts";
+import { checkRecordSize, type RecordWrite, type SubmissionOutcome } from "../ports/records.ts";
 import type { GroupCommitter } from "./group_commit.ts";
 import { vaultKeys } from "./keys.ts";
 import type { VaultRecordRow } from "./rows.ts";
-import type { RecordWrite, SubmissionOutcome } from "../ports/records.ts";
 import { addKvPart } from "./write_part.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import { addRecordWrite, type CurrentRecord, valuesOf } from "./record_writes.ts";

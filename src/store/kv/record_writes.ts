@@ -7,12 +7,18 @@
  */
 import { emitRecordEvent } from "./record_events.ts";
 import { newEventId, type StoredRecordEvent } from "../ports/record_events.ts";
-import { nextSavedAt, ownedHashes, savedAtOf } from "../ports/records.ts";
+import {
+  nextSavedAt,
+  ownedHashes,
+  type RecordHead,
+  type RecordVersion,
+  type RecordWrite,
+  savedAtOf,
+  type VaultRecord,
+} from "../ports/records.ts";
 import type { VaultFileReleaseRow, VaultRecordRow } from "./rows.ts";
 import { vaultKeys } from "./keys.ts";
-import type { RecordVersion } from "../ports/records.ts";
 import { deleteParts, readJsonParts, writeJsonParts } from "./parts.ts";
-import type { RecordHead, RecordWrite, VaultRecord } from "../ports/records.ts";
 import type { KvWrite } from "./write.ts";
 
 /** Values up to this many JSON bytes live in the record's head row (one write less). */

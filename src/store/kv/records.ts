@@ -11,21 +11,21 @@ import {
   RecordEventAnnouncer,
   type StoredRecordEvent,
 } from "../ports/record_events.ts";
-import { checkRecordSize } from "../ports/records.ts";
-import { GroupCommitter } from "./group_commit.ts";
-import { vaultKeys } from "./keys.ts";
-import type { VaultRecordRow } from "./rows.ts";
-import type { RecordVersion } from "../ports/records.ts";
 import {
+  checkRecordSize,
   InvalidCursorError,
   type RecordHead,
   type RecordsPort,
+  type RecordVersion,
   type RecordWrite,
   type ScannedRecord,
   type SubmissionOutcome,
   type TimePageOptions,
   type VaultRecord,
 } from "../ports/records.ts";
+import { GroupCommitter } from "./group_commit.ts";
+import { vaultKeys } from "./keys.ts";
+import type { VaultRecordRow } from "./rows.ts";
 import { KvWrite } from "./write.ts";
 import { kvPart } from "./write_part.ts";
 import type { WritePart } from "../ports/write_part.ts";

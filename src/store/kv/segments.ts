@@ -16,8 +16,7 @@
  *
  * @module
  */
-import { open, readdir, rm } from "node:fs/promises";
-import type { FileHandle } from "node:fs/promises";
+import { type FileHandle, open, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 /** The folder of the segment files inside the data dir. */

@@ -12,10 +12,6 @@
  * @module
  */
 import { GroupCommitter } from "./group_commit.ts";
-import type { WebhookAttempt, WebhookDelivery } from "../ports/webhooks.ts";
-import type { WebhookDeliveryRef, WebhookPendingRow } from "./rows.ts";
-import { webhookKeys as k } from "./keys.ts";
-import { deleteParts, partCount, readParts, writeParts } from "./parts.ts";
 import {
   type DeliveryChange,
   type DeliveryPage,
@@ -25,8 +21,14 @@ import {
   MAX_LOGGED_ATTEMPTS,
   type ScheduledAttempt,
   type StoredDelivery,
+  type WebhookAttempt,
   type WebhookDeliveries,
+  type WebhookDelivery,
 } from "../ports/webhooks.ts";
+import type { WebhookDeliveryRef, WebhookPendingRow } from "./rows.ts";
+import { webhookKeys as k } from "./keys.ts";
+import { deleteParts, readParts, writeParts } from "./parts.ts";
+import { partCount } from "../ports/limits.ts";
 import type { QueueDispatcher, QueueMessage } from "./queue.ts";
 import { KvWrite } from "./write.ts";
 import { addKvPart } from "./write_part.ts";

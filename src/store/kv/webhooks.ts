@@ -7,9 +7,8 @@
  *
  * @module
  */
-import type { WebhookConfig, WebhookFlag } from "../ports/webhooks.ts";
+import type { WebhookConfig, WebhookConfigs, WebhookFlag } from "../ports/webhooks.ts";
 import { webhookKeys as k } from "./keys.ts";
-import type { WebhookConfigs } from "../ports/webhooks.ts";
 import { KvWrite } from "./write.ts";
 import type { KvWebhookDeliveries } from "./webhook_deliveries.ts";
 

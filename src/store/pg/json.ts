@@ -7,8 +7,7 @@
  * @module
  */
 import type postgres from "postgres";
-import { KV_LIMITS } from "../kv/write.ts";
-import { WriteTooLargeError } from "../ports/limits.ts";
+import { ROW_LIMITS, WriteTooLargeError } from "../ports/limits.ts";
 
 /**
  * `value` as a JSON parameter.
@@ -35,9 +34,9 @@ export function json(value: unknown): postgres.Parameter {
  */
 export function checkRowSize(value: unknown): void {
   const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
-  if (bytes > KV_LIMITS.valueBytes) {
+  if (bytes > ROW_LIMITS.valueBytes) {
     throw new WriteTooLargeError(
-      `A row of ${bytes} bytes is over the ${KV_LIMITS.valueBytes} bytes one row may hold`,
+      `A row of ${bytes} bytes is over the ${ROW_LIMITS.valueBytes} bytes one row may hold`,
     );
   }
 }

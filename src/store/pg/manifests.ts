@@ -12,8 +12,7 @@ import {
   ManifestTooLargeError,
   type PublishedForm,
 } from "../ports/manifests.ts";
-import { KV_LIMITS } from "../kv/write.ts";
-import { storedSize } from "../ports/limits.ts";
+import { ROW_LIMITS, storedSize } from "../ports/limits.ts";
 import type { Sql } from "./db.ts";
 
 interface FormColumns {
@@ -62,7 +61,7 @@ export class PgManifests implements ManifestPort {
 
   async put(row: PublishedForm, expected: PublishedForm | null): Promise<boolean> {
     // The limit every backend keeps: Deno KV's 64 KiB a value, as it would measure the row.
-    if (storedSize(row) > KV_LIMITS.valueBytes) {
+    if (storedSize(row) > ROW_LIMITS.valueBytes) {
       throw new ManifestTooLargeError("The manifest exceeds 64 KiB as stored");
     }
     // Sent as text: a json-typed parameter would be encoded once more.

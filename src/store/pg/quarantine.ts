@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { partCount } from "../kv/parts.ts";
+import { partCount } from "../ports/limits.ts";
 import type { QuarantinedEnvelope, QuarantineEntry, QuarantinePort } from "../ports/quarantine.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import { PgCheckFailedError } from "./check_failed.ts";

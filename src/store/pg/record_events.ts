@@ -18,8 +18,12 @@
  *
  * @module
  */
-import type { RecordEvent, StoredRecordEvent } from "../ports/record_events.ts";
-import type { OutboxScan, RecordEventOutbox } from "../ports/record_events.ts";
+import type {
+  OutboxScan,
+  RecordEvent,
+  RecordEventOutbox,
+  StoredRecordEvent,
+} from "../ports/record_events.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql } from "./db.ts";

@@ -8,8 +8,13 @@
  * @module
  */
 import { newEventId, type RecordEvent } from "../ports/record_events.ts";
-import { nextSavedAt, ownedHashes, savedAtOf } from "../ports/records.ts";
-import type { RecordHead, RecordWrite } from "../ports/records.ts";
+import {
+  nextSavedAt,
+  ownedHashes,
+  type RecordHead,
+  type RecordWrite,
+  savedAtOf,
+} from "../ports/records.ts";
 import { PgCheckFailedError } from "./check_failed.ts";
 import type { Sql, Tx } from "./db.ts";
 import { insertRecordEvents } from "./record_event_rows.ts";

@@ -9,8 +9,7 @@
  * @module
  */
 import type { StoredRecordEvent } from "../ports/record_events.ts";
-import { checkRecordSize } from "../ports/records.ts";
-import type { RecordWrite, SubmissionOutcome } from "../ports/records.ts";
+import { checkRecordSize, type RecordWrite, type SubmissionOutcome } from "../ports/records.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";
 import { PgCheckFailedError } from "./check_failed.ts";

@@ -13,16 +13,16 @@ import {
   RecordEventAnnouncer,
   type StoredRecordEvent,
 } from "../ports/record_events.ts";
-import { checkRecordSize } from "../ports/records.ts";
-import type {
-  RecordHead,
-  RecordsPort,
-  RecordVersion,
-  RecordWrite,
-  ScannedRecord,
-  SubmissionOutcome,
-  TimePageOptions,
-  VaultRecord,
+import {
+  checkRecordSize,
+  type RecordHead,
+  type RecordsPort,
+  type RecordVersion,
+  type RecordWrite,
+  type ScannedRecord,
+  type SubmissionOutcome,
+  type TimePageOptions,
+  type VaultRecord,
 } from "../ports/records.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import { PgCheckFailedError } from "./check_failed.ts";

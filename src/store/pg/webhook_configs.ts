@@ -8,8 +8,7 @@
  *
  * @module
  */
-import type { WebhookConfig, WebhookFlag } from "../ports/webhooks.ts";
-import type { WebhookConfigs } from "../ports/webhooks.ts";
+import type { WebhookConfig, WebhookConfigs, WebhookFlag } from "../ports/webhooks.ts";
 import type { Sql } from "./db.ts";
 import { checkRowSize, json } from "./json.ts";
 

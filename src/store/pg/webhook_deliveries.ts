@@ -11,7 +11,6 @@
  *
  * @module
  */
-import type { WebhookAttempt, WebhookDelivery } from "../ports/webhooks.ts";
 import {
   type DeliveryChange,
   type DeliveryPage,
@@ -20,7 +19,9 @@ import {
   InvalidCursorError,
   type ScheduledAttempt,
   type StoredDelivery,
+  type WebhookAttempt,
   type WebhookDeliveries,
+  type WebhookDelivery,
 } from "../ports/webhooks.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import type { Sql } from "./db.ts";

@@ -9,8 +9,11 @@
  *
  * @module
  */
-import { MAX_LOGGED_ATTEMPTS } from "../ports/webhooks.ts";
-import type { DeliveryChange, StoredDelivery } from "../ports/webhooks.ts";
+import {
+  type DeliveryChange,
+  MAX_LOGGED_ATTEMPTS,
+  type StoredDelivery,
+} from "../ports/webhooks.ts";
 import type { WritePart } from "../ports/write_part.ts";
 import { Batcher } from "./batcher.ts";
 import type { Sql, Tx } from "./db.ts";

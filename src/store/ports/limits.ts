@@ -16,6 +16,22 @@ export const ROW_LIMITS = {
 /** Largest value kept in parts (record values, webhook bodies), room left in one Deno KV write. */
 export const MAX_LARGE_VALUE_BYTES = 640 * 1024;
 
+/** Bytes per part of a large value, under the 64 KiB row limit. */
+export const PART_BYTES = 60 * 1024;
+
+/**
+ * Parts `bytes` bytes take (at least one): the unit in which a large value's size is told
+ * (a quarantined envelope's `parts`), whatever the backend keeps.
+ *
+ * @example
+ * ```ts
+ * partCount(100 * 1024); // 2
+ * ```
+ */
+export function partCount(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / PART_BYTES));
+}
+
 /** A write is over one of the store's limits (a value, a key, or the whole operation). */
 export class WriteTooLargeError extends Error {
   override name = "WriteTooLargeError";

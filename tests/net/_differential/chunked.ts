@@ -3,8 +3,7 @@
  * the CRLF after chunk data and the last chunk, read by the handler (a body error surfaces
  * after the head was dispatched) or left to the server to discard.
  */
-import type { Case } from "./case.ts";
-import { post, SMUGGLED, UNREAD_BODY } from "./case.ts";
+import { type Case, post, SMUGGLED, UNREAD_BODY } from "./case.ts";
 
 /** A chunked POST with `body` as the chunked body's bytes. */
 const chunks = (body: string): string => post(["Transfer-Encoding: chunked"], body);

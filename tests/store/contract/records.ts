@@ -10,9 +10,10 @@ import type { QuarantinePort } from "../../../src/store/ports/quarantine.ts";
 import {
   InvalidCursorError,
   type RecordsPort,
+  RecordTooLargeError,
   type RecordWrite,
+  savedAtOf,
 } from "../../../src/store/ports/records.ts";
-import { RecordTooLargeError, savedAtOf } from "../../../src/store/ports/records.ts";
 
 /** The ports under test, on one store, and how to dispose of them. */
 export interface RecordsFixture {

@@ -10,13 +10,11 @@ import {
   InvalidCursorError,
   MAX_LOGGED_ATTEMPTS,
   type ScheduledAttempt,
+  type WebhookAttempt,
+  type WebhookConfig,
+  type WebhookDelivery,
+  type WebhookFlag,
   type WebhookPorts,
-} from "../../../src/store/ports/webhooks.ts";
-import type {
-  WebhookAttempt,
-  WebhookConfig,
-  WebhookDelivery,
-  WebhookFlag,
 } from "../../../src/store/ports/webhooks.ts";
 import { WriteTooLargeError } from "../../../src/store/ports/limits.ts";
 import { deliveryRow, ISO } from "../../webhooks/_delivery_row.ts";

@@ -2,8 +2,6 @@ import assert from "node:assert/strict";
 import {
   deleteParts,
   deletePartsInSteps,
-  PART_BYTES,
-  partCount,
   readJsonParts,
   readParts,
   ValueTooLargeError,
@@ -11,7 +9,7 @@ import {
   writeParts,
   writePartsInSteps,
 } from "../../../src/store/kv/parts.ts";
-import { MAX_LARGE_VALUE_BYTES } from "../../../src/store/ports/limits.ts";
+import { MAX_LARGE_VALUE_BYTES, PART_BYTES, partCount } from "../../../src/store/ports/limits.ts";
 import { KvWrite } from "../../../src/store/kv/write.ts";
 
 /** Bytes that differ from part to part, so a part read out of order shows. */

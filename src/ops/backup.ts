@@ -13,10 +13,8 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { blobPathParts } from "../blobs/index.ts";
-import { blobKeys } from "../store/kv/keys.ts";
+import { blobKeys, HOLD_FILE, holdSegments, KV_FILE, SEGMENTS_DIR } from "../store/kv/index.ts";
 import type { BlobMeta } from "../store/ports/blob_meta.ts";
-import { KV_FILE } from "../store/kv/file.ts";
-import { HOLD_FILE, holdSegments, SEGMENTS_DIR } from "../store/kv/segments.ts";
 import { VERSION } from "../version.ts";
 import {
   type BackupManifest,
@@ -27,8 +25,8 @@ import {
   MANIFEST_NAME,
   type ManifestFile,
   STORE_ENTRY,
-} from "./format.ts";
-import { ArchiveWriter } from "./archive.ts";
+} from "./backup_format.ts";
+import { ArchiveWriter } from "./backup_archive.ts";
 
 /** The backup could not be made; the message says why. */
 export class BackupError extends Error {

@@ -9,7 +9,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { dirname, join } from "node:path";
 import { isBlobUserId } from "../blobs/key.ts";
 import { concatBytes } from "../crypto/encoding.ts";
-import { KV_FILE } from "../store/kv/file.ts";
+import { KV_FILE } from "../store/kv/index.ts";
 import {
   type BackupManifest,
   BLOBS_PREFIX,
@@ -17,8 +17,8 @@ import {
   FORMAT_VERSION,
   MANIFEST_NAME,
   STORE_ENTRY,
-} from "./format.ts";
-import { readArchive } from "./archive.ts";
+} from "./backup_format.ts";
+import { readArchive } from "./backup_archive.ts";
 
 /** The archive or the target cannot be used; the message says why. */
 export class RestoreError extends Error {

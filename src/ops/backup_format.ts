@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { KV_FILE } from "../store/kv/file.ts";
+import { KV_FILE } from "../store/kv/index.ts";
 
 /** The manifest's name inside the archive. */
 export const MANIFEST_NAME = "sealpost-backup.json";

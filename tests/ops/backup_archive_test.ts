@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { packTar } from "modern-tar";
-import { ArchiveError, ArchiveWriter, readArchive } from "../../src/backup/archive.ts";
+import { ArchiveError, ArchiveWriter, readArchive } from "../../src/ops/backup_archive.ts";
 
 async function entriesOf(bytes: Uint8Array) {
   const out: { name: string; mode: number; data: Uint8Array }[] = [];
