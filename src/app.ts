@@ -6,7 +6,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { largeTransfer } from "./http/transfer_regime.ts";
-import { instanceRoutes } from "./admin/instance_routes.ts";
+import { instanceRoutes } from "./admin/api/instance.ts";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
 import { principalOfToken } from "./auth/index.ts";

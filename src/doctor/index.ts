@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { InstanceInfo } from "../admin/instance_routes.ts";
+import type { InstanceInfo } from "../admin/api/instance.ts";
 import type { SealpostClient } from "../cli/client.ts";
 import type { Config } from "../config/index.ts";
 import { postgresCheck, s3Check } from "./backends.ts";

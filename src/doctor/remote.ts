@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { InstanceInfo } from "../admin/instance_routes.ts";
+import type { InstanceInfo } from "../admin/api/instance.ts";
 import { ApiCallError, type SealpostClient } from "../cli/client.ts";
 import { check, type CheckResult, NETWORK_TIMEOUT_MS, reason } from "./check.ts";
 

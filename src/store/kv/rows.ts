@@ -6,6 +6,7 @@
  */
 
 import type { EnvelopeHeader } from "../ports/envelopes.ts";
+import type { RecordHead } from "../ports/records.ts";
 import type { SegmentRef } from "./segments.ts";
 
 /**
@@ -36,24 +37,16 @@ export interface WebhookPendingRow {
   dueAt: number;
 }
 
-/** A record's head, with its values inline or as a large value under `vaultKeys.recordValues`. */
-export interface VaultRecordRow {
-  recordId: string;
-  formId: string;
-  /** The schema version its values were validated against. */
-  schemaVersion: number;
-  /** `yyyy-MM-ddTHH:mm:ss.fffffff+00:00` of the latest change. */
-  savedAt: string;
-  createdAt: string;
-  /** The submission it came from (null for records the owner created). */
-  submissionId: string | null;
-  /** The newest submission version applied (0 for owner-created records). */
-  appliedVersion: number;
+/**
+ * A record's head as Deno KV keeps it: the port's head, with its values inline or as a large
+ * value under `vaultKeys.recordValues`.
+ */
+export interface VaultRecordRow extends Omit<RecordHead, "files"> {
   /** The values, when small enough to live in this row (else absent, and parts). */
   values?: Record<string, unknown>;
   /** Parts of larger values under `vaultKeys.recordValues` (0 when inline). */
   parts: number;
-  /** Hashes of the owned files its values refer to (claimed for it at the relay). */
+  /** Hashes of the owned files its values refer to (absent: none). */
   files?: string[];
   /**
    * When a submission's record was deleted: the head stays as a tombstone (no values) so a late

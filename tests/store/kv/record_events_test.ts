@@ -1,22 +1,10 @@
 /** The record events outbox on Deno KV: an event's row in parts, written with its change. */
 import assert from "node:assert/strict";
+import { recordEvent as event } from "../_record_event.ts";
 import { emitRecordEvent } from "../../../src/store/kv/record_events.ts";
 import { keys } from "../../../src/store/kv/keys.ts";
 import { readJsonParts } from "../../../src/store/kv/parts.ts";
 import { KvWrite } from "../../../src/store/kv/write.ts";
-import { newEventId, type RecordEvent } from "../../../src/store/ports/record_events.ts";
-
-function event(values: Record<string, unknown>, reason: RecordEvent["reason"] = "insert") {
-  return {
-    eventId: newEventId(),
-    reason,
-    recordId: "r1",
-    formId: "contact",
-    schemaVersion: 1,
-    savedAt: "2025-01-31T12:00:00.1230000+00:00",
-    values,
-  } satisfies RecordEvent;
-}
 
 /** The outbox parts stored under an event's key, in order. */
 async function outboxParts(kv: Deno.Kv, eventId: string): Promise<Deno.KvKey[]> {

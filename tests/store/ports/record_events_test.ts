@@ -1,23 +1,11 @@
 /** Record events: ids that sort by creation, and the announcements of one store. */
 import assert from "node:assert/strict";
+import { recordEvent as event } from "../_record_event.ts";
 import {
   newEventId,
-  type RecordEvent,
   RecordEventAnnouncer,
   type StoredRecordEvent,
 } from "../../../src/store/ports/record_events.ts";
-
-function event(values: Record<string, unknown>, reason: RecordEvent["reason"] = "insert") {
-  return {
-    eventId: newEventId(),
-    reason,
-    recordId: "r1",
-    formId: "contact",
-    schemaVersion: 1,
-    savedAt: "2025-01-31T12:00:00.1230000+00:00",
-    values,
-  } satisfies RecordEvent;
-}
 
 Deno.test("newEventId: 10,000 ids are unique and sort in creation order, same millisecond too", () => {
   const ids: string[] = [];

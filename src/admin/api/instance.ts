@@ -8,11 +8,11 @@
 import { resolve } from "node:path";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { type AdminEnv, requireAdmin, type TokenSource } from "../auth/index.ts";
-import type { Config } from "../config/index.ts";
-import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
-import { openFileLimit } from "../net/limits.ts";
-import { VERSION } from "../version.ts";
+import { type AdminEnv, requireAdmin, type TokenSource } from "../../auth/index.ts";
+import type { Config } from "../../config/index.ts";
+import { errorContent as error, jsonContent as json, newRouter } from "../../http/openapi.ts";
+import { openFileLimit } from "../../net/limits.ts";
+import { VERSION } from "../../version.ts";
 
 /** What `GET /admin/instance` answers. */
 export const InstanceSchema = z.object({
