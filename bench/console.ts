@@ -13,7 +13,7 @@
 import { parseArgs } from "node:util";
 import { openStore } from "../src/store/kv/file.ts";
 import { vaultKeys } from "../src/store/kv/keys.ts";
-import type { VaultRecordRow } from "../src/store/kv/rows.ts";
+import type { VaultRecordRow } from "../src/store/kv/record_writes.ts";
 import { savedAtOf } from "../src/store/ports/records.ts";
 import { ConsoleClient } from "../tests/console/_client.ts";
 import { spawnServer } from "../tests/_support/process.ts";

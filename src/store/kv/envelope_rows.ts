@@ -12,8 +12,17 @@
  *
  * @module
  */
-import type { QueueRow } from "./rows.ts";
-import type { SubmissionHead } from "../ports/envelopes.ts";
+import type { EnvelopeHeader, SubmissionHead } from "../ports/envelopes.ts";
+import type { SegmentRef } from "./segments.ts";
+
+/**
+ * A queued envelope version, in its recipient's queue (ordered by `seq`). Stored, like the
+ * submission head, in the compact encoding of src/store/kv/envelope_rows.ts.
+ */
+export interface QueueRow extends EnvelopeHeader {
+  /** Where the sealed box lies in the segment files (src/store/kv/segments.ts). */
+  ref: SegmentRef;
+}
 
 const FORMAT = 1;
 const HEX = /^(?:[0-9a-f]{2})+$/;

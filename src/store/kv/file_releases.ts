@@ -4,10 +4,16 @@
  *
  * @module
  */
-import type { VaultFileReleaseRow } from "./rows.ts";
 import { vaultKeys } from "./keys.ts";
 import type { FileRelease, FileReleasesPort } from "../ports/file_releases.ts";
 import { KvWrite } from "./write.ts";
+
+/** Owned files of a record to release at the relay (written with the change that dropped them). */
+export interface VaultFileReleaseRow {
+  formId: string;
+  recordId: string;
+  hashes: string[];
+}
 
 /**
  * The Deno KV store of pending file releases.

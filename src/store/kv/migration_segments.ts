@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from "node:path";
-import type { QueueRow } from "./rows.ts";
+import type { QueueRow } from "./envelope_rows.ts";
 import { deletePartsInSteps, readParts } from "./parts.ts";
 import type { Migration } from "./schema.ts";
 import { SegmentLog, SEGMENTS_DIR } from "./segments.ts";

@@ -5,12 +5,13 @@
  *
  * @module
  */
-import { encodeHead, encodeQueued } from "./envelope_rows.ts";
+import { encodeHead, encodeQueued, type QueueRow } from "./envelope_rows.ts";
 import { queueCiphertextsInSegments } from "./migration_segments.ts";
 import type { Migration } from "./schema.ts";
 import { blobKeys, keys, vaultKeys, webhookKeys } from "./keys.ts";
 import type { BlobMeta } from "../ports/blob_meta.ts";
-import type { QueueRow, VaultRecordRow, WebhookDeliveryRef } from "./rows.ts";
+import type { VaultRecordRow } from "./record_writes.ts";
+import type { WebhookDeliveryRef } from "./webhook_deliveries.ts";
 import type { SubmissionHead } from "../ports/envelopes.ts";
 import type { FormHead } from "../ports/forms.ts";
 import type { WebhookAttempt, WebhookConfig, WebhookDelivery } from "../ports/webhooks.ts";

@@ -8,10 +8,14 @@ import type { RecordEventAnnouncer, StoredRecordEvent } from "../ports/record_ev
 import { checkRecordSize, type RecordWrite, type SubmissionOutcome } from "../ports/records.ts";
 import type { GroupCommitter } from "./group_commit.ts";
 import { vaultKeys } from "./keys.ts";
-import type { VaultRecordRow } from "./rows.ts";
+import {
+  addRecordWrite,
+  type CurrentRecord,
+  valuesOf,
+  type VaultRecordRow,
+} from "./record_writes.ts";
 import { addKvPart } from "./write_part.ts";
 import type { WritePart } from "../ports/write_part.ts";
-import { addRecordWrite, type CurrentRecord, valuesOf } from "./record_writes.ts";
 
 /** Tries of the careful path before giving up (the head kept changing). */
 const TRIES = 10;

@@ -16,10 +16,28 @@ import {
   savedAtOf,
   type VaultRecord,
 } from "../ports/records.ts";
-import type { VaultFileReleaseRow, VaultRecordRow } from "./rows.ts";
+import type { VaultFileReleaseRow } from "./file_releases.ts";
 import { vaultKeys } from "./keys.ts";
 import { deleteParts, readJsonParts, writeJsonParts } from "./parts.ts";
 import type { KvWrite } from "./write.ts";
+
+/**
+ * A record's head as Deno KV keeps it: the port's head, with its values inline or as a large
+ * value under `vaultKeys.recordValues`.
+ */
+export interface VaultRecordRow extends Omit<RecordHead, "files"> {
+  /** The values, when small enough to live in this row (else absent, and parts). */
+  values?: Record<string, unknown>;
+  /** Parts of larger values under `vaultKeys.recordValues` (0 when inline). */
+  parts: number;
+  /** Hashes of the owned files its values refer to (absent: none). */
+  files?: string[];
+  /**
+   * When a submission's record was deleted: the head stays as a tombstone (no values) so a late
+   * re-delivery of the same envelope cannot bring the record back. Absent on live records.
+   */
+  deletedAt?: string;
+}
 
 /** Values up to this many JSON bytes live in the record's head row (one write less). */
 const INLINE_VALUES_BYTES = 16 * 1024;

@@ -25,11 +25,6 @@ import {
 } from "../ports/records.ts";
 import { GroupCommitter } from "./group_commit.ts";
 import { vaultKeys } from "./keys.ts";
-import type { VaultRecordRow } from "./rows.ts";
-import { KvWrite } from "./write.ts";
-import { kvPart } from "./write_part.ts";
-import type { WritePart } from "../ports/write_part.ts";
-import { applySubmission } from "./record_submissions.ts";
 import {
   addFileRelease,
   addRecordDelete,
@@ -37,8 +32,13 @@ import {
   headOf,
   recordOf,
   valuesOf,
+  type VaultRecordRow,
   versionOf,
 } from "./record_writes.ts";
+import { KvWrite } from "./write.ts";
+import { kvPart } from "./write_part.ts";
+import type { WritePart } from "../ports/write_part.ts";
+import { applySubmission } from "./record_submissions.ts";
 
 /** Keys per `kv.getMany` (Deno KV's limit). */
 const GET_MANY = 10;

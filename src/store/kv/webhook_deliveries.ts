@@ -25,7 +25,6 @@ import {
   type WebhookDeliveries,
   type WebhookDelivery,
 } from "../ports/webhooks.ts";
-import type { WebhookDeliveryRef, WebhookPendingRow } from "./rows.ts";
 import { webhookKeys as k } from "./keys.ts";
 import { deleteParts, readParts, writeParts } from "./parts.ts";
 import { partCount } from "../ports/limits.ts";
@@ -33,6 +32,25 @@ import type { QueueDispatcher, QueueMessage } from "./queue.ts";
 import { KvWrite } from "./write.ts";
 import { addKvPart } from "./write_part.ts";
 import type { WritePart } from "../ports/write_part.ts";
+
+/**
+ * The value of a `webhookKeys.deliveryWebhook` entry: the delivery's configuration, and its
+ * body unless that is in parts. The body sits here, not in the delivery row, so that neither
+ * entry outgrows what SQLite keeps in a B-tree page (about 1 KB with the key; more takes an
+ * overflow page per write), and the row, rewritten by every attempt, stays small.
+ */
+export interface WebhookDeliveryRef {
+  webhookId: string;
+  /** The body, up to 16 KiB (else null, and parts). */
+  body: Uint8Array | null;
+}
+
+/** The value of a `webhookKeys.pending` entry. */
+export interface WebhookPendingRow {
+  webhookId: string;
+  /** Epoch milliseconds. */
+  dueAt: number;
+}
 
 /** The queue message kind of delivery attempts. */
 export const WEBHOOK_ATTEMPT_KIND = "webhook_attempt";

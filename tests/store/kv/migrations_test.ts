@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { blobKeys, keys, vaultKeys, webhookKeys } from "../../../src/store/kv/keys.ts";
 import type { BlobMeta } from "../../../src/store/ports/blob_meta.ts";
-import type { QueueRow } from "../../../src/store/kv/rows.ts";
+import { decodeHead, type QueueRow } from "../../../src/store/kv/envelope_rows.ts";
 import type { SubmissionHead } from "../../../src/store/ports/envelopes.ts";
 import { COMPACT_BATCH } from "../../../src/store/kv/migrations.ts";
 import { migrateStore, SCHEMA_VERSION } from "../../../src/store/kv/schema.ts";
@@ -10,7 +10,6 @@ import { QueueDispatcher } from "../../../src/store/kv/queue.ts";
 import { ATTEMPTS, V0, writeV0Fixture } from "../_v0_fixture.ts";
 import { KvEnvelopes } from "../../../src/store/kv/envelopes.ts";
 import { SegmentLog } from "../../../src/store/kv/segments.ts";
-import { decodeHead } from "../../../src/store/kv/envelope_rows.ts";
 
 /** The data dir the migrations see (migration 4 writes segment files into it). */
 const FIXTURE_DIR = await Deno.makeTempDir({ prefix: "sealpost-migrations-" });

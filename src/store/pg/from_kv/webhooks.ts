@@ -16,7 +16,7 @@ import type {
   WebhookDelivery,
   WebhookFlag,
 } from "../../ports/webhooks.ts";
-import type { WebhookDeliveryRef, WebhookPendingRow } from "../../kv/rows.ts";
+import type { WebhookDeliveryRef, WebhookPendingRow } from "../../kv/webhook_deliveries.ts";
 import { webhookKeys as k } from "../../kv/keys.ts";
 import { readParts } from "../../kv/parts.ts";
 import type { Sql } from "../db.ts";
