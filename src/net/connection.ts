@@ -2,6 +2,10 @@
  * One HTTP/1.1 connection: reads requests (keep-alive, pipelining), hands each to the fetch
  * handler and writes its response, under the timeouts of {@link ConnectionLimits}.
  *
+ * What `Deno.serve` does for each connection, plus the timeouts it lacks (header, keep-alive
+ * idle, body stall: denoland/deno#3515). Delete it with the accept loop when `Deno.serve` has
+ * them (edge.ts lists what else it needs).
+ *
  * @module
  */
 import type { ConnectionLimits } from "./limits.ts";

@@ -4,6 +4,21 @@
  * `server.http_port` (ACME challenges, redirects). Both go through `serveHttp`, under the same
  * limits.
  *
+ * **When this folder's server can go.** Sealpost serves HTTP/1.1 itself (listener.ts,
+ * connection.ts, and their parts reader.ts, request_head.ts, request_body.ts,
+ * response_writer.ts) because `Deno.serve` lacks three things a server facing the internet
+ * needs (Deno 2.9.6): header, idle and body-stall timeouts (denoland/deno#3515, open); serving
+ * on after `accept` fails with "Too many open files" (measured: under `ulimit -n 48` its
+ * `finished` rejects with "Too many open files (os error 24)" and the port refuses every later
+ * connection); and a cap on open connections, in total and per address. Delete those six
+ * modules when `Deno.serve` has all three, and serve with it here; the request deadline and
+ * the throughput rule of large transfers (`ExchangeInfo.holdToThroughput`) then become
+ * middleware that times the request body and the response stream. Delete the TLS listener and
+ * its connections when `Deno.serve` can change its certificate for new handshakes without a
+ * new listener (its `cert` and `key` are fixed for the server's life).
+ * The certificate sources (acme.ts, certificate_files.ts, renewal.ts), the redirect listener
+ * and the limits are Sealpost's own and stay.
+ *
  * @module
  */
 import { type Config, publicBaseUrl, tlsEnabled } from "../config/index.ts";

@@ -7,7 +7,8 @@
  *
  * `Deno.serve` stops listening for good when `accept` fails with "Too many open files"
  * (measured on Deno 2.9.6) and offers no header or idle timeouts; this loop backs off,
- * sheds the oldest idle connection and accepts again.
+ * sheds the oldest idle connection and accepts again. Delete it when `Deno.serve` survives
+ * EMFILE, has those timeouts and can cap connections per address (see edge.ts).
  *
  * @module
  */

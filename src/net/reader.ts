@@ -1,6 +1,10 @@
 /**
  * A buffered reader over one connection: request heads, chunk-size lines and body bytes.
  *
+ * A part of the owned HTTP/1.1 server, read by connection.ts and request_body.ts only (the
+ * webhook sender uses `node:http`). Delete it when `Deno.serve` replaces the owned server (see
+ * edge.ts).
+ *
  * @module
  */
 import { Buffer } from "node:buffer";

@@ -3,6 +3,9 @@
  * (RFC 9112 sections 6 and 7). Any error while reading one fails the body for good: the
  * connection answers 400 with `Connection: close` and never parses another request from it.
  *
+ * The request bodies `Deno.serve` would give the handler. Delete it when `Deno.serve` replaces
+ * the owned server (see edge.ts).
+ *
  * @module
  */
 import { type ConnReader, HeadTooLarge } from "./reader.ts";

@@ -4,6 +4,9 @@
  * so that no two readers of the same bytes can disagree about where a message ends (request
  * smuggling).
  *
+ * Parsing is the runtime's job; this one exists for the owned server. Delete it, and its
+ * differential test, when `Deno.serve` replaces that server (see edge.ts).
+ *
  * @module
  */
 

@@ -3,6 +3,10 @@
  * one, chunked otherwise (to an HTTP/1.0 client, which knows no chunked coding: delimited by
  * closing the connection); the head and a small body leave in one write.
  *
+ * What `Deno.serve` does with the handler's `Response`. Delete it when `Deno.serve` replaces
+ * the owned server (see edge.ts); the redirect listener's error answers become plain
+ * `Response`s then.
+ *
  * @module
  */
 import { concatBytes } from "../crypto/encoding.ts";

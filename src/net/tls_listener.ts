@@ -4,6 +4,10 @@
  * {@link TlsListener.use}: the socket never closes, connections up keep their session, and the
  * next handshake gets the new one, so a swap under load fails no request.
  *
+ * Delete it, with its connections' TLS, when the runtime's TLS server (`Deno.serve`, or
+ * `Deno.listenTls` under the accept loop) can change its certificate for new handshakes
+ * without a new listener: both take a fixed `cert` and `key` (Deno 2.9.6).
+ *
  * @module
  */
 import tls from "node:tls";

@@ -5,16 +5,29 @@
  * `http:` goes through `fetch` with a client whose transport is a TCP connection to that
  * address (`Deno.createHttpClient`, proxy transport `tcp`): the URL, and so the `Host` header,
  * keep the name. That transport speaks plain HTTP only (measured on Deno 2.9.6: an `https:`
- * URL through it fails with "invalid HTTP version parsed"), so `https:` opens TCP to the
- * address, upgrades with `Deno.startTls` naming the host (SNI and certificate checked against
- * the name) and speaks HTTP/1.1 itself: one request, `Connection: close`, no pooling.
+ * URL through it fails with "invalid HTTP version parsed").
+ *
+ * `https:` opens TCP to the address and upgrades with `Deno.startTls` naming the host (SNI and
+ * certificate checked against the name, with the roots every other Deno connection trusts,
+ * `DENO_CERT` included, and `caCerts` added to them); `node:http` then speaks HTTP/1.1 over
+ * that connection (`createConnection`): one request, `Connection: close`, interim 1xx answers
+ * skipped, redirects not followed, a response head of at most 64 KiB, the body streamed.
+ *
+ * Why not `node:https` alone, with `host` the address and `servername` the name (measured on
+ * Deno 2.9.6): it checks the certificate against the name as well, but `node:tls` trusts other
+ * roots: it ignores `DENO_CERT` (a receiver whose CA comes from there fails with
+ * "self-signed certificate"), and its `ca` option replaces the default roots instead of
+ * adding to them.
+ *
+ * Delete this module when `fetch` can be told the address to connect to for a URL's name,
+ * over TLS too (a resolve or lookup option on `Deno.createHttpClient`): both schemes then go
+ * through `fetch` with that client. Until then, the `https:` half shrinks to one
+ * `node:https` request once `node:tls` trusts what `Deno.startTls` trusts.
  *
  * @module
  */
-import { ConnReader } from "../net/reader.ts";
-import { RequestBody } from "../net/request_body.ts";
-import type { BodyFraming } from "../net/request_head.ts";
-import { writeAll } from "../net/response_writer.ts";
+import { type IncomingMessage, request } from "node:http";
+import { Duplex, Readable } from "node:stream";
 
 /** What {@link fetchPinned} sends. */
 export interface PinnedRequest {
@@ -26,7 +39,11 @@ export interface PinnedRequest {
   caCerts?: string[];
 }
 
+/** Longest response head read (status line and headers). */
 const MAX_HEAD = 64 * 1024;
+
+/** Statuses whose response has no body (`Response` refuses one for them). */
+const NULL_BODY = new Set([204, 205, 304]);
 
 /**
  * Sends `init` to `url`, connecting to `address` (an IP) instead of resolving the URL's name.
@@ -44,7 +61,7 @@ export async function fetchPinned(
   address: string,
   init: PinnedRequest,
 ): Promise<Response> {
-  const hostname = address.replace(/^\[(.*)\]$/, "$1");
+  const hostname = unbracketed(address);
   if (url.protocol === "http:") {
     const client = Deno.createHttpClient({
       proxy: { transport: "tcp", hostname, port: Number(url.port || 80) },
@@ -64,7 +81,7 @@ export async function fetchPinned(
         return response;
       }
       // The client lives as long as the body is read.
-      return new Response(closingWith(body, () => client.close()), response);
+      return new Response(closingWith(body, init.signal, () => client.close()), response);
     } catch (err) {
       client.close();
       throw err;
@@ -87,33 +104,25 @@ async function fetchPinnedTls(url: URL, address: string, init: PinnedRequest): P
   };
   init.signal.addEventListener("abort", close, { once: true });
   try {
-    const tcp = await Deno.connect({ hostname: address, port: Number(url.port || 443) });
+    const port = Number(url.port || 443);
+    const tcp = await Deno.connect({ hostname: address, port, signal: init.signal });
     conn = tcp;
-    conn = await Deno.startTls(tcp, { hostname: url.hostname, caCerts: init.caCerts });
-    const headers = new Headers(init.headers);
-    headers.set("host", url.host);
-    headers.set("connection", "close");
-    if (init.body) headers.set("content-length", String(init.body.byteLength));
-    let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
-    for (const [name, value] of headers) head += `${name}: ${value}\r\n`;
-    await writeAll(conn, new TextEncoder().encode(head + "\r\n"));
-    if (init.body) await writeAll(conn, init.body);
-    const reader = new ConnReader(conn);
-    for (;;) {
-      const text = await reader.readHead(MAX_HEAD);
-      if (text === null) throw new Error("Connection closed before a response");
-      const { status, headers: got } = parseResponseHead(text);
-      if (status < 200) continue; // 100 Continue and other interim answers
-      const framing = framingOf(status, init.method, got);
-      if (framing !== "close" && framing.kind === "none") {
-        finish();
-        return new Response(null, { status, headers: got });
-      }
-      const body = framing === "close"
-        ? untilClose(reader, conn)
-        : new RequestBody(reader, framing).stream();
-      return new Response(closingWith(body, finish), { status, headers: got });
+    conn = await Deno.startTls(tcp, {
+      hostname: unbracketed(url.hostname),
+      caCerts: init.caCerts,
+    });
+    const answer = await exchange(conn, url, init);
+    const headers = new Headers();
+    for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+      headers.append(answer.rawHeaders[i], answer.rawHeaders[i + 1]);
     }
+    const status = answer.statusCode!;
+    if (init.method === "HEAD" || NULL_BODY.has(status)) {
+      finish();
+      return new Response(null, { status, headers });
+    }
+    const body = Readable.toWeb(answer) as ReadableStream<Uint8Array>;
+    return new Response(closingWith(body, init.signal, finish), { status, headers });
   } catch (err) {
     finish();
     if (init.signal.aborted) throw init.signal.reason;
@@ -121,9 +130,32 @@ async function fetchPinnedTls(url: URL, address: string, init: PinnedRequest): P
   }
 }
 
-/** `body`, calling `finish` once it ends, fails or is cancelled. */
+/** Writes the request on `conn` with `node:http` and reads the response head. */
+function exchange(conn: Deno.Conn, url: URL, init: PinnedRequest): Promise<IncomingMessage> {
+  const headers = new Headers(init.headers);
+  headers.set("host", url.host);
+  if (init.body) headers.set("content-length", String(init.body.byteLength));
+  const socket = Duplex.fromWeb({ readable: conn.readable, writable: conn.writable });
+  return new Promise((resolve, reject) => {
+    const outgoing = request({
+      createConnection: () => socket,
+      method: init.method,
+      path: url.pathname + url.search,
+      headers: Object.fromEntries(headers),
+      maxHeaderSize: MAX_HEAD,
+    }, resolve);
+    outgoing.on("error", reject);
+    outgoing.end(init.body ?? undefined);
+  });
+}
+
+/**
+ * `body`, calling `finish` once it ends, fails or is cancelled; a failure after `signal`
+ * aborted is reported as the signal's reason (a timeout, say).
+ */
 function closingWith(
   body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
   finish: () => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
@@ -137,7 +169,7 @@ function closingWith(
         } else controller.enqueue(step.value);
       } catch (err) {
         finish();
-        controller.error(err);
+        controller.error(signal.aborted ? signal.reason : err);
       }
     },
     cancel: async (reason) => {
@@ -147,44 +179,7 @@ function closingWith(
   }, { highWaterMark: 0 });
 }
 
-/** Status and headers of a response head. */
-function parseResponseHead(text: string): { status: number; headers: Headers } {
-  const lines = text.split("\r\n");
-  const match = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(lines[0]);
-  if (!match) throw new Error("Malformed response status line");
-  const headers = new Headers();
-  for (const line of lines.slice(1)) {
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw new Error("Malformed response header");
-    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
-  }
-  return { status: Number(match[1]), headers };
-}
-
-/** How the response body is framed; `close` = read until the server closes. */
-function framingOf(status: number, method: string, headers: Headers): BodyFraming | "close" {
-  if (method === "HEAD" || status === 204 || status === 304) return { kind: "none" };
-  if (headers.get("transfer-encoding")?.toLowerCase().includes("chunked")) {
-    return { kind: "chunked" };
-  }
-  const length = headers.get("content-length");
-  if (length !== null && /^\d+$/.test(length.trim())) {
-    const n = Number(length);
-    return n === 0 ? { kind: "none" } : { kind: "length", length: n };
-  }
-  return "close";
-}
-
-/** The rest of the connection as a stream (responses framed by the server closing). */
-function untilClose(reader: ConnReader, conn: Deno.Conn): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    pull: async (controller) => {
-      try {
-        controller.enqueue(await reader.readSome(64 * 1024));
-      } catch {
-        controller.close();
-      }
-    },
-    cancel: () => conn.close(),
-  }, { highWaterMark: 0 });
+/** An address or host name without the brackets of an IPv6 literal. */
+function unbracketed(host: string): string {
+  return host.replace(/^\[(.*)\]$/, "$1");
 }
