@@ -1,18 +1,16 @@
 /**
- * bench/disk: disk per 1 KiB envelope in the store's layout before and after migration 5 (the
- * compact envelope rows), measured in one run. Each round writes `--count` envelopes (random
+ * bench/disk: disk per 1 KiB envelope in the store's layout before and after the compact
+ * envelope rows (src/store/kv/envelope_rows.ts), measured in one run. Each round writes `--count` envelopes (random
  * UUIDv4 ids, 1 KiB ciphertexts, `--writers` at once so the group commit forms batches as 64
  * connections do) into two fresh data dirs through the same `GroupCommitter` and `SegmentLog`:
  *
- * - before: store version 4's rows, V8-serialized objects under text keys (`submissions/{id}`
- *   with its id, hex digests and field names; `queue/{fingerprint}/{seq}` with the recipient
- *   key), written here as version 4 wrote them;
+ * - before: the rows as V8-serialized objects under text keys (`submissions/{id}` with its
+ *   id, hex digests and field names; `queue/{fingerprint}/{seq}` with the recipient key), as
+ *   the store wrote them before the compact encoding (written here by the bench);
  * - after: the envelope port as it is (`KvEnvelopes.writeVersion`).
  *
  * Printed per layout: the store file, its WAL and the segment files while the store is open (as
- * a running server has them), per envelope and as a multiple of the ciphertext bytes. Then the
- * version-4 store is upgraded by migration 5 (`migrateStore`, as `serve` does on start): its
- * time, and the store file after (SQLite keeps the pages it freed, for later writes to reuse).
+ * a running server has them), per envelope and as a multiple of the ciphertext bytes.
  *
  * Usage: deno run -A bench/disk.ts [--count 100000] [--writers 64] [--rounds 2]
  */
@@ -21,8 +19,6 @@ import { parseArgs } from "node:util";
 import { GroupCommitter } from "../src/store/kv/group_commit.ts";
 import { KV_FILE, openStore } from "../src/store/kv/file.ts";
 import { KvEnvelopes } from "../src/store/kv/envelopes.ts";
-import { keys } from "../src/store/kv/keys.ts";
-import { migrateStore } from "../src/store/kv/schema.ts";
 import type { SubmissionHead } from "../src/store/ports/envelopes.ts";
 import { SegmentLog, SEGMENTS_DIR } from "../src/store/kv/segments.ts";
 import { fmt } from "./_wrk.ts";
@@ -61,8 +57,8 @@ function newHead(): SubmissionHead {
 
 type Write = () => Promise<unknown>;
 
-/** Version 4's write: the same commit, its rows as objects under text keys. */
-function version4(kv: Deno.Kv, segments: SegmentLog): { write: Write; close(): Promise<void> } {
+/** The object rows' write: the same commit, its rows as objects under text keys. */
+function objectRows(kv: Deno.Kv, segments: SegmentLog): { write: Write; close(): Promise<void> } {
   const committer = new GroupCommitter(kv, undefined, 1, () => segments.flush());
   const write = () => {
     const head = newHead();
@@ -102,8 +98,6 @@ interface Figures {
   wal: number;
   segments: number;
   seconds: number;
-  /** Before only: migration 5's seconds and the store file after it. */
-  migration?: { seconds: number; store: number };
 }
 
 async function measure(layout: "before" | "after"): Promise<Figures> {
@@ -114,7 +108,7 @@ async function measure(layout: "before" | "after"): Promise<Figures> {
     let write: Write;
     let close: () => Promise<void>;
     if (layout === "before") {
-      ({ write, close } = version4(kv, segments));
+      ({ write, close } = objectRows(kv, segments));
     } else {
       const port = new KvEnvelopes(kv, segments, { storePath: join(dir, KV_FILE) });
       const envelope = { formId: "bench", recipientPubkey, submitterId: null, ciphertext };
@@ -137,14 +131,6 @@ async function measure(layout: "before" | "after"): Promise<Figures> {
       seconds,
     };
     await close();
-    if (layout === "before") {
-      await kv.set(keys.schemaVersion(), 4);
-      const m0 = performance.now();
-      const { applied } = await migrateStore(kv, dir);
-      if (applied.map((m) => m.to).join() !== "5") throw new Error("migration 5 did not run");
-      const store = Deno.statSync(join(dir, KV_FILE)).size;
-      figures.migration = { seconds: (performance.now() - m0) / 1000, store };
-    }
     kv.close();
     return figures;
   } finally {
@@ -165,19 +151,10 @@ for (let round = 1; round <= rounds; round++) {
     const f = await measure(layout);
     const total = f.store + f.wal + f.segments;
     console.log(
-      `| ${round} | ${
-        layout === "before" ? "before (version 4 rows)" : "after (compact rows)"
-      } | ` +
+      `| ${round} | ${layout === "before" ? "before (object rows)" : "after (compact rows)"} | ` +
         `${fmt(f.store / count, 0)} | ${fmt(f.wal / count, 0)} | ${fmt(f.segments / count, 0)} | ` +
         `${fmt(total / count, 0)} | **${fmt(total / count / CIPHERTEXT, 2)}x** |`,
     );
-    if (f.migration) {
-      console.log(
-        `|   | (migration 5 of this store: ${fmt(f.migration.seconds, 1)} s, ` +
-          `${fmt(count / f.migration.seconds, 0)} envelopes/s; store file after ` +
-          `${fmt(f.migration.store / count, 0)} B/env) | | | | | |`,
-      );
-    }
   }
 }
 console.log(`\nTarget <= 1.6x. Load average at end: ${loadavg()}`);

@@ -23,9 +23,10 @@ export interface KvOpenStore extends OpenStoreBase {
 }
 
 /**
- * Opens the store of `dataDir` (an older layout is migrated, a newer one refused) and its
- * ports; `relaySecret` is handed through. The rate limits are this process's own buckets,
- * each family tracking at most `options.maxTrackedAddresses` addresses.
+ * Opens the store of `dataDir` (an older layout is migrated; a newer one, or a non-empty one
+ * without a version, refused) and its ports; `relaySecret` is handed through. The rate limits
+ * are this process's own buckets, each family tracking at most `options.maxTrackedAddresses`
+ * addresses.
  *
  * @example
  * ```ts
@@ -41,7 +42,7 @@ export async function openKvBackend(
 ): Promise<KvOpenStore> {
   const kv = await openStore(dataDir);
   try {
-    // Only the current layout is served: an older store is migrated, a newer one refused.
+    // Only the current layout is served: an older store is migrated, any other refused.
     await migrateStore(kv, dataDir);
     // The webhook engine's scheduled attempts and any other queue work: one listener per process.
     const queue = new QueueDispatcher(kv);
@@ -78,7 +79,8 @@ export async function openKvBackend(
 
 /**
  * Prepares the store of `dataDir` for `init`: its relay secret file made when missing, the
- * store migrated (an older layout upgraded, a newer one refused).
+ * store migrated (an older layout upgraded; a newer one, or a non-empty one without a version,
+ * refused).
  *
  * @example
  * ```ts

@@ -9,7 +9,7 @@
  */
 import { concatBytes, utf8Decode } from "../../crypto/encoding.ts";
 import { MAX_LARGE_VALUE_BYTES, PART_BYTES, partCount } from "../ports/limits.ts";
-import { KV_LIMITS, KvWrite } from "./write.ts";
+import { KvWrite } from "./write.ts";
 
 /** Thrown when a JSON value is over `MAX_LARGE_VALUE_BYTES` (src/store/ports/limits.ts). */
 export class ValueTooLargeError extends Error {
@@ -94,18 +94,4 @@ export async function writePartsInSteps(
     await w.commit(kv);
   }
   return parts;
-}
-
-/** Deletes `count` parts under `prefix` in as many commits as Deno KV's limits need. */
-export async function deletePartsInSteps(
-  kv: Deno.Kv,
-  prefix: Deno.KvKey,
-  count: number,
-): Promise<void> {
-  const step = KV_LIMITS.mutations / 2;
-  for (let start = 0; start < count; start += step) {
-    const w = new KvWrite();
-    deleteParts(w, prefix, Math.min(count, start + step), start);
-    await w.commit(kv);
-  }
 }

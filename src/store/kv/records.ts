@@ -51,17 +51,13 @@ function portCursor(cursor: string): string {
   return cursor.replace(/=+$/, "");
 }
 
-/**
- * A port cursor as Deno KV takes it (padding restored; a padded one, as earlier releases gave
- * out, is taken as it is); one of other characters is invalid.
- */
+/** A port cursor as Deno KV takes it (padding restored); one of other characters is invalid. */
 function kvCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
-  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) {
     throw new InvalidCursorError("Not a cursor of this list");
   }
-  const bare = portCursor(cursor);
-  return bare + "=".repeat((4 - bare.length % 4) % 4);
+  return cursor + "=".repeat((4 - cursor.length % 4) % 4);
 }
 
 /** Every entry of a list; a cursor Deno KV refuses is an {@link InvalidCursorError}. */
@@ -146,12 +142,7 @@ export class KvRecords implements RecordsPort {
       ),
     ]);
     const row = head.value;
-    // Records saved before the head counted as a version have a row for it too.
-    if (
-      !row || row.deletedAt || earlier.length >= limit || earlier.at(-1)?.savedAt === row.savedAt
-    ) {
-      return earlier;
-    }
+    if (!row || row.deletedAt || earlier.length >= limit) return earlier;
     return [...earlier, versionOf(row, await valuesOf(this.kv, row))];
   }
 

@@ -3,20 +3,20 @@
  * upgraded in place, in order, one migration at a time; a store written by a newer one is
  * refused, untouched.
  *
- * The version lives under `keys.schemaVersion()`. A store without it is either new (empty:
- * stamped with the current version) or from before versioning (version 0: every migration
- * runs). Each migration is safe to run again, and the version is written after each one, so a
- * run cut short resumes where it stopped.
+ * The version lives under `keys.schemaVersion()`. Version 1 is the baseline: the layout
+ * `keys.ts` describes, as the first release writes it. An empty store is stamped with the
+ * current version; a store without a version that is not empty was written by no released
+ * Sealpost and is refused. Each migration is safe to run again, and the version is written after
+ * each one, so a run cut short resumes where it stopped.
  *
  * @module
  */
 import { SchemaVersionError } from "../ports/limits.ts";
 import { keys } from "./keys.ts";
-import { MIGRATIONS } from "./migrations.ts";
 
 /** One step of the store's layout. */
 export interface Migration {
-  /** The version the store has after this step (1, 2, …, in order). */
+  /** The version the store has after this step (2, 3, …, in order). */
   to: number;
   /** What changes, for the log line. */
   description: string;
@@ -27,12 +27,21 @@ export interface Migration {
   run(kv: Deno.Kv, dataDir: string): Promise<void>;
 }
 
+/** The version of the baseline layout, the one every migration starts from. */
+export const BASELINE_VERSION = 1;
+
+/**
+ * The store's migrations after the baseline, oldest first: `MIGRATIONS[i]` takes a store from
+ * version `BASELINE_VERSION + i` to `BASELINE_VERSION + i + 1`. None yet.
+ */
+export const MIGRATIONS: readonly Migration[] = [];
+
 /** The layout version this program reads and writes. */
-export const SCHEMA_VERSION = MIGRATIONS.length;
+export const SCHEMA_VERSION = BASELINE_VERSION + MIGRATIONS.length;
 
 /** What {@link migrateStore} did. */
 export interface MigrationResult {
-  /** The version found (0 for a non-empty store from before versioning). */
+  /** The version found. */
   from: number;
   /** The version the store has now. */
   to: number;
@@ -43,7 +52,7 @@ export interface MigrationResult {
 async function storedVersion(kv: Deno.Kv, where: string): Promise<number | null> {
   const { value } = await kv.get<unknown>(keys.schemaVersion());
   if (value === null) return null;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < BASELINE_VERSION) {
     throw new SchemaVersionError(
       `The store in ${where} has an unreadable schema version (${String(value)})`,
     );
@@ -57,8 +66,9 @@ async function isEmpty(kv: Deno.Kv): Promise<boolean> {
 }
 
 /**
- * Brings the store of data dir `where` to `migrations.length`: stamps an
- * empty store, runs the migrations a store is behind on, and refuses a newer store with a
+ * Brings the store of data dir `where` to the version `migrations` lead to (the baseline plus
+ * one per migration): stamps an empty store, runs the migrations a store is behind on, and
+ * refuses a newer store, or a non-empty one without a version, with a
  * {@link SchemaVersionError}.
  *
  * @example
@@ -71,9 +81,9 @@ async function isEmpty(kv: Deno.Kv): Promise<boolean> {
 export async function migrateStore(
   kv: Deno.Kv,
   where: string,
-  migrations: Migration[] = MIGRATIONS,
+  migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<MigrationResult> {
-  const current = migrations.length;
+  const current = BASELINE_VERSION + migrations.length;
   const found = await storedVersion(kv, where);
   if (found !== null && found > current) {
     throw new SchemaVersionError(
@@ -81,16 +91,21 @@ export async function migrateStore(
         "Sealpost knows; run the newer Sealpost (or restore a backup made before the upgrade)",
     );
   }
-  if (found === null && await isEmpty(kv)) {
+  if (found === null) {
+    if (!await isEmpty(kv)) {
+      throw new SchemaVersionError(
+        `The data dir ${where} holds a store without a schema version, which no released ` +
+          "Sealpost writes; restore a backup of this data dir, or start from an empty one",
+      );
+    }
     await kv.set(keys.schemaVersion(), current);
     return { from: current, to: current, applied: [] };
   }
-  const from = found ?? 0;
   const applied: Migration[] = [];
-  for (const migration of migrations.slice(from)) {
+  for (const migration of migrations.slice(found - BASELINE_VERSION)) {
     await migration.run(kv, where);
     await kv.set(keys.schemaVersion(), migration.to);
     applied.push(migration);
   }
-  return { from, to: current, applied };
+  return { from: found, to: current, applied };
 }
