@@ -1,7 +1,7 @@
 /**
  * The envelope port on PostgreSQL: `relay_submissions` (heads), `relay_queue` (one row per
  * queued version, its sealed box in `bytea`) and `relay_queue_heads` (each recipient's last
- * position), created by migration 0002. Every guarantee holds with several processes on one
+ * position), created by the baseline migration. Every guarantee holds with several processes on one
  * database: intake is idempotent on the submission id's primary key, amendments update where
  * the version is still the expected one, positions follow commit order (the recipient's head
  * row is locked by the writing transaction), leases are taken with `for update skip locked`.

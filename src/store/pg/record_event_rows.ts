@@ -1,5 +1,5 @@
 /**
- * The record events outbox on PostgreSQL (`vault_record_events`, migration 0004): the vault
+ * The record events outbox on PostgreSQL (`vault_record_events`, the baseline migration): the vault
  * writes each event in the transaction of its record change, with a NOTIFY on channel
  * {@link RECORD_EVENTS_CHANNEL} (payload: the event id) that PostgreSQL delivers to every
  * listening process once the transaction commits. The webhook engine consumes the rows.

@@ -1,7 +1,7 @@
 /**
  * The record events outbox in PostgreSQL, as its consumer (webhook delivery) sees it, behind
  * the {@linkcode RecordEventOutbox} port. The outbox is the vault's table
- * `vault_record_events (event_id, event, created_at)` (migration 4): the vault inserts an event
+ * `vault_record_events (event_id, event, created_at)` (the baseline migration): the vault inserts an event
  * in the record's transaction with `pg_notify('sealpost_record_events', event_id)`
  * (`record_event_rows.ts`).
  *

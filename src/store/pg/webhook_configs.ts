@@ -1,6 +1,6 @@
 /**
  * Webhook configurations and their failure flags in PostgreSQL (`webhook_configs`,
- * `webhook_flags`, `webhook_purges`; migration 5), behind the {@linkcode WebhookConfigs} port.
+ * `webhook_flags`, `webhook_purges`; the baseline migration), behind the {@linkcode WebhookConfigs} port.
  *
  * Every read goes to the database: several processes edit configurations, so no process
  * keeps a copy. Conditional writes (`createConfig`, `updateConfig`, `unflagBlocked`) are one

@@ -1,6 +1,6 @@
 /**
  * Webhook deliveries, their attempts and their schedule in PostgreSQL (`webhook_deliveries`
- * with the body as `bytea`, `webhook_attempts`, `webhook_schedule`; migration 5), behind the
+ * with the body as `bytea`, `webhook_attempts`, `webhook_schedule`; the baseline migration), behind the
  * {@linkcode WebhookDeliveries} port.
  *
  * A delivery's revision is a counter its every write increments, checked by the conditional

@@ -1,7 +1,7 @@
 /**
  * `sealpost migrate-store`, the relay's envelopes: every submission head and every queued
  * envelope (with its ciphertext from the segment files) of a Deno KV store copied into the
- * PostgreSQL tables of migration 0002, read through the KV envelope port (so the copy does
+ * PostgreSQL tables of the baseline migration, read through the KV envelope port (so the copy does
  * not depend on how KV lays its rows out). Queue positions are kept, and each recipient's
  * next position follows the last one copied.
  *
