@@ -9,7 +9,8 @@ export { DEMO_FIELDS, type DemoInfo, Vault, type VaultOptions } from "./service.
 export { MAX_RETENTION_DAYS, sweepRetention } from "./retention.ts";
 export { releaseFiles, type ReleaseResult } from "./file_release.ts";
 export { VaultKeyError, VaultKeys, vaultPaths } from "./keys.ts";
-export { LocalRelayLink, type RelayLink } from "./relay_link.ts";
+export type { RelayLink } from "./relay_link.ts";
+export { LocalRelayLink } from "./local_relay_link.ts";
 export { HttpRelayLink } from "./http_relay_link.ts";
 export { type DrainResult, type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 export { buildManifest, type VaultForm, VaultForms } from "./forms.ts";

@@ -9,7 +9,7 @@ import { readIfExists, writeSecretFile } from "../store/data_dir.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { FormDirectory } from "../relay/manifests.ts";
 import { VaultKeys, vaultPaths } from "./keys.ts";
-import { type LocalBlobs, LocalRelayLink, type LocalRelayPorts } from "./relay_link.ts";
+import { type LocalBlobs, LocalRelayLink, type LocalRelayPorts } from "./local_relay_link.ts";
 import { HttpRelayLink } from "./http_relay_link.ts";
 import { Vault, type VaultOptions } from "./service.ts";
 
