@@ -15,7 +15,6 @@ export { HttpRelayLink } from "./http_relay_link.ts";
 export { type DrainResult, type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
 export { buildManifest, type VaultForm, VaultForms } from "./forms.ts";
 export { MAX_RECORD_BYTES, savedAtOf, type VaultRecord } from "../store/ports/records.ts";
-export { vaultRoutes } from "./routes.ts";
+export { vaultFileRoutes, vaultRoutes } from "./api/index.ts";
 export { openVault, type VaultSetup } from "./setup.ts";
 export { FILE_LINK_PATH, type FileLink, VaultFiles } from "./files.ts";
-export { vaultFileRoutes } from "./file_routes.ts";

@@ -3,7 +3,7 @@
  * malformed requests (a link the vault did not sign is a 403, whatever is wrong with it).
  */
 import assert from "node:assert/strict";
-import { call, startInstance } from "../_support/server.ts";
+import { call, startInstance } from "../../_support/server.ts";
 
 Deno.test("file routes: /vault-files and the owner's file route are in the OpenAPI document", async () => {
   const inst = await startInstance();

@@ -1,0 +1,63 @@
+/**
+ * The vault's databases (`/vault/databases`): a database is a recipient key pair held by this
+ * vault and registered with the relay; the user's list, and creating one.
+ *
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { security, tags, type VaultApi } from "./_router.ts";
+
+/** A database as the owner API shows it. */
+const DatabaseSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  relayUserId: z.string(),
+  name: z.string(),
+  publicKey: z.string(),
+  fingerprint: z.string(),
+  createdAt: z.string(),
+}).openapi("VaultDatabase");
+
+const listDatabases = createRoute({
+  method: "get",
+  path: "/vault/databases",
+  tags,
+  security,
+  summary: "The user's databases (recipient keys held by this vault)",
+  responses: { 200: json(z.object({ items: z.array(DatabaseSchema) }), "Databases") },
+});
+
+const createDatabase = createRoute({
+  method: "post",
+  path: "/vault/databases",
+  tags,
+  security,
+  summary: "Create a database: a new key pair, registered with the relay",
+  request: {
+    body: { ...json(z.object({ name: z.string().min(1).max(200) }), "Name"), required: true },
+  },
+  responses: {
+    201: json(DatabaseSchema, "Created"),
+    400: error("Malformed"),
+    502: error("The relay did not answer"),
+  },
+});
+
+/**
+ * Adds the database routes to the owner API.
+ *
+ * @example
+ * ```ts
+ * addDatabaseRoutes({ app, vault, body: [jsonBodyLimit] });
+ * ```
+ */
+export function addDatabaseRoutes({ app, vault, body }: VaultApi): void {
+  app.openapi(listDatabases, async (c) => {
+    return c.json({ items: await vault.listDatabases(c.var.owner.userId) }, 200);
+  });
+  app.openapi({ ...createDatabase, middleware: body }, async (c) => {
+    const db = await vault.createDatabase(c.var.owner.userId, c.req.valid("json").name);
+    return c.json(db, 201);
+  });
+}

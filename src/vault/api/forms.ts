@@ -1,0 +1,368 @@
+/**
+ * The vault's forms (`/vault/forms`): creating a form, archiving new schema versions, its
+ * settings, publishing its signed manifest to the relay and exporting it, and its life after
+ * publishing (closing, reopening, deleting: the service is `../form_lifecycle.ts`). The field
+ * definitions are documented by the JSON Schema of the zod schema that validates them.
+ *
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { toJSONSchema } from "zod";
+import { ClosedMessageSchema } from "../../forms/closure.ts";
+import { FieldDefSchema } from "../../forms/fields.ts";
+import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import * as ids from "../../http/ids.ts";
+import { MAX_RETENTION_DAYS } from "../retention.ts";
+import { FormIdParam, security, tags, type VaultApi } from "./_router.ts";
+
+/**
+ * JSON Schema of one field definition, from the zod schema that validates it: the
+ * `FieldDefinition` component that {@link Fields} refers to.
+ */
+const FIELD_DEFINITION = (() => {
+  const { $schema: _, ...schema } = toJSONSchema(FieldDefSchema, { io: "input" });
+  return schema as Record<string, unknown>;
+})();
+
+const Fields = z.array(z.record(z.string(), z.unknown())).openapi({
+  description: "Field definitions: every kind, its options and value shapes in docs/forms.md",
+  items: { $ref: "#/components/schemas/FieldDefinition" },
+});
+
+const Origins = z.array(z.string()).openapi({
+  description: "Origins whose web pages may submit (https://example.com); empty: any",
+});
+
+const Files = z.enum(["plain", "encrypted"]).openapi({
+  description: 'How senders handle files: "encrypted" (new forms\' default: each file ' +
+    'encrypted to the form\'s key in the age format; docs/uploads.md) or "plain" (the ' +
+    "specification's upload flow, for senders that do not encrypt)",
+});
+
+const Drafts = z.boolean().openapi({
+  description: "Let senders keep a draft on this device: the form page keeps unsent answers, " +
+    "encrypted with a key only its address holds (docs/security.md); false (the default): the " +
+    "page keeps nothing in the browser",
+});
+
+const SubmitLabel = z.string().max(100).openapi({
+  description: 'The form page\'s submit button label ("" for the default "Submit")',
+});
+
+/** A form at its current schema version, as the owner API shows it. */
+const FormSchema = z.object({
+  formId: z.string(),
+  userId: z.string(),
+  databaseId: z.string(),
+  schemaVersion: z.number().int(),
+  publishedVersion: z.number().int().nullable(),
+  publishedAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  title: z.string(),
+  fields: Fields,
+  retentionDays: z.number().int().nullable().openapi({
+    description: "Records older than this many days are deleted; null: kept",
+  }),
+  allowedOrigins: z.array(z.string()),
+  submitLabel: z.string(),
+  files: Files,
+  drafts: Drafts,
+  closed: z.object({ message: z.string(), closedAt: z.string() }).nullable().openapi({
+    description: "Null while the form takes submissions; else the owner's message to senders " +
+      '("" for the default words) and when it was closed',
+  }),
+  deletedAt: z.string().nullable().openapi({
+    description: "When the owner deleted the form (unpublished; its records are kept until " +
+      "deleted); null otherwise",
+  }),
+}).openapi("VaultForm");
+
+/** An archived schema version of a form. */
+const VersionSchema = z.object({
+  formId: z.string(),
+  schemaVersion: z.number().int(),
+  title: z.string(),
+  fields: Fields,
+  allowedOrigins: z.array(z.string()).optional(),
+  submitLabel: z.string().optional(),
+  files: z.literal("encrypted").optional(),
+  drafts: z.literal(true).optional(),
+  createdAt: z.string(),
+}).openapi("VaultFormVersion");
+
+const Manifest = z.record(z.string(), z.unknown()).openapi({
+  description: "A signed form manifest",
+});
+
+const FormParams = z.object({ formId: FormIdParam });
+
+const listForms = createRoute({
+  method: "get",
+  path: "/vault/forms",
+  tags,
+  security,
+  summary: "The user's forms, each at its current schema version (deleted forms left out)",
+  responses: { 200: json(z.object({ items: z.array(FormSchema) }), "Forms") },
+});
+
+const createForm = createRoute({
+  method: "post",
+  path: "/vault/forms",
+  tags,
+  security,
+  summary: "Create a form (schema version 1); optionally publish it at once",
+  request: {
+    body: {
+      ...json(
+        z.object({
+          databaseId: ids.DatabaseIdSchema,
+          formId: FormIdParam.optional(),
+          title: z.string().max(500),
+          fields: Fields,
+          allowedOrigins: Origins.optional(),
+          submitLabel: SubmitLabel.optional(),
+          files: Files.optional(),
+          drafts: Drafts.optional(),
+          publish: z.boolean().default(false),
+        }),
+        "The form",
+      ),
+      required: true,
+    },
+  },
+  responses: {
+    201: json(FormSchema, "Created"),
+    400: error("Malformed fields"),
+    413: error("form_too_large: title and fields over 64 KiB"),
+    404: error("Unknown database"),
+    409: error("Form id taken"),
+  },
+});
+
+const getForm = createRoute({
+  method: "get",
+  path: "/vault/forms/{formId}",
+  tags,
+  security,
+  summary: "A form at its current schema version",
+  request: { params: FormParams },
+  responses: { 200: json(FormSchema, "The form"), 404: error("Unknown form") },
+});
+
+const updateForm = createRoute({
+  method: "put",
+  path: "/vault/forms/{formId}",
+  tags,
+  security,
+  summary: "Archive a new schema version (schemaVersion + 1); optionally publish it",
+  request: {
+    params: FormParams,
+    body: {
+      ...json(
+        z.object({
+          title: z.string().max(500).optional(),
+          fields: Fields,
+          allowedOrigins: Origins.optional(),
+          submitLabel: SubmitLabel.optional(),
+          files: Files.optional(),
+          drafts: Drafts.optional(),
+          publish: z.boolean().default(false),
+        }),
+        "The new schema",
+      ),
+      required: true,
+    },
+  },
+  responses: {
+    200: json(FormSchema, "The new version"),
+    400: error("Malformed fields"),
+    413: error("form_too_large: title and fields over 64 KiB"),
+    404: error("Unknown form"),
+  },
+});
+
+const formSettings = createRoute({
+  method: "patch",
+  path: "/vault/forms/{formId}",
+  tags,
+  security,
+  summary: "Change a form's settings (no new schema version): retentionDays",
+  request: {
+    params: FormParams,
+    body: {
+      ...json(
+        z.strictObject({
+          retentionDays: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable().openapi({
+            description: `Delete records older than this many days (1 to ${MAX_RETENTION_DAYS}); ` +
+              "null turns retention off",
+          }),
+        }),
+        "The settings to change",
+      ),
+      required: true,
+    },
+  },
+  responses: {
+    200: json(FormSchema, "The form"),
+    400: error("Malformed settings"),
+    404: error("Unknown form"),
+  },
+});
+
+const listVersions = createRoute({
+  method: "get",
+  path: "/vault/forms/{formId}/versions",
+  tags,
+  security,
+  summary: "Every archived schema version of a form",
+  request: { params: FormParams },
+  responses: {
+    200: json(z.object({ items: z.array(VersionSchema) }), "Versions, oldest first"),
+    404: error("Unknown form"),
+  },
+});
+
+const publishForm = createRoute({
+  method: "post",
+  path: "/vault/forms/{formId}/publish",
+  tags,
+  security,
+  summary: "Sign the current version's manifest and publish it to the relay",
+  request: { params: FormParams },
+  responses: {
+    200: json(z.object({ form: FormSchema, manifest: Manifest }), "Published"),
+    404: error("Unknown form"),
+    502: error("The relay did not answer"),
+  },
+});
+
+const closeForm = createRoute({
+  method: "post",
+  path: "/vault/forms/{formId}/close",
+  tags,
+  security,
+  summary: "Close a form: the relay answers its submissions and page with 410 form_closed",
+  description: "Senders read `message` (plain text, escaped wherever it is shown) or, when it " +
+    "is empty, the default words. Amendments of earlier submissions are refused too. " +
+    "Closing a closed form again replaces its message.",
+  request: {
+    params: FormParams,
+    body: {
+      ...json(
+        z.object({ message: ClosedMessageSchema.default("") }),
+        "The owner's message to senders",
+      ),
+      required: true,
+    },
+  },
+  responses: {
+    200: json(FormSchema, "The closed form"),
+    400: error("Message over 500 characters"),
+    404: error("Unknown form, or form_deleted"),
+    502: error("The relay did not answer"),
+  },
+});
+
+const reopenForm = createRoute({
+  method: "post",
+  path: "/vault/forms/{formId}/reopen",
+  tags,
+  security,
+  summary: "Reopen a closed form: it takes submissions again",
+  request: { params: FormParams },
+  responses: {
+    200: json(FormSchema, "The open form"),
+    404: error("Unknown form, or form_deleted"),
+    502: error("The relay did not answer"),
+  },
+});
+
+const deleteForm = createRoute({
+  method: "delete",
+  path: "/vault/forms/{formId}",
+  tags,
+  security,
+  summary: "Delete a form: unpublished at the relay and out of the form list",
+  description: "Its manifest, page and submissions then answer 404 as for an unknown form. " +
+    "Its records are kept (listed, readable, exportable) until you delete them; the form's " +
+    "own routes then answer form_deleted. Idempotent.",
+  request: { params: FormParams },
+  responses: {
+    204: { description: "Deleted" },
+    404: error("Unknown form"),
+    502: error("The relay did not answer"),
+  },
+});
+
+const exportManifest = createRoute({
+  method: "get",
+  path: "/vault/forms/{formId}/manifest",
+  tags,
+  security,
+  summary: "Export the signed manifest of the current version (no outbound configuration)",
+  request: { params: FormParams },
+  responses: { 200: json(Manifest, "The manifest"), 404: error("Unknown form") },
+});
+
+/**
+ * Adds the form routes to the owner API.
+ *
+ * @example
+ * ```ts
+ * addFormRoutes({ app, vault, body: [jsonBodyLimit] });
+ * ```
+ */
+export function addFormRoutes({ app, vault, body }: VaultApi): void {
+  // The full field-definition schema, generated from the zod schemas that validate it.
+  app.openAPIRegistry.registerComponent("schemas", "FieldDefinition", FIELD_DEFINITION);
+  app.openapi(listForms, async (c) => {
+    return c.json({ items: await vault.forms.list(c.var.owner.userId) }, 200);
+  });
+  app.openapi({ ...createForm, middleware: body }, async (c) => {
+    const userId = c.var.owner.userId;
+    const { publish, ...input } = c.req.valid("json");
+    const form = await vault.createForm(userId, input);
+    if (!publish) return c.json(form, 201);
+    return c.json((await vault.publish(userId, form.formId)).form, 201);
+  });
+  app.openapi(getForm, async (c) => {
+    return c.json(await vault.forms.get(c.var.owner.userId, c.req.valid("param").formId), 200);
+  });
+  app.openapi({ ...updateForm, middleware: body }, async (c) => {
+    const userId = c.var.owner.userId;
+    const { formId } = c.req.valid("param");
+    const { publish, ...input } = c.req.valid("json");
+    const form = await vault.forms.update(userId, formId, input);
+    if (!publish) return c.json(form, 200);
+    return c.json((await vault.publish(userId, formId)).form, 200);
+  });
+  app.openapi({ ...formSettings, middleware: body }, async (c) => {
+    const { formId } = c.req.valid("param");
+    const { retentionDays } = c.req.valid("json");
+    return c.json(await vault.forms.setRetention(c.var.owner.userId, formId, retentionDays), 200);
+  });
+  app.openapi(listVersions, async (c) => {
+    const { formId } = c.req.valid("param");
+    return c.json({ items: await vault.forms.versions(c.var.owner.userId, formId) }, 200);
+  });
+  app.openapi(publishForm, async (c) => {
+    return c.json(await vault.publish(c.var.owner.userId, c.req.valid("param").formId), 200);
+  });
+  app.openapi({ ...closeForm, middleware: body }, async (c) => {
+    const { formId } = c.req.valid("param");
+    const { message } = c.req.valid("json");
+    return c.json(await vault.lifecycle.close(c.var.owner.userId, formId, message), 200);
+  });
+  app.openapi(reopenForm, async (c) => {
+    const { formId } = c.req.valid("param");
+    return c.json(await vault.lifecycle.reopen(c.var.owner.userId, formId), 200);
+  });
+  app.openapi(deleteForm, async (c) => {
+    await vault.lifecycle.delete(c.var.owner.userId, c.req.valid("param").formId);
+    return c.body(null, 204);
+  });
+  app.openapi(exportManifest, async (c) => {
+    return c.json(await vault.manifest(c.var.owner.userId, c.req.valid("param").formId), 200);
+  });
+}

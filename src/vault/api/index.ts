@@ -1,0 +1,48 @@
+/**
+ * The vault's owner API under `/vault`, one module per resource: `databases.ts`,
+ * `manifest_key.ts`, `forms.ts` (versions, manifests, closing, reopening and deleting),
+ * `records.ts`, `quarantine.ts`, `ingest.ts`; and the record files of `files.ts`, mounted on
+ * their own (`/vault-files` takes no owner token). Every `/vault` route needs an owner token
+ * and acts on that user's data only.
+ *
+ * @module
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { newRouter } from "../../http/openapi.ts";
+import { jsonBody } from "../../http/body.ts";
+import { type OwnerEnv, requireOwner, type TokenSource } from "../../auth/index.ts";
+import type { Vault } from "../service.ts";
+import type { VaultApi } from "./_router.ts";
+import { addDatabaseRoutes } from "./databases.ts";
+import { addManifestKeyRoute } from "./manifest_key.ts";
+import { addFormRoutes } from "./forms.ts";
+import { addRecordRoutes } from "./records.ts";
+import { addQuarantineRoutes } from "./quarantine.ts";
+import { addIngestRoute } from "./ingest.ts";
+
+export { vaultFileRoutes } from "./files.ts";
+
+/**
+ * Mounts the vault's owner API on a new router.
+ *
+ * @example
+ * ```ts
+ * app.route("/", vaultRoutes(vault, identity));
+ * ```
+ */
+export function vaultRoutes(vault: Vault, tokens: TokenSource): OpenAPIHono<OwnerEnv> {
+  const app = newRouter<OwnerEnv>();
+  const body = jsonBody(() => 1024 * 1024, {
+    code: "payload_too_large",
+    message: "Request body exceeds 1 MiB",
+  });
+  app.use("/vault/*", requireOwner(tokens));
+  const api: VaultApi = { app, vault, body: [body] };
+  addDatabaseRoutes(api);
+  addManifestKeyRoute(api);
+  addFormRoutes(api);
+  addRecordRoutes(api);
+  addQuarantineRoutes(api);
+  addIngestRoute(api);
+  return app;
+}

@@ -1,0 +1,97 @@
+/**
+ * The vault's quarantine (`/vault/quarantine`): envelopes that could not become records, each
+ * with the reason; retrying them (after fixing the form) and discarding them.
+ *
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import * as ids from "../../http/ids.ts";
+import { FormIdParam, security, tags, type VaultApi } from "./_router.ts";
+
+/** A quarantined envelope as the owner API shows it. */
+const QuarantineSchema = z.object({
+  id: z.string(),
+  databaseId: z.string(),
+  fingerprint: z.string(),
+  submissionId: z.string(),
+  version: z.number().int(),
+  formId: z.string(),
+  formVersion: z.number().int().nullable(),
+  code: z.string(),
+  reason: z.string(),
+  receivedAt: z.string(),
+  quarantinedAt: z.string(),
+  parts: z.number().int(),
+}).openapi("QuarantinedEnvelope");
+
+const listQuarantine = createRoute({
+  method: "get",
+  path: "/vault/quarantine",
+  tags,
+  security,
+  summary: "Envelopes that could not become records, with the reason",
+  request: { query: z.object({ formId: FormIdParam.optional() }) },
+  responses: { 200: json(z.object({ items: z.array(QuarantineSchema) }), "Quarantine") },
+});
+
+const retryQuarantine = createRoute({
+  method: "post",
+  path: "/vault/quarantine/retry",
+  tags,
+  security,
+  summary: "Process quarantined envelopes again (one by id, or all)",
+  request: {
+    body: {
+      ...json(z.object({ id: ids.QuarantineIdSchema.optional() }), "Which one (all if absent)"),
+      required: true,
+    },
+  },
+  responses: {
+    200: json(
+      z.object({
+        items: z.array(z.object({
+          id: z.string(),
+          outcome: z.enum(["record", "quarantined", "duplicate"]),
+          code: z.string().optional(),
+          reason: z.string().optional(),
+        })),
+      }),
+      "What became of each",
+    ),
+    404: error("Unknown id"),
+  },
+});
+
+const discardQuarantine = createRoute({
+  method: "delete",
+  path: "/vault/quarantine/{id}",
+  tags,
+  security,
+  summary: "Discard a quarantined envelope for good",
+  request: { params: z.object({ id: ids.QuarantineIdSchema }) },
+  responses: { 204: { description: "Discarded" }, 404: error("Unknown id") },
+});
+
+/**
+ * Adds the quarantine routes to the owner API.
+ *
+ * @example
+ * ```ts
+ * addQuarantineRoutes({ app, vault, body: [jsonBodyLimit] });
+ * ```
+ */
+export function addQuarantineRoutes({ app, vault, body }: VaultApi): void {
+  app.openapi(listQuarantine, async (c) => {
+    const { formId } = c.req.valid("query");
+    return c.json({ items: await vault.listQuarantine(c.var.owner.userId, formId) }, 200);
+  });
+  app.openapi({ ...retryQuarantine, middleware: body }, async (c) => {
+    const { id } = c.req.valid("json");
+    return c.json({ items: await vault.retryQuarantine(c.var.owner.userId, id) }, 200);
+  });
+  app.openapi(discardQuarantine, async (c) => {
+    await vault.discardQuarantine(c.var.owner.userId, c.req.valid("param").id);
+    return c.body(null, 204);
+  });
+}
