@@ -281,9 +281,21 @@ async function userAdd(flags: Flags): Promise<number> {
  * ```
  */
 export async function main(args: string[]): Promise<number> {
-  if (["db", "form", "records", "quarantine"].includes(args[0])) {
-    const { vaultCommand } = await import("./vault.ts");
-    return await vaultCommand(args);
+  if (args[0] === "db") {
+    const { dbCommand } = await import("./db.ts");
+    return await dbCommand(args);
+  }
+  if (args[0] === "form") {
+    const { formCommand } = await import("./form.ts");
+    return await formCommand(args);
+  }
+  if (args[0] === "records") {
+    const { recordsCommand } = await import("./records.ts");
+    return await recordsCommand(args);
+  }
+  if (args[0] === "quarantine") {
+    const { quarantineCommand } = await import("./quarantine.ts");
+    return await quarantineCommand(args);
   }
   if (args[0] === "webhook" || args[0] === "deliveries") {
     const { webhookCommand } = await import("./webhook.ts");

@@ -1,7 +1,8 @@
 /**
- * What the owner command groups share (`db`, `form`, `records`, `quarantine` in vault.ts;
- * `webhook`, `deliveries` in webhook.ts): the common flags and their help, the owner client,
- * output, and one run wrapper with the exit codes (0 done, 1 refused by the API, 2 usage).
+ * What the owner command groups share (`db`, `form`, `records`, `quarantine`, each in its
+ * module; `webhook`, `deliveries` in webhook.ts): the common flags and their help, the owner
+ * client, output, and one run wrapper with the exit codes (0 done, 1 refused by the API, 2
+ * usage).
  *
  * @module
  */

@@ -1,27 +1,22 @@
 /**
- * The vault's owner commands: `db`, `form`, `records`, `quarantine`. Clients of the `/vault`
- * HTTP API of a running instance, local or remote.
+ * `sealpost form ...`: the vault's forms, over the `/vault` HTTP API of a running instance,
+ * local or remote: creating one, new schema versions and settings, publishing, the signed
+ * manifest and what is built from it (a static page, the share link and embed snippets), and
+ * a form's life after publishing (close with a message for senders, reopen, delete: its
+ * records are kept until deleted one by one).
  *
  * @module
  */
-import { countFlag, flagOptions, type Parsed, readInput, UsageError } from "./args.ts";
-import type { CsvRecord } from "../vault/csv.ts";
+import { countFlag, readInput, UsageError } from "./args.ts";
 import type { SealpostClient } from "./client.ts";
-import { formLifecycle, LIFECYCLE_COMMANDS } from "./form_lifecycle.ts";
-import { exportRecords } from "./export_records.ts";
-import { need, OWNER_OPTIONS, ownerClient, parseLimit, print, runOwnerGroup } from "./owner.ts";
+import { need, ownerClient, print, runOwnerGroup } from "./owner.ts";
+import { VAULT_OPTIONS, type VaultFlags } from "./vault_flags.ts";
 import type { Manifest } from "../forms/manifest.ts";
 import { verifyManifest } from "../sdk/manifest.ts";
 import { staticFormPage } from "../web/form/static_page.ts";
 import { iframeSnippet, scriptSnippet, shareLink } from "../web/links.ts";
 
-const HELP: Record<string, string> = {
-  db: `Usage: sealpost db <create|list> [options]
-
-  db create --name NAME   Create a database: a new key pair, registered with the relay
-  db list                 The databases of this vault
-`,
-  form: `Usage: sealpost form <command> [options]
+const HELP = `Usage: sealpost form <command> [options]
 
   form create --db ID --title TITLE --fields FILE [--id FORMID] [--publish]
                           Create a form (schema version 1) from a JSON array of fields
@@ -65,49 +60,7 @@ Example: a fields file (every kind, its options and value shapes: docs/forms.md)
     {"id": "photo", "label": "Photo", "kind": "image", "accept": ["image/*"]}
   ]
   sealpost form create --db <databaseId> --title "Contact" --fields fields.json --publish
-`,
-  records: `Usage: sealpost records <command> [options]
-
-  records list FORMID [--limit N]        The first N records (default 20)
-  records get FORMID RECORDID            One record
-  records delete FORMID RECORDID         Delete a record
-  records export FORMID [--format jsonl|csv] [--out FILE] [--with-files DIR]
-                          Every record, streamed page by page (JSON Lines by default);
-                          progress on stderr when it is a terminal. --with-files: each
-                          uploaded file too (decrypted), as DIR/<recordId>/<fieldId>/<name>
-`,
-  quarantine: `Usage: sealpost quarantine <list|retry> [options]
-
-  quarantine list [--form FORMID]        Envelopes that could not become records, and why
-  quarantine retry [ID]                  Process one (or every) quarantined envelope again,
-                                         after fixing the form
-`,
-};
-
-const OPTIONS = {
-  ...OWNER_OPTIONS,
-  ...flagOptions("string", [
-    "name",
-    "db",
-    "id",
-    "title",
-    "fields",
-    "out",
-    "limit",
-    "format",
-    "form",
-    "retention-days",
-    "allowed-origins",
-    "submit-label",
-    "files",
-    "drafts",
-    "with-files",
-    "message",
-  ]),
-  publish: { type: "boolean" },
-} as const;
-
-type Flags = Parsed<typeof OPTIONS>["values"];
+`;
 
 async function readFields(path: string | undefined): Promise<unknown> {
   const file = need(path, "--fields FILE");
@@ -132,7 +85,6 @@ type Form = {
   closed: { message: string } | null;
   deletedAt: string | null;
 };
-type Row = CsvRecord;
 
 const formLine = (f: Form) =>
   `${f.formId}  v${f.schemaVersion}  ${
@@ -156,7 +108,7 @@ async function verifiedManifest(client: SealpostClient, form: string) {
  * `--files encrypted|plain` and `--drafts on|off` for the API.
  */
 function pageSettings(
-  flags: Flags,
+  flags: VaultFlags,
 ): { allowedOrigins?: string[]; submitLabel?: string; files?: string; drafts?: boolean } {
   const list = flags["allowed-origins"];
   const label = flags["submit-label"];
@@ -184,39 +136,53 @@ function embedText(relayUrl: string, formId: string, pin: string, title: string)
     `script embed:\n${scriptSnippet(relayUrl, formId, pin, title)}\n`;
 }
 
-async function run(group: string, sub: string, args: string[], flags: Flags): Promise<number> {
-  const client = await ownerClient(flags);
-  if (group === "form" && LIFECYCLE_COMMANDS.includes(sub)) {
-    return await formLifecycle(client, sub, args, flags);
+/**
+ * `form close|reopen|delete FORMID` of the form at `path`. With `--json` it prints the form as
+ * the API answers it (`closed`, `deletedAt`).
+ */
+async function lifecycle(
+  client: SealpostClient,
+  sub: string,
+  path: string,
+  flags: VaultFlags,
+): Promise<number> {
+  if (sub === "close") {
+    const form = await client.call<Form>("POST", `${path}/close`, {
+      message: flags.message ?? "",
+    });
+    print(flags, form, () =>
+      `Closed ${form.formId}: its page and submissions now answer ` +
+      (form.closed?.message
+        ? `"${form.closed.message}"`
+        : "with the default words (no --message given)") +
+      `\nReopen it with: form reopen ${form.formId}`);
+    return 0;
   }
+  if (sub === "reopen") {
+    const form = await client.call<Form>("POST", `${path}/reopen`);
+    print(flags, form, () => `Reopened ${form.formId}: it takes submissions again`);
+    return 0;
+  }
+  await client.call("DELETE", path);
+  const form = await client.call<Form>("GET", path);
+  print(
+    flags,
+    form,
+    () =>
+      `Deleted ${form.formId}: unpublished, and out of the form list. Its records are kept ` +
+      `until you delete them (records list ${form.formId}).`,
+  );
+  return 0;
+}
+
+async function run(sub: string, args: string[], flags: VaultFlags): Promise<number> {
+  const client = await ownerClient(flags);
   const f = (id: string | undefined) => `/vault/forms/${encodeURIComponent(need(id, "FORMID"))}`;
-  switch (`${group} ${sub}`) {
-    case "db create": {
-      const db = await client.call<{ id: string; fingerprint: string }>(
-        "POST",
-        "/vault/databases",
-        {
-          name: need(flags.name, "--name NAME"),
-        },
-      );
-      print(flags, db, () => `database ${db.id}  key fingerprint ${db.fingerprint}`);
-      return 0;
-    }
-    case "db list": {
-      const { items } = await client.call<
-        { items: { id: string; name: string; fingerprint: string }[] }
-      >(
-        "GET",
-        "/vault/databases",
-      );
-      print(
-        flags,
-        items,
-        () => items.map((d) => `${d.id}  ${d.name}  ${d.fingerprint}`).join("\n"),
-      );
-      return 0;
-    }
-    case "form create": {
+  if (["close", "reopen", "delete"].includes(sub)) {
+    return await lifecycle(client, sub, f(args[0]), flags);
+  }
+  switch (sub) {
+    case "create": {
       const form = await client.call<Form>("POST", "/vault/forms", {
         databaseId: need(flags.db, "--db ID"),
         title: need(flags.title, "--title TITLE"),
@@ -228,7 +194,7 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       print(flags, form, () => formLine(form));
       return 0;
     }
-    case "form update": {
+    case "update": {
       const retention = flags["retention-days"];
       let form: Form | null = null;
       if (flags.fields !== undefined || retention === undefined) {
@@ -249,12 +215,12 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       print(flags, form, () => formLine(form!));
       return 0;
     }
-    case "form publish": {
+    case "publish": {
       const { form } = await client.call<{ form: Form }>("POST", `${f(args[0])}/publish`);
       print(flags, form, () => formLine(form));
       return 0;
     }
-    case "form show": {
+    case "show": {
       const form = await client.call<Form>("GET", f(args[0]));
       const { items } = await client.call<
         { items: { schemaVersion: number; createdAt: string }[] }
@@ -274,20 +240,20 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       );
       return 0;
     }
-    case "form list": {
+    case "list": {
       const { items } = await client.call<{ items: Form[] }>("GET", "/vault/forms");
       print(flags, items, () => items.map(formLine).join("\n"));
       return 0;
     }
-    case "form export": {
+    case "export": {
       const manifest = await client.call<unknown>("GET", `${f(args[0])}/manifest`);
       const text = JSON.stringify(manifest, null, 2) + "\n";
       if (flags.out) await Deno.writeTextFile(flags.out, text);
       else console.log(text.trimEnd());
       return 0;
     }
-    case "form page":
-    case "form link": {
+    case "page":
+    case "link": {
       const { manifest, pin } = await verifiedManifest(client, f(args[0]));
       const text = sub === "page"
         ? staticFormPage(manifest, pin)
@@ -297,88 +263,19 @@ async function run(group: string, sub: string, args: string[], flags: Flags): Pr
       if (flags.out) console.error(`Wrote ${flags.out}`);
       return 0;
     }
-    case "records list": {
-      const limit = parseLimit(flags.limit, 20, 1000);
-      const { items } = await client.call<{ items: Row[] }>(
-        "GET",
-        `${f(args[0])}/records?limit=${limit}`,
-      );
-      print(
-        flags,
-        items,
-        () =>
-          items.map((r) => `${r._recordId}  ${r._savedAt}  ${JSON.stringify(r.values)}`).join("\n"),
-      );
-      return 0;
-    }
-    case "records get": {
-      const record = await client.call<Row>(
-        "GET",
-        `${f(args[0])}/records/${encodeURIComponent(need(args[1], "RECORDID"))}`,
-      );
-      print(flags, record, () => JSON.stringify(record, null, 2));
-      return 0;
-    }
-    case "records delete": {
-      const id = need(args[1], "RECORDID");
-      await client.call("DELETE", `${f(args[0])}/records/${encodeURIComponent(id)}`);
-      print(flags, { deleted: id }, () => `Deleted ${id}`);
-      return 0;
-    }
-    case "records export":
-      await exportRecords(client, need(args[0], "FORMID"), flags);
-      return 0;
-    case "quarantine list": {
-      const query = flags.form ? `?formId=${encodeURIComponent(flags.form)}` : "";
-      const { items } = await client.call<
-        { items: { id: string; formId: string; code: string; reason: string }[] }
-      >("GET", `/vault/quarantine${query}`);
-      print(
-        flags,
-        items,
-        () =>
-          items.length === 0
-            ? "Quarantine is empty"
-            : items.map((q) => `${q.id}  ${q.formId}  ${q.code}: ${q.reason}`).join("\n"),
-      );
-      return 0;
-    }
-    case "quarantine retry": {
-      const { items } = await client.call<
-        { items: { id: string; outcome: string; reason?: string }[] }
-      >(
-        "POST",
-        "/vault/quarantine/retry",
-        args[0] ? { id: args[0] } : {},
-      );
-      print(
-        flags,
-        items,
-        () =>
-          items.map((q) => `${q.id}  ${q.outcome}${q.reason ? `: ${q.reason}` : ""}`).join("\n") ||
-          "Nothing to retry",
-      );
-      return 0;
-    }
     default:
-      throw new UsageError(`Unknown command "${group} ${sub}"`);
+      throw new UsageError(`Unknown command "form ${sub}"`);
   }
 }
 
 /**
- * Runs `sealpost <db|form|records|quarantine> ...`; resolves to the exit code.
+ * Runs `sealpost form ...` (`args` starts with `form`); resolves to the exit code.
  *
  * @example
  * ```ts
- * Deno.exit(await vaultCommand(["form", "list", "--json"]));
+ * Deno.exit(await formCommand(["form", "list", "--json"]));
  * ```
  */
-export function vaultCommand(args: string[]): Promise<number> {
-  const group = args[0];
-  return runOwnerGroup(
-    args,
-    HELP[group],
-    OPTIONS,
-    (command, rest, flags) => run(group, command, rest, flags),
-  );
+export function formCommand(args: string[]): Promise<number> {
+  return runOwnerGroup(args, HELP, VAULT_OPTIONS, run);
 }
