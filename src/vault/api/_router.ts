@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { OwnerEnv } from "../../auth/index.ts";
 import * as ids from "../../http/ids.ts";
@@ -29,3 +29,5 @@ export const tags = ["vault"];
 export const FormIdParam = ids.FormIdSchema;
 /** `RecordIdParam` of the vault's owner API (OpenAPI). */
 export const RecordIdParam = ids.RecordIdSchema;
+/** The path parameters of a form's routes (`/vault/forms/{formId}…`). */
+export const FormParams = z.object({ formId: FormIdParam });

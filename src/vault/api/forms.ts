@@ -13,7 +13,7 @@ import { FieldDefSchema } from "../../forms/fields.ts";
 import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { MAX_RETENTION_DAYS } from "../retention.ts";
-import { FormIdParam, security, tags, type VaultApi } from "./_router.ts";
+import { FormIdParam, FormParams, security, tags, type VaultApi } from "./_router.ts";
 
 /**
  * JSON Schema of one field definition, from the zod schema that validates it: the
@@ -94,8 +94,6 @@ const VersionSchema = z.object({
 const Manifest = z.record(z.string(), z.unknown()).openapi({
   description: "A signed form manifest",
 });
-
-const FormParams = z.object({ formId: FormIdParam });
 
 const listForms = createRoute({
   method: "get",

@@ -7,7 +7,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorContent as error, intQuery, jsonContent as json } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
-import { FormIdParam, RecordIdParam, security, tags, type VaultApi } from "./_router.ts";
+import {
+  FormIdParam,
+  FormParams,
+  RecordIdParam,
+  security,
+  tags,
+  type VaultApi,
+} from "./_router.ts";
 
 /** A record as the owner API shows it. */
 const RecordSchema = z.object({
@@ -20,6 +27,8 @@ const RecordSchema = z.object({
   values: z.record(z.string(), z.unknown()),
 }).openapi("VaultRecord");
 
+const RecordParams = z.object({ formId: FormIdParam, recordId: RecordIdParam });
+
 const listRecords = createRoute({
   method: "get",
   path: "/vault/forms/{formId}/records",
@@ -29,7 +38,7 @@ const listRecords = createRoute({
   description: "In record-id order. A page can hold fewer than `limit` records while more " +
     "follow (deleted records are skipped): read on while `nextCursor` is not null.",
   request: {
-    params: z.object({ formId: FormIdParam }),
+    params: FormParams,
     query: z.object({
       cursor: ids.CursorSchema.optional(),
       limit: intQuery(1, 1000).default(100),
@@ -51,7 +60,7 @@ const createRecord = createRoute({
   security,
   summary: "Create a record by hand (checked against the current schema)",
   request: {
-    params: z.object({ formId: FormIdParam }),
+    params: FormParams,
     body: {
       ...json(z.object({ values: z.record(z.string(), z.unknown()) }), "Values"),
       required: true,
@@ -71,7 +80,7 @@ const getRecord = createRoute({
   tags,
   security,
   summary: "One record",
-  request: { params: z.object({ formId: FormIdParam, recordId: RecordIdParam }) },
+  request: { params: RecordParams },
   responses: { 200: json(RecordSchema, "The record"), 404: error("Unknown record") },
 });
 
@@ -82,7 +91,7 @@ const editRecord = createRoute({
   security,
   summary: "Edit a record: the values given replace those fields (null clears one)",
   request: {
-    params: z.object({ formId: FormIdParam, recordId: RecordIdParam }),
+    params: RecordParams,
     body: {
       ...json(z.object({ values: z.record(z.string(), z.unknown()) }), "Changes"),
       required: true,
@@ -102,7 +111,7 @@ const deleteRecord = createRoute({
   tags,
   security,
   summary: "Delete a record",
-  request: { params: z.object({ formId: FormIdParam, recordId: RecordIdParam }) },
+  request: { params: RecordParams },
   responses: { 204: { description: "Deleted" }, 404: error("Unknown record") },
 });
 
