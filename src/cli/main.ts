@@ -17,6 +17,14 @@ import { helpText, programCommand } from "./program.ts";
 import type { DemoInfo } from "../vault/index.ts";
 import { shareLink } from "../web/links.ts";
 
+/** The vault's owner command groups, each run by its module (loaded on demand) with all `args`. */
+const VAULT_GROUPS = new Map<string, () => Promise<(args: string[]) => Promise<number>>>([
+  ["db", async () => (await import("./db.ts")).dbCommand],
+  ["form", async () => (await import("./form.ts")).formCommand],
+  ["records", async () => (await import("./records.ts")).recordsCommand],
+  ["quarantine", async () => (await import("./quarantine.ts")).quarantineCommand],
+]);
+
 /** How long a stop waits for the vault's first-run setup to finish. */
 const SETUP_GRACE_MS = 10_000;
 
@@ -281,22 +289,8 @@ async function userAdd(flags: Flags): Promise<number> {
  * ```
  */
 export async function main(args: string[]): Promise<number> {
-  if (args[0] === "db") {
-    const { dbCommand } = await import("./db.ts");
-    return await dbCommand(args);
-  }
-  if (args[0] === "form") {
-    const { formCommand } = await import("./form.ts");
-    return await formCommand(args);
-  }
-  if (args[0] === "records") {
-    const { recordsCommand } = await import("./records.ts");
-    return await recordsCommand(args);
-  }
-  if (args[0] === "quarantine") {
-    const { quarantineCommand } = await import("./quarantine.ts");
-    return await quarantineCommand(args);
-  }
+  const vaultGroup = VAULT_GROUPS.get(args[0]);
+  if (vaultGroup) return await (await vaultGroup())(args);
   if (args[0] === "webhook" || args[0] === "deliveries") {
     const { webhookCommand } = await import("./webhook.ts");
     return await webhookCommand(args);
