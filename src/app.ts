@@ -17,8 +17,7 @@ import { requestLog } from "./http/logger.ts";
 import { metricsHandler, requestMetrics, type ServiceMetrics } from "./metrics/index.ts";
 import { AddressRanges } from "./ip/address.ts";
 import { type Limiter, rateLimit } from "./http/rate_limit.ts";
-import { senderCors } from "./relay/cors.ts";
-import { type RelayDeps, relayRoutes } from "./relay/routes.ts";
+import { type RelayDeps, relayRoutes, senderCors } from "./relay/api/index.ts";
 import type { FormDirectory } from "./relay/manifests.ts";
 import type { Intake } from "./relay/submissions.ts";
 import { storageFailure, StorageHealth } from "./http/storage_health.ts";
@@ -95,7 +94,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS),
       });
   });
-  // Browser senders (src/relay/cors.ts): CORS on the anonymous sender routes only.
+  // Browser senders (src/relay/api/cors.ts): CORS on the anonymous sender routes only.
   if (config.server.role !== "vault") app.use(senderCors(deps.forms, publicBaseUrl(config)));
   // Rate limits of the route families whose routers set none: manifest reads, pre-signed
   // blob reads and the vault's owner API (before its authentication).

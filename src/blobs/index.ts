@@ -4,20 +4,19 @@
  *
  * @module
  */
-export { Blobs } from "./service.ts";
-export type {
-  BlobSettings,
-  BlobsOptions,
-  PresignedUrl,
-  SignedQuery,
-  SlotRequest,
-  UploadReceipt,
-  UploadSlot,
-} from "./service_types.ts";
-export { type BlobDeps, blobRoutes } from "./routes.ts";
+export {
+  Blobs,
+  type BlobSettings,
+  type BlobsOptions,
+  type PresignedUrl,
+  type SlotRequest,
+  type UploadReceipt,
+  type UploadSlot,
+} from "./service.ts";
+export { type BlobDeps, blobRoutes } from "./api/index.ts";
 export { type BlobKey, blobKeyString } from "./key.ts";
 export type { BlobStore, ByteRange, StagedBlob } from "./store.ts";
 export { BlobWriteError } from "./store.ts";
 export { blobPathParts, FsBlobStore } from "./fs_store.ts";
-export { UrlSigner } from "./signing.ts";
+export { type SignedQuery, UrlSigner } from "./signing.ts";
 export { PeriodicTask, type SweepResult } from "./orphans.ts";

@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import type { Config } from "../config/index.ts";
 import { MAX_FILE_BYTES } from "../forms/file_ref.ts";
 import {
   type DomainError,
@@ -17,26 +18,74 @@ import {
   QuotaExceeded,
   TooLarge,
 } from "../errors/index.ts";
-import { type BlobMeta, QuotaExceededError } from "../store/ports/blob_meta.ts";
+import { type BlobMeta, type BlobMetaPort, QuotaExceededError } from "../store/ports/blob_meta.ts";
+import type { IdentityPort } from "../store/ports/identity.ts";
 import { KeyedLock } from "./_lock.ts";
 import { inParallel, isDirect, knownBlob, sweepUnrecorded } from "./direct.ts";
 import { FsBlobStore } from "./fs_store.ts";
 import { type BlobKey, blobKeyString, isBlobUserId } from "./key.ts";
 import { PeriodicTask, sweepOrphans, type SweepResult } from "./orphans.ts";
-import { type SignedRequest, UrlSigner, verifySignedQuery } from "./signing.ts";
+import { type SignedQuery, type SignedRequest, UrlSigner, verifySignedQuery } from "./signing.ts";
 import { contentTypeMatches, servedAs } from "./mime.ts";
 import { readS3Credentials, S3BlobStore } from "./s3_store.ts";
-import type {
-  BlobSettings,
-  BlobsOptions,
-  PresignedUrl,
-  SignedQuery,
-  SlotRequest,
-  UploadReceipt,
-  UploadRequest,
-  UploadSlot,
-} from "./service_types.ts";
 import { type BlobStore, BlobWriteError, type ByteRange, type DirectBlobStore } from "./store.ts";
+
+/** The settings of the `[blobs]` configuration section. */
+export type BlobSettings = Config["blobs"];
+
+/** What {@linkcode Blobs} needs. */
+export interface BlobsOptions {
+  /** Blob metadata, usage and claims. */
+  meta: BlobMetaPort;
+  /** Who may receive uploads (a registered user). */
+  identity: Pick<IdentityPort, "getUser">;
+  /** Where the bytes live: passing through Sealpost (fs), or reached directly (S3). */
+  store: BlobStore | DirectBlobStore;
+  signer: UrlSigner;
+  settings: BlobSettings;
+  /** The public base URL, for URLs made outside a request (for example webhook bodies). */
+  baseUrl: () => string;
+  /** The clock, epoch milliseconds. */
+  now?: () => number;
+}
+
+/** The body of `POST /submissions/upload-slot`. */
+export interface SlotRequest {
+  recipientUserId: string;
+  hash: string;
+  mime?: string | null;
+  sizeBytes?: number | null;
+}
+
+/** A pre-signed URL and when it stops working. */
+export interface PresignedUrl {
+  url: string;
+  expiresAtUtc: string;
+}
+
+/** What `POST /submissions/upload-slot` answers. */
+export interface UploadSlot extends PresignedUrl {
+  /** The storage key `{recipientUserId}/{hash}`. */
+  key: string;
+}
+
+/** The headers of a PUT that matter, and its body. */
+export interface UploadRequest {
+  contentType: string | null;
+  contentLength: string | null;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+/** What a PUT stored: all but `created` comes from the request (no existence oracle). */
+export interface UploadReceipt {
+  key: string;
+  hash: string;
+  sizeBytes: number;
+  /** The mime the URL signed (null for none). */
+  mime: string | null;
+  /** False when the same bytes were already stored (the PUT is idempotent); not sent out. */
+  created: boolean;
+}
 
 /** Where the filesystem store keeps blobs inside a data dir. */
 function blobsDir(dataDir: string): string {

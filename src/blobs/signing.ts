@@ -8,13 +8,20 @@
  * @module
  */
 import { Forbidden } from "../errors/index.ts";
-import type { SignedQuery } from "./service_types.ts";
 
 /** Label of the URL-signing sub-key. */
 const KEY_LABEL = "sealpost/blob-url-key/v1";
 
 /** First member of every signed string: a change of the format changes every signature. */
 const FORMAT = "sealpost/blob-url/v1";
+
+/** The query parameters of a pre-signed URL, as received. */
+export interface SignedQuery {
+  expires?: string;
+  mime?: string;
+  max?: string;
+  sig?: string;
+}
 
 /** Everything a pre-signed URL binds. */
 export interface SignedRequest {

@@ -41,7 +41,7 @@ export interface Manifest {
   relayUrl: string;
   /**
    * Origins (`https://example.com`) whose web pages may submit to the form; absent or empty:
-   * any. The relay always allows its own hosted form page. See `src/relay/cors.ts`.
+   * any. The relay always allows its own hosted form page. See `src/relay/api/cors.ts`.
    */
   allowedOrigins?: string[];
   /** The form page's submit button label (default "Submit"). */

@@ -29,7 +29,7 @@ export interface VaultForm extends Omit<FormHead, "closed" | "deletedAt"> {
   title: string;
   fields: FieldDef[];
   retentionDays: number | null;
-  /** Origins whose web pages may submit; empty: any (see `src/relay/cors.ts`). */
+  /** Origins whose web pages may submit; empty: any (see `src/relay/api/cors.ts`). */
   allowedOrigins: string[];
   /** The form page's submit button label; "" for the default "Submit". */
   submitLabel: string;

@@ -11,7 +11,7 @@ import { type Asset, ASSETS, EMBED_SCRIPT } from "./assets.ts";
 import { pageCsp } from "./csp.ts";
 import { ClosedFormPage, FormPage, MissingFormPage } from "./form/page.tsx";
 import type { FormDirectory } from "../relay/manifests.ts";
-import { allowedOrigins } from "../relay/cors.ts";
+import { allowedOrigins } from "../relay/api/cors.ts";
 
 const gzipped = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
 

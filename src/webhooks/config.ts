@@ -1,6 +1,6 @@
 /**
- * The webhook configuration model: request schemas and the checks across fields; the view
- * the owner API shows (secrets masked) is in `config_view.ts`.
+ * The webhook configuration model: request schemas, the checks across fields, and how a
+ * secret is shown (masked); the view the owner API shows is in `api/webhooks.ts`.
  *
  * @module
  */
@@ -41,6 +41,18 @@ const RESERVED_HEADERS = new Set([
 
 /** Headers the Standard Webhooks option writes. */
 const STANDARD_HEADERS = new Set(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+
+/**
+ * A secret as the API shows it: never in full; the last 4 characters of long ones only.
+ *
+ * @example
+ * ```ts
+ * maskSecret("whsec_abcdefghijklmnopqrstuvwxyz"); // "****wxyz"
+ * ```
+ */
+export function maskSecret(secret: string): string {
+  return secret.length >= 20 ? `****${secret.slice(-4)}` : "****";
+}
 
 /**
  * Parses a custom header line `Key: Value`, or returns why it is not one.
@@ -339,5 +351,3 @@ export function patchConfig(
   checkConfig(next);
   return { row: next, secret };
 }
-
-export { maskSecret, type WebhookView, webhookView, WebhookViewSchema } from "./config_view.ts";

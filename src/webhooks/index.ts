@@ -14,7 +14,8 @@
  *   the first at once, later ones as the store's schedule makes them due), `scheduler.ts` (a
  *   transition as one store write), `sweeper.ts` (lost schedules re-armed). The storage is
  *   behind ports: `src/store/ports/webhooks.ts` and `src/store/ports/record_events.ts`.
- * - `routes.ts`: the owner API.
+ * - `api/`: the owner API, one module per resource (`webhooks.ts`: configurations;
+ *   `deliveries.ts`: deliveries and their attempts).
  *
  * The records port writes a record event in the same atomic operation as each record change
  * and announces it once committed (src/store/ports/record_events.ts); the engine consumes them.
@@ -28,8 +29,6 @@ export {
   parseHeaderLine,
   WebhookCreateSchema,
   WebhookPatchSchema,
-  type WebhookView,
-  WebhookViewSchema,
 } from "./config.ts";
 export { createConfig, updateConfig } from "./config_writes.ts";
 export {
@@ -60,7 +59,8 @@ export {
   renderXmlTemplate,
 } from "./render/index.ts";
 export { buildRequest, type OutboundRequest, signBody, standardSignature } from "./request.ts";
-export { type WebhookRouteDeps, webhookRoutes } from "./routes.ts";
+export { type WebhookRouteDeps, webhookRoutes } from "./api/index.ts";
+export { type WebhookView, WebhookViewSchema } from "./api/webhooks.ts";
 export { type AttemptResult, sendRequest } from "./send.ts";
 export {
   type DeliveryEffect,

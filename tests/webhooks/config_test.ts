@@ -5,9 +5,8 @@ import {
   patchConfig,
   WebhookCreateSchema,
   WebhookPatchSchema,
-  webhookView,
-  WebhookViewSchema,
 } from "../../src/webhooks/config.ts";
+import { webhookView, WebhookViewSchema } from "../../src/webhooks/api/webhooks.ts";
 
 const URL_ = "https://crm.example/hooks/in";
 

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { emitRecordEvent } from "../../src/store/kv/record_events.ts";
-import { verifyWebhookSignature } from "../../src/sdk/mod.ts";
-import { formatSavedAt } from "../../src/webhooks/index.ts";
-import { publishForm, registerDatabase } from "../_support/owner.ts";
-import { call, startInstance, type TestInstance } from "../_support/server.ts";
-import { startReceiver, until } from "./_harness.ts";
-import { KvWrite } from "../../src/store/kv/write.ts";
+import { emitRecordEvent } from "../../../src/store/kv/record_events.ts";
+import { verifyWebhookSignature } from "../../../src/sdk/mod.ts";
+import { formatSavedAt } from "../../../src/webhooks/index.ts";
+import { publishForm, registerDatabase } from "../../_support/owner.ts";
+import { call, startInstance, type TestInstance } from "../../_support/server.ts";
+import { startReceiver, until } from "../_harness.ts";
+import { KvWrite } from "../../../src/store/kv/write.ts";
 
 const test = (name: string, fn: () => Promise<void>) =>
   Deno.test({ name, fn, sanitizeResources: false, sanitizeOps: false });

@@ -20,8 +20,8 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import { Forbidden } from "../errors/index.ts";
-import type { FormDirectory } from "./manifests.ts";
+import { Forbidden } from "../../errors/index.ts";
+import type { FormDirectory } from "../manifests.ts";
 
 /** How long a browser may cache a preflight answer, in seconds. */
 export const PREFLIGHT_MAX_AGE = 86_400;

@@ -5,10 +5,10 @@
  * stored, and the relay's own page, and clients without an Origin, stay allowed.
  */
 import assert from "node:assert/strict";
-import { buildEnvelope, buildPayload, fetchManifest, seal } from "../../src/sdk/mod.ts";
-import { PREFLIGHT_MAX_AGE } from "../../src/relay/cors.ts";
-import { call, startInstance, type TestInstance } from "../_support/server.ts";
-import { vaultForm } from "../_support/vault.ts";
+import { buildEnvelope, buildPayload, fetchManifest, seal } from "../../../src/sdk/mod.ts";
+import { PREFLIGHT_MAX_AGE } from "../../../src/relay/api/cors.ts";
+import { call, startInstance, type TestInstance } from "../../_support/server.ts";
+import { vaultForm } from "../../_support/vault.ts";
 
 const SITE = "https://site.example";
 const FIELDS = [{ id: "name", label: "Name", kind: "text", required: true }];

@@ -1,23 +1,32 @@
 /**
- * The OpenAPI definitions of the owner API's delivery routes (list, show with attempts, retry
- * one, retry all failed) and the views of deliveries and attempts; mounted by `routes.ts`.
+ * Deliveries over the owner API: a webhook's deliveries and the retry of its failed ones
+ * (`/owner/webhooks/{webhookId}/deliveries`), one delivery with its attempts and its retry
+ * (`/owner/deliveries/{deliveryId}`); their OpenAPI definitions, the views of deliveries and
+ * attempts, and handlers.
  *
  * @module
  */
-import { errorContent as error, intQuery, jsonContent as json } from "../http/openapi.ts";
-import { createRoute, z } from "@hono/zod-openapi";
-import { CursorSchema, DeliveryIdSchema, WebhookIdSchema } from "../http/ids.ts";
-import type { WebhookAttempt, WebhookDelivery } from "../store/ports/webhooks.ts";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
+import { Invalid, NotFound } from "../../errors/index.ts";
+import { CursorSchema, DeliveryIdSchema } from "../../http/ids.ts";
+import { errorContent as error, intQuery, jsonContent as json } from "../../http/openapi.ts";
+import {
+  InvalidCursorError,
+  type WebhookAttempt,
+  type WebhookDelivery,
+} from "../../store/ports/webhooks.ts";
+import type { WebhookEngine } from "../engine.ts";
+import { ownWebhook, WebhookIdParam } from "./webhooks.ts";
 
 const security = [{ ownerToken: [] }];
 const tags = ["webhooks"];
 
-/** The `webhookId` path parameter. */
-export const WebhookIdParam = z.object({ webhookId: WebhookIdSchema });
 const DeliveryIdParam = z.object({ deliveryId: DeliveryIdSchema });
 
 /** A delivery as the owner API shows it. */
-export const DeliverySchema = z.object({
+const DeliverySchema = z.object({
   id: z.string(),
   webhookId: z.string(),
   formId: z.string(),
@@ -53,7 +62,7 @@ const AttemptSchema = z.object({
 }).openapi("WebhookAttempt");
 
 /** Route definition: `listDeliveries`. */
-export const listDeliveries = createRoute({
+const listDeliveries = createRoute({
   method: "get",
   path: "/owner/webhooks/{webhookId}/deliveries",
   tags,
@@ -83,7 +92,7 @@ export const listDeliveries = createRoute({
 });
 
 /** Route definition: `retryFailed`. */
-export const retryFailed = createRoute({
+const retryFailed = createRoute({
   method: "post",
   path: "/owner/webhooks/{webhookId}/deliveries/retry",
   tags,
@@ -98,7 +107,7 @@ export const retryFailed = createRoute({
 });
 
 /** Route definition: `getDelivery`. */
-export const getDelivery = createRoute({
+const getDelivery = createRoute({
   method: "get",
   path: "/owner/deliveries/{deliveryId}",
   tags,
@@ -116,7 +125,7 @@ export const getDelivery = createRoute({
 });
 
 /** Route definition: `retryDelivery`. */
-export const retryDelivery = createRoute({
+const retryDelivery = createRoute({
   method: "post",
   path: "/owner/deliveries/{deliveryId}/retry",
   tags,
@@ -132,7 +141,7 @@ export const retryDelivery = createRoute({
 });
 
 /** The owner API's view of a delivery. */
-export function deliveryView(row: WebhookDelivery): z.infer<typeof DeliverySchema> {
+function deliveryView(row: WebhookDelivery): z.infer<typeof DeliverySchema> {
   return {
     id: row.id,
     webhookId: row.webhookId,
@@ -157,6 +166,67 @@ export function deliveryView(row: WebhookDelivery): z.infer<typeof DeliverySchem
 }
 
 /** The owner API's view of an attempt. */
-export function attemptView(row: WebhookAttempt): z.infer<typeof AttemptSchema> {
+function attemptView(row: WebhookAttempt): z.infer<typeof AttemptSchema> {
   return { ...row };
+}
+
+/**
+ * Mounts the delivery routes on `app`, each behind `auth` (the owner API's rate limit and
+ * token).
+ *
+ * @example
+ * ```ts
+ * mountDeliveries(app, engine, [rateLimit, requireOwner(identity)]);
+ * ```
+ */
+export function mountDeliveries(
+  app: OpenAPIHono<OwnerEnv>,
+  engine: WebhookEngine,
+  auth: MiddlewareHandler[],
+): void {
+  const { webhooks: store, deliveries, forms } = engine;
+
+  /** The user's delivery `deliveryId`. */
+  const ownDelivery = async (deliveryId: string, userId: string) => {
+    const notFound = () => new NotFound("delivery_not_found", `Delivery "${deliveryId}" not found`);
+    const stored = await deliveries.delivery(deliveryId);
+    const config = stored && await store.config(stored.row.webhookId);
+    if (!stored || !config) throw notFound();
+    assertOwns(userId, await forms.ownerOf(config.formId), notFound);
+    return stored;
+  };
+
+  app.openapi({ ...listDeliveries, middleware: auth }, async (c) => {
+    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+    const { failed, cursor, limit } = c.req.valid("query");
+    const page = await deliveries.deliveries(row.id, { failed: failed === "true", cursor, limit })
+      .catch((err) => {
+        if (!(err instanceof InvalidCursorError)) throw err;
+        throw new Invalid("invalid_request", "Invalid cursor: not a cursor of this list", "cursor");
+      });
+    return c.json({ items: page.items.map(deliveryView), nextCursor: page.nextCursor }, 200);
+  });
+
+  app.openapi({ ...retryFailed, middleware: auth }, async (c) => {
+    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+    return c.json({ retried: await engine.retryFailed(row.id) }, 200);
+  });
+
+  app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
+    const { row } = await ownDelivery(c.req.valid("param").deliveryId, c.var.owner.userId);
+    return c.json(
+      {
+        delivery: deliveryView(row),
+        attempts: (await deliveries.attempts(row.id)).map(attemptView),
+      },
+      200,
+    );
+  });
+
+  app.openapi({ ...retryDelivery, middleware: auth }, async (c) => {
+    const { deliveryId } = c.req.valid("param");
+    await engine.retry(await ownDelivery(deliveryId, c.var.owner.userId));
+    const after = await deliveries.delivery(deliveryId);
+    return c.json(deliveryView(after!.row), 202);
+  });
 }

@@ -1,50 +1,97 @@
 /**
- * The owner API of webhooks: configurations per form (secrets never shown back in full),
- * deliveries and their attempts, retries, and a test send. Owner token required; only the
- * form's owner sees or touches its webhooks.
+ * Webhook configurations over the owner API: list and add per form (`/owner/forms/{formId}/
+ * webhooks`), show, edit, remove and test-send one (`/owner/webhooks/{webhookId}`); their
+ * OpenAPI definitions, schemas (the view with every secret masked) and handlers. Owner token
+ * required; only the form's owner sees or touches its webhooks.
  *
  * @module
  */
-import { errorContent as error, jsonContent as json, newRouter } from "../http/openapi.ts";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { cacheBodyText, jsonBody } from "../http/body.ts";
-import { Invalid, NotFound } from "../errors/index.ts";
-import { FormIdSchema } from "../http/ids.ts";
-import { assertOwns, type OwnerEnv, requireOwner, type TokenSource } from "../auth/index.ts";
-import { InvalidCursorError, type WebhookConfig } from "../store/ports/webhooks.ts";
+import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
+import { NotFound } from "../../errors/index.ts";
+import { cacheBodyText, jsonBody } from "../../http/body.ts";
+import { FormIdSchema, WebhookIdSchema } from "../../http/ids.ts";
+import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import type { WebhookConfig, WebhookFlag } from "../../store/ports/webhooks.ts";
 import {
+  maskSecret,
   newConfig,
   patchConfig,
   WebhookCreateSchema,
   WebhookPatchSchema,
-  webhookView,
-  WebhookViewSchema,
-} from "./config.ts";
-import { createConfig, updateConfig } from "./config_writes.ts";
-import {
-  attemptView,
-  deliveryView,
-  getDelivery,
-  listDeliveries,
-  retryDelivery,
-  retryFailed,
-  WebhookIdParam,
-} from "./delivery_routes.ts";
-import type { WebhookEngine } from "./engine.ts";
+} from "../config.ts";
+import { createConfig, updateConfig } from "../config_writes.ts";
+import type { WebhookEngine } from "../engine.ts";
 
-/** What the webhook routes need. */
-export interface WebhookRouteDeps {
-  /** Where owner tokens are checked. */
-  identity: TokenSource;
-  engine: WebhookEngine;
-  /** Rate limit of the owner API (shared with the relay's owner routes). */
-  rateLimit: MiddlewareHandler;
+/** A configuration as the owner API shows it. */
+export const WebhookViewSchema = z.object({
+  id: z.string(),
+  formId: z.string(),
+  name: z.string(),
+  url: z.string(),
+  method: z.enum(["POST", "PUT", "PATCH"]),
+  mode: z.enum(["default", "json_template", "xml_template", "form"]),
+  template: z.string().nullable(),
+  bearer: z.string().nullable().openapi({ description: "Masked" }),
+  headers: z.array(z.string()).openapi({ description: "`Key: Value`, values masked" }),
+  signingSecret: z.string().nullable().openapi({ description: "Masked" }),
+  signatureHeader: z.string(),
+  mappings: z.record(z.string(), z.string()),
+  events: z.array(z.enum(["create", "update", "delete"])),
+  standardWebhooks: z.boolean(),
+  concurrency: z.number().nullable().openapi({
+    description: "Requests in flight at once to this configuration; null: the instance's " +
+      "`webhooks.concurrency_per_webhook`",
+  }),
+  flagged: z.object({
+    at: z.string(),
+    deliveryId: z.string().nullable().openapi({ description: "Null when blocked" }),
+    eventId: z.string().optional().openapi({ description: "When blocked: the waiting event" }),
+    reason: z.enum(["permanent", "exhausted", "blocked"]).openapi({
+      description: "permanent: a 4xx or a refused address; exhausted: the retry schedule ran " +
+        "out; blocked: events wait because their file URLs could not be made (cleared once " +
+        "they go through)",
+    }),
+    status: z.number().nullable(),
+    error: z.string().nullable(),
+  }).nullable().openapi({ description: "Set by a failed delivery until edited or retried" }),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("Webhook");
+
+/** The API view of a configuration. */
+export type WebhookView = z.infer<typeof WebhookViewSchema>;
+
+/** Shows `row` with every secret masked (bearer, signing secret, custom header values). */
+export function webhookView(row: WebhookConfig, flag: WebhookFlag | null): WebhookView {
+  return {
+    id: row.id,
+    formId: row.formId,
+    name: row.name,
+    url: row.url,
+    method: row.method,
+    mode: row.mode,
+    template: row.template,
+    bearer: row.bearer === null ? null : maskSecret(row.bearer),
+    headers: row.headers.map(([name, value]) => `${name}: ${maskSecret(value)}`),
+    signingSecret: row.signingSecret === null ? null : maskSecret(row.signingSecret),
+    signatureHeader: row.signatureHeader,
+    mappings: row.mappings,
+    events: row.events,
+    standardWebhooks: row.standardWebhooks,
+    concurrency: row.concurrency,
+    flagged: flag,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
 }
 
 const security = [{ ownerToken: [] }];
 const tags = ["webhooks"];
 
+/** The `webhookId` path parameter. */
+export const WebhookIdParam = z.object({ webhookId: WebhookIdSchema });
 const FormIdParam = z.object({ formId: FormIdSchema });
 
 const CreatedSchema = WebhookViewSchema.extend({
@@ -170,12 +217,41 @@ const testWebhook = createRoute({
   },
 });
 
-/** Mounts the webhook owner API on a new router. */
-export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
-  const { engine } = deps;
-  const { webhooks: store, deliveries, forms } = engine;
-  const app = newRouter<OwnerEnv>();
-  const auth = [deps.rateLimit, requireOwner(deps.identity)];
+/**
+ * The user's webhook `webhookId`; another user's is not found either (no existence oracle).
+ *
+ * @example
+ * ```ts
+ * const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+ * ```
+ */
+export async function ownWebhook(
+  engine: WebhookEngine,
+  webhookId: string,
+  userId: string,
+): Promise<WebhookConfig> {
+  const notFound = () => new NotFound("webhook_not_found", `Webhook "${webhookId}" not found`);
+  const row = await engine.webhooks.config(webhookId);
+  if (!row) throw notFound();
+  assertOwns(userId, await engine.forms.ownerOf(row.formId), notFound);
+  return row;
+}
+
+/**
+ * Mounts the configuration routes on `app`, each behind `auth` (the owner API's rate limit
+ * and token).
+ *
+ * @example
+ * ```ts
+ * mountWebhooks(app, engine, [rateLimit, requireOwner(identity)]);
+ * ```
+ */
+export function mountWebhooks(
+  app: OpenAPIHono<OwnerEnv>,
+  engine: WebhookEngine,
+  auth: MiddlewareHandler[],
+): void {
+  const { webhooks: store, forms } = engine;
   const body = jsonBody(() => 512 * 1024, {
     code: "payload_too_large",
     message: "Request body exceeds 512 KiB",
@@ -188,23 +264,6 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
       await forms.ownerOf(formId),
       () => new NotFound("form_not_found", `Form "${formId}" not found`),
     );
-  };
-  /** The user's webhook `webhookId` (another user's is not found). */
-  const ownWebhook = async (webhookId: string, userId: string): Promise<WebhookConfig> => {
-    const notFound = () => new NotFound("webhook_not_found", `Webhook "${webhookId}" not found`);
-    const row = await store.config(webhookId);
-    if (!row) throw notFound();
-    assertOwns(userId, await forms.ownerOf(row.formId), notFound);
-    return row;
-  };
-  /** The user's delivery `deliveryId`. */
-  const ownDelivery = async (deliveryId: string, userId: string) => {
-    const notFound = () => new NotFound("delivery_not_found", `Delivery "${deliveryId}" not found`);
-    const stored = await deliveries.delivery(deliveryId);
-    const config = stored && await store.config(stored.row.webhookId);
-    if (!stored || !config) throw notFound();
-    assertOwns(userId, await forms.ownerOf(config.formId), notFound);
-    return stored;
   };
 
   app.openapi({ ...listWebhooks, middleware: auth }, async (c) => {
@@ -227,12 +286,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   });
 
   app.openapi({ ...getWebhook, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
+    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
     return c.json(webhookView(row, await store.flag(row.id)), 200);
   });
 
   app.openapi({ ...patchWebhook, middleware: [...auth, body] }, async (c) => {
-    const before = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
+    const before = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
     const { row, secret } = patchConfig(before, c.req.valid("json"));
     await updateConfig(store, before, row);
     return c.json({
@@ -242,7 +301,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   });
 
   app.openapi({ ...deleteWebhook, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
+    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
     await store.removeConfig(row);
     return c.body(null, 204);
   });
@@ -256,7 +315,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
   };
 
   app.openapi({ ...testWebhook, middleware: [...auth, optionalBody] }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
+    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
     const input = c.req.valid("json");
     const { contentType, body, result } = await engine.testSend(row, input?.values);
     return c.json({
@@ -269,40 +328,4 @@ export function webhookRoutes(deps: WebhookRouteDeps): OpenAPIHono<OwnerEnv> {
       snippet: result.snippet,
     }, 200);
   });
-
-  app.openapi({ ...listDeliveries, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
-    const { failed, cursor, limit } = c.req.valid("query");
-    const page = await deliveries.deliveries(row.id, { failed: failed === "true", cursor, limit })
-      .catch((err) => {
-        if (!(err instanceof InvalidCursorError)) throw err;
-        throw new Invalid("invalid_request", "Invalid cursor: not a cursor of this list", "cursor");
-      });
-    return c.json({ items: page.items.map(deliveryView), nextCursor: page.nextCursor }, 200);
-  });
-
-  app.openapi({ ...retryFailed, middleware: auth }, async (c) => {
-    const row = await ownWebhook(c.req.valid("param").webhookId, c.var.owner.userId);
-    return c.json({ retried: await engine.retryFailed(row.id) }, 200);
-  });
-
-  app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
-    const { row } = await ownDelivery(c.req.valid("param").deliveryId, c.var.owner.userId);
-    return c.json(
-      {
-        delivery: deliveryView(row),
-        attempts: (await deliveries.attempts(row.id)).map(attemptView),
-      },
-      200,
-    );
-  });
-
-  app.openapi({ ...retryDelivery, middleware: auth }, async (c) => {
-    const { deliveryId } = c.req.valid("param");
-    await engine.retry(await ownDelivery(deliveryId, c.var.owner.userId));
-    const after = await deliveries.delivery(deliveryId);
-    return c.json(deliveryView(after!.row), 202);
-  });
-
-  return app;
 }
