@@ -1,10 +1,12 @@
 /**
- * What every feature's routes share for the OpenAPI document: the error schema, response
- * helpers, and a router whose validation failures become the JSON error shape.
+ * What every feature's routes share for the OpenAPI document: the error schema, the
+ * vocabulary of route declarations (JSON bodies and responses, the standard error responses,
+ * owner and admin routes with their tag and security), and a router whose validation failures
+ * become the JSON error shape.
  *
  * @module
  */
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import { validationError } from "../errors/index.ts";
 
@@ -48,9 +50,95 @@ export function intQuery(
     .openapi({ type: "integer", minimum: min, maximum: max });
 }
 
-/** An error response for `createRoute`. */
+/**
+ * A required JSON request body of `schema` for `createRoute`.
+ *
+ * @example
+ * ```ts
+ * request: { body: requiredJson(EnvelopeSchema, "The envelope") }
+ * ```
+ */
+export function requiredJson<T extends z.ZodType>(schema: T, description: string) {
+  return { ...jsonContent(schema, description), required: true };
+}
+
+/**
+ * An error response for `createRoute`.
+ *
+ * @example
+ * ```ts
+ * responses: { 404: errorContent("Unknown form") }
+ * ```
+ */
 export function errorContent(description: string) {
   return jsonContent(ErrorSchema, description);
+}
+
+/**
+ * The error responses of a route, from the description of each status.
+ *
+ * @example
+ * ```ts
+ * responses: {
+ *   200: jsonContent(ReceiptSchema, "Stored"),
+ *   ...errors({ 400: "Malformed", 401: "No owner token", 429: "Rate limited" }),
+ * }
+ * ```
+ */
+export function errors<const T extends Record<number, string>>(
+  descriptions: T,
+): { [Status in keyof T]: ReturnType<typeof errorContent> } {
+  const entries = Object.entries(descriptions).map((
+    [status, text],
+  ) => [status, errorContent(text)]);
+  return Object.fromEntries(entries);
+}
+
+/** The owner token security requirement of the OpenAPI document (what `requireOwner` checks). */
+export const ownerSecurity = [{ ownerToken: [] }];
+
+/** The admin token security requirement of the OpenAPI document (what `requireAdmin` checks). */
+export const adminSecurity = [{ adminToken: [] }];
+
+/** A route declaration without the tag and security its helper adds. */
+type Untagged = Omit<RouteConfig, "path" | "tags" | "security">;
+
+/**
+ * A route that takes the owner token, under the OpenAPI tag `tag`: `createRoute` with the
+ * tag first and the owner security after the summary and description.
+ *
+ * @example
+ * ```ts
+ * const getMe = ownerRoute("owner", {
+ *   method: "get",
+ *   path: "/owner/me",
+ *   summary: "The token's user and databases",
+ *   responses: { 200: jsonContent(MeSchema, "The user"), ...errors({ 401: "No owner token" }) },
+ * });
+ * ```
+ */
+export function ownerRoute<P extends string, R extends Untagged & { path: P }>(
+  tag: string,
+  route: R,
+) {
+  return createRoute({ tags: [tag], ...route, security: ownerSecurity });
+}
+
+/**
+ * A route that takes the admin token, under the OpenAPI tag `admin`.
+ *
+ * @example
+ * ```ts
+ * const getInstance = adminRoute({
+ *   method: "get",
+ *   path: "/admin/instance",
+ *   summary: "The instance's own view of itself",
+ *   responses: { 200: jsonContent(InstanceSchema, "The instance") },
+ * });
+ * ```
+ */
+export function adminRoute<P extends string, R extends Untagged & { path: P }>(route: R) {
+  return createRoute({ tags: ["admin"], ...route, security: adminSecurity });
 }
 
 /** A sub-app whose zod validation failures become 400s in the JSON error shape. */

@@ -6,11 +6,11 @@
  * @module
  */
 import { resolve } from "node:path";
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { type AdminEnv, requireAdmin, type TokenSource } from "../../auth/index.ts";
 import type { Config } from "../../config/index.ts";
-import { errorContent as error, jsonContent as json, newRouter } from "../../http/openapi.ts";
+import { adminRoute, errors, jsonContent as json, newRouter } from "../../http/openapi.ts";
 import { openFileLimit } from "../../net/limits.ts";
 import { VERSION } from "../../version.ts";
 
@@ -30,16 +30,13 @@ export const InstanceSchema = z.object({
 /** The body of `GET /admin/instance`. */
 export type InstanceInfo = z.infer<typeof InstanceSchema>;
 
-const getInstance = createRoute({
+const getInstance = adminRoute({
   method: "get",
   path: "/admin/instance",
-  tags: ["admin"],
   summary: "The instance's own view of itself: base URL, role, backends, limits",
-  security: [{ adminToken: [] }],
   responses: {
     200: json(InstanceSchema, "The instance"),
-    401: error("No admin token"),
-    403: error("Not an admin token"),
+    ...errors({ 401: "No admin token", 403: "Not an admin token" }),
   },
 });
 

@@ -10,7 +10,7 @@ import type { MiddlewareHandler } from "hono";
 import type { OwnerEnv } from "../../auth/index.ts";
 import { ApiError } from "../../http/errors.ts";
 import { Sha256HexSchema, UserIdSchema } from "../../http/ids.ts";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { errors, jsonContent as json } from "../../http/openapi.ts";
 import { servedAs } from "../mime.ts";
 import { parseRange } from "../range.ts";
 import type { Blobs } from "../service.ts";
@@ -66,10 +66,12 @@ const putBlob = createRoute({
       "Stored: the same status and body whether the bytes are new or were already stored, " +
         "so an uploader cannot tell whether anyone uploaded them before",
     ),
-    400: error("Malformed path, empty body, hash_mismatch, or body_unreadable"),
-    403: error("signature_mismatch, url_expired, or content_type_mismatch"),
-    413: error("file_too_large (over the signed size or 50 MB) or quota_exceeded"),
-    429: error("Rate limited; see Retry-After"),
+    ...errors({
+      400: "Malformed path, empty body, hash_mismatch, or body_unreadable",
+      403: "signature_mismatch, url_expired, or content_type_mismatch",
+      413: "file_too_large (over the signed size or 50 MB) or quota_exceeded",
+      429: "Rate limited; see Retry-After",
+    }),
   },
 });
 
@@ -85,10 +87,12 @@ const getBlob = createRoute({
     200: bytes("The file"),
     206: bytes("The requested range"),
     304: { description: "If-None-Match matched the ETag" },
-    400: error("Malformed path"),
-    403: error("signature_mismatch or url_expired"),
-    404: error("Not stored"),
-    416: error("Range not satisfiable"),
+    ...errors({
+      400: "Malformed path",
+      403: "signature_mismatch or url_expired",
+      404: "Not stored",
+      416: "Range not satisfiable",
+    }),
   },
 });
 

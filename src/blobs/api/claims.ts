@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { OwnerEnv } from "../../auth/index.ts";
 import { jsonBody } from "../../http/body.ts";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { errors, jsonContent as json, ownerRoute, requiredJson } from "../../http/openapi.ts";
 import type { Blobs } from "../service.ts";
 import { BlobHashSchema } from "./blobs.ts";
 
@@ -44,35 +44,27 @@ const ClaimResultSchema = z.object({
   missing: z.array(z.string()).openapi({ description: "Not stored for this user" }),
 }).openapi("BlobClaimResult");
 
-const postClaim = createRoute({
+const postClaim = ownerRoute("owner", {
   method: "post",
   path: "/owner/blobs/claim",
-  tags: ["owner"],
   summary: "Claim stored files so the orphan sweep keeps them (idempotent)",
-  security: [{ ownerToken: [] }],
-  request: { body: { ...json(ClaimRequestSchema, "Hashes of the user's files"), required: true } },
+  request: { body: requiredJson(ClaimRequestSchema, "Hashes of the user's files") },
   responses: {
     200: json(ClaimResultSchema, "Which hashes are claimed and which are not stored"),
-    400: error("Malformed"),
-    401: error("No owner token"),
-    429: error("Rate limited"),
+    ...errors({ 400: "Malformed", 401: "No owner token", 429: "Rate limited" }),
   },
 });
 
-const postRelease = createRoute({
+const postRelease = ownerRoute("owner", {
   method: "post",
   path: "/owner/blobs/release",
-  tags: ["owner"],
   summary: "Release a claimant's claims; files no one claims go to the orphan sweep",
-  security: [{ ownerToken: [] }],
   request: {
-    body: { ...json(ReleaseRequestSchema, "Hashes of the user's files"), required: true },
+    body: requiredJson(ReleaseRequestSchema, "Hashes of the user's files"),
   },
   responses: {
     200: json(ReleaseResultSchema, "Which hashes are unclaimed now"),
-    400: error("Malformed"),
-    401: error("No owner token"),
-    429: error("Rate limited"),
+    ...errors({ 400: "Malformed", 401: "No owner token", 429: "Rate limited" }),
   },
 });
 

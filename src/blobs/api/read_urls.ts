@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
 import { MAX_BLOB_URL_LIFETIME_SECONDS } from "../../config/index.ts";
 import { NotFound } from "../../errors/index.ts";
-import { errorContent as error, intQuery, jsonContent as json } from "../../http/openapi.ts";
+import { errors, intQuery, jsonContent as json, ownerRoute } from "../../http/openapi.ts";
 import type { Blobs } from "../service.ts";
 import { BlobHashSchema, BlobUserIdSchema } from "./blobs.ts";
 
@@ -34,22 +34,22 @@ const BlobReadSchema = z.object({
   expiresAtUtc: z.string(),
 }).openapi("BlobRead");
 
-const getReadUrl = createRoute({
+const getReadUrl = ownerRoute("uploads", {
   method: "get",
   path: "/submissions/blob/{recipientUserId}/{hash}",
-  tags: ["uploads"],
   summary: "A fresh pre-signed GET URL of a stored file",
-  security: [{ ownerToken: [] }],
   request: {
     params: z.object({ recipientUserId: BlobUserIdSchema, hash: BlobHashSchema }),
     query: BlobReadQuerySchema,
   },
   responses: {
     200: json(BlobReadSchema, "GET url before expiresAtUtc"),
-    400: error("Malformed path, or lifetimeSeconds out of range"),
-    401: error("No owner token"),
-    404: error("Not stored, or another user's file (the same answer)"),
-    429: error("Rate limited"),
+    ...errors({
+      400: "Malformed path, or lifetimeSeconds out of range",
+      401: "No owner token",
+      404: "Not stored, or another user's file (the same answer)",
+      429: "Rate limited",
+    }),
   },
 });
 

@@ -8,7 +8,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { OwnerEnv } from "../../auth/index.ts";
 import { MAX_FILE_BYTES } from "../../forms/file_ref.ts";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { errors, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import { isSignableMime } from "../mime.ts";
 import type { Blobs } from "../service.ts";
 import { BlobHashSchema, BlobUserIdSchema } from "./blobs.ts";
@@ -45,13 +45,15 @@ const postSlot = createRoute({
   tags: ["uploads"],
   summary: "Get a short-lived pre-signed PUT URL for a file",
   description: "Anonymous: the pair (recipientUserId, hash) is the capability.",
-  request: { body: { ...json(UploadSlotRequestSchema, "What will be uploaded"), required: true } },
+  request: { body: requiredJson(UploadSlotRequestSchema, "What will be uploaded") },
   responses: {
     200: json(UploadSlotSchema, "PUT the bytes to url before expiresAtUtc"),
-    400: error("recipientUserId or hash missing, malformed or unknown; sizeBytes out of range"),
-    413: error("quota_exceeded: the recipient's storage is full"),
-    415: error("Not JSON"),
-    429: error("Rate limited; see Retry-After"),
+    ...errors({
+      400: "recipientUserId or hash missing, malformed or unknown; sizeBytes out of range",
+      413: "quota_exceeded: the recipient's storage is full",
+      415: "Not JSON",
+      429: "Rate limited; see Retry-After",
+    }),
   },
 });
 

@@ -1,7 +1,7 @@
 /**
  * What the relay's resources share: the middleware built once per router by `index.ts` (the
  * trusted proxies for client addresses, the owner API's rate limit and token check, the
- * 64 KiB JSON body of the owner's small requests) and the owner token's security requirement.
+ * 64 KiB JSON body of the owner's small requests).
  *
  * @module
  */
@@ -11,9 +11,6 @@ import type { Config } from "../../config/index.ts";
 import { jsonBody } from "../../http/body.ts";
 import { type Limiter, rateLimit } from "../../http/rate_limit.ts";
 import { AddressRanges } from "../../ip/address.ts";
-
-/** The owner token security requirement of the OpenAPI document (what `ownerAuth` checks). */
-export const ownerSecurity = [{ ownerToken: [] }];
 
 /** What the relay's resources share. */
 export interface RelayGuards {

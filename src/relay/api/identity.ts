@@ -6,15 +6,21 @@
  *
  * @module
  */
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { type AuthEnv, requireAdmin } from "../../auth/index.ts";
 import { type Config, publicBaseUrl } from "../../config/index.ts";
 import { Unauthenticated } from "../../errors/index.ts";
 import { ChallengeIdSchema } from "../../http/ids.ts";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import {
+  adminRoute,
+  errors,
+  jsonContent as json,
+  ownerRoute,
+  requiredJson,
+} from "../../http/openapi.ts";
 import type { IdentityPort, RelayDatabase } from "../../store/ports/identity.ts";
 import { completeRegistration, createUser, startRegistration } from "../identity.ts";
-import { ownerSecurity as owner, type RelayGuards } from "./_guards.ts";
+import type { RelayGuards } from "./_guards.ts";
 
 /** A user as the API shows it. */
 const UserSchema = z.object({
@@ -34,33 +40,27 @@ const DatabaseSchema = z.object({
 }).openapi("Database");
 
 /** `POST /admin/users`: create a user and its first owner token. */
-const postUser = createRoute({
+const postUser = adminRoute({
   method: "post",
   path: "/admin/users",
-  tags: ["admin"],
   summary: "Create a user and its first owner token",
-  security: [{ adminToken: [] }],
   request: {
-    body: { ...json(z.object({ name: z.string().min(1).max(200) }), "The user"), required: true },
+    body: requiredJson(z.object({ name: z.string().min(1).max(200) }), "The user"),
   },
   responses: {
     201: json(
       z.object({ user: UserSchema, ownerToken: z.string() }),
       "Created; the token is shown once",
     ),
-    400: error("Malformed request"),
-    401: error("No admin token"),
-    403: error("Not an admin token"),
+    ...errors({ 400: "Malformed request", 401: "No admin token", 403: "Not an admin token" }),
   },
 });
 
 /** `GET /owner/me`: the token's user and databases. */
-const getMe = createRoute({
+const getMe = ownerRoute("owner", {
   method: "get",
   path: "/owner/me",
-  tags: ["owner"],
   summary: "The token's user and databases",
-  security: owner,
   responses: {
     200: json(
       z.object({
@@ -73,65 +73,55 @@ const getMe = createRoute({
       }),
       "The user",
     ),
-    401: error("No owner token"),
+    ...errors({ 401: "No owner token" }),
   },
 });
 
 /** `POST /owner/databases`: start registering a recipient key. */
-const postDatabase = createRoute({
+const postDatabase = ownerRoute("owner", {
   method: "post",
   path: "/owner/databases",
-  tags: ["owner"],
   summary: "Start registering a recipient key: answers a challenge sealed to it",
-  security: owner,
   request: {
-    body: {
-      ...json(
-        z.object({
-          name: z.string().min(1).max(200),
-          publicKey: z.string().max(128).openapi({
-            description: "Base64 X25519 public key (32 bytes)",
-          }),
+    body: requiredJson(
+      z.object({
+        name: z.string().min(1).max(200),
+        publicKey: z.string().max(128).openapi({
+          description: "Base64 X25519 public key (32 bytes)",
         }),
-        "The key to register",
-      ),
-      required: true,
-    },
+      }),
+      "The key to register",
+    ),
   },
   responses: {
     201: json(
       z.object({ challengeId: z.string(), sealedChallenge: z.string(), expiresAtUtc: z.string() }),
       "Open sealedChallenge with the private key and POST it to /owner/databases/verify",
     ),
-    400: error("Malformed key"),
-    401: error("No owner token"),
-    409: error("Key already registered"),
+    ...errors({ 400: "Malformed key", 401: "No owner token", 409: "Key already registered" }),
   },
 });
 
 /** `POST /owner/databases/verify`: finish registering a recipient key. */
-const verifyDatabase = createRoute({
+const verifyDatabase = ownerRoute("owner", {
   method: "post",
   path: "/owner/databases/verify",
-  tags: ["owner"],
   summary: "Finish registering a recipient key with the opened challenge",
-  security: owner,
   request: {
-    body: {
-      ...json(
-        z.object({ challengeId: ChallengeIdSchema, challenge: z.string().min(1).max(1024) }),
-        "The opened challenge, base64",
-      ),
-      required: true,
-    },
+    body: requiredJson(
+      z.object({ challengeId: ChallengeIdSchema, challenge: z.string().min(1).max(1024) }),
+      "The opened challenge, base64",
+    ),
   },
   responses: {
     201: json(DatabaseSchema, "Registered"),
-    400: error("Malformed"),
-    401: error("No owner token"),
-    403: error("Wrong answer"),
-    404: error("Unknown or expired challenge"),
-    409: error("Key already registered"),
+    ...errors({
+      400: "Malformed",
+      401: "No owner token",
+      403: "Wrong answer",
+      404: "Unknown or expired challenge",
+      409: "Key already registered",
+    }),
   },
 });
 

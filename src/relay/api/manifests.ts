@@ -13,9 +13,9 @@ import { ClosedMessageSchema, closedNotice } from "../../forms/closure.ts";
 import { ManifestSchema } from "../../forms/manifest.ts";
 import { jsonBody } from "../../http/body.ts";
 import { FormIdSchema } from "../../http/ids.ts";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { errors, jsonContent as json, ownerRoute, requiredJson } from "../../http/openapi.ts";
 import type { FormDirectory } from "../manifests.ts";
-import { ownerSecurity as owner, type RelayGuards } from "./_guards.ts";
+import type { RelayGuards } from "./_guards.ts";
 
 /** `GET /forms/{formId}/manifest`: a published manifest. */
 const getManifest = createRoute({
@@ -26,8 +26,10 @@ const getManifest = createRoute({
   request: { params: z.object({ formId: FormIdSchema }) },
   responses: {
     200: json(ManifestSchema, "The manifest"),
-    404: error("Not published"),
-    410: error("form_closed: the owner closed the form; the message is the owner's"),
+    ...errors({
+      404: "Not published",
+      410: "form_closed: the owner closed the form; the message is the owner's",
+    }),
   },
 });
 
@@ -38,80 +40,74 @@ const closureResponse = z.object({
 });
 
 /** `POST /owner/forms/{formId}/close`: close a published form. */
-const closeForm = createRoute({
+const closeForm = ownerRoute("owner", {
   method: "post",
   path: "/owner/forms/{formId}/close",
-  tags: ["owner"],
   summary: "Close a published form: intake and its page answer 410 form_closed",
   description: "The message (plain text) is what senders read; closing again replaces it.",
-  security: owner,
   request: {
     params: formParams,
-    body: {
-      ...json(z.object({ message: ClosedMessageSchema.default("") }), "The owner's message"),
-      required: true,
-    },
+    body: requiredJson(
+      z.object({ message: ClosedMessageSchema.default("") }),
+      "The owner's message",
+    ),
   },
   responses: {
     200: json(closureResponse, "Closed"),
-    400: error("Malformed message"),
-    401: error("No owner token"),
-    404: error("Not one of the user's published forms"),
+    ...errors({
+      400: "Malformed message",
+      401: "No owner token",
+      404: "Not one of the user's published forms",
+    }),
   },
 });
 
 /** `POST /owner/forms/{formId}/reopen`: reopen a closed form. */
-const reopenForm = createRoute({
+const reopenForm = ownerRoute("owner", {
   method: "post",
   path: "/owner/forms/{formId}/reopen",
-  tags: ["owner"],
   summary: "Reopen a closed form (a no-op for an open one)",
-  security: owner,
   request: { params: formParams },
   responses: {
     200: json(closureResponse, "Open"),
-    401: error("No owner token"),
-    404: error("Not one of the user's published forms"),
+    ...errors({ 401: "No owner token", 404: "Not one of the user's published forms" }),
   },
 });
 
 /** `DELETE /owner/forms/{formId}`: unpublish a form. */
-const unpublishForm = createRoute({
+const unpublishForm = ownerRoute("owner", {
   method: "delete",
   path: "/owner/forms/{formId}",
-  tags: ["owner"],
   summary: "Unpublish a form: its manifest, page and intake answer as for an unknown form",
   description: "Envelopes already queued stay in the owner's queue.",
-  security: owner,
   request: { params: formParams },
   responses: {
     204: { description: "Unpublished" },
-    401: error("No owner token"),
-    404: error("Not one of the user's published forms"),
+    ...errors({ 401: "No owner token", 404: "Not one of the user's published forms" }),
   },
 });
 
 /** `PUT /owner/forms/{formId}`: publish a form manifest. */
-const putManifest = createRoute({
+const putManifest = ownerRoute("owner", {
   method: "put",
   path: "/owner/forms/{formId}",
-  tags: ["owner"],
   summary: "Publish (or republish) a form manifest",
-  security: owner,
   request: {
     params: z.object({ formId: FormIdSchema }),
-    body: { ...json(ManifestSchema, "The signed manifest"), required: true },
+    body: requiredJson(ManifestSchema, "The signed manifest"),
   },
   responses: {
     200: json(
       z.object({ formId: z.string(), schemaVersion: z.number(), publishedAt: z.string() }),
       "Published",
     ),
-    400: error("Malformed manifest"),
-    401: error("No owner token"),
-    403: error("The recipient key is not one of the user's databases"),
-    409: error("The form id belongs to another user, or the version went backwards"),
-    413: error("Manifest too large"),
+    ...errors({
+      400: "Malformed manifest",
+      401: "No owner token",
+      403: "The recipient key is not one of the user's databases",
+      409: "The form id belongs to another user, or the version went backwards",
+      413: "Manifest too large",
+    }),
   },
 });
 

@@ -5,15 +5,21 @@
  *
  * @module
  */
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { assertOwns, type AuthEnv } from "../../auth/index.ts";
 import { NotFound } from "../../errors/index.ts";
 import { LeaseHolderSchema, QueuePositionSchema, Sha256HexSchema } from "../../http/ids.ts";
-import { errorContent as error, intQuery, jsonContent as json } from "../../http/openapi.ts";
+import {
+  errors,
+  intQuery,
+  jsonContent as json,
+  ownerRoute,
+  requiredJson,
+} from "../../http/openapi.ts";
 import type { EnvelopePort } from "../../store/ports/envelopes.ts";
 import type { IdentityPort } from "../../store/ports/identity.ts";
 import { ackQueue, listQueue } from "../queue.ts";
-import { ownerSecurity as owner, type RelayGuards } from "./_guards.ts";
+import type { RelayGuards } from "./_guards.ts";
 
 /** Lowercase hex SHA-256 of a raw recipient key. */
 const FingerprintSchema = Sha256HexSchema;
@@ -41,12 +47,10 @@ const AckRequestSchema = z.object({
 }).openapi("AckRequest");
 
 /** `GET /owner/queues/{fingerprint}`: a page of a recipient key's queue. */
-const getQueue = createRoute({
+const getQueue = ownerRoute("owner", {
   method: "get",
   path: "/owner/queues/{fingerprint}",
-  tags: ["owner"],
   summary: "Pending envelopes of a recipient key, in arrival order",
-  security: owner,
   request: {
     params: z.object({ fingerprint: FingerprintSchema }),
     query: z.object({
@@ -77,28 +81,30 @@ const getQueue = createRoute({
       z.object({ items: z.array(QueueItemSchema), nextCursor: z.string().nullable() }),
       "A page of the queue",
     ),
-    400: error("Malformed cursor, limit, lease, holder or wait"),
-    401: error("No owner token"),
-    404: error("Unknown key, or another user's (the same answer)"),
+    ...errors({
+      400: "Malformed cursor, limit, lease, holder or wait",
+      401: "No owner token",
+      404: "Unknown key, or another user's (the same answer)",
+    }),
   },
 });
 
 /** `POST /owner/queues/{fingerprint}/ack`: acknowledge queued envelopes. */
-const postAck = createRoute({
+const postAck = ownerRoute("owner", {
   method: "post",
   path: "/owner/queues/{fingerprint}/ack",
-  tags: ["owner"],
   summary: "Acknowledge envelopes: they leave the queue (idempotent)",
-  security: owner,
   request: {
     params: z.object({ fingerprint: FingerprintSchema }),
-    body: { ...json(AckRequestSchema, "What to ack"), required: true },
+    body: requiredJson(AckRequestSchema, "What to ack"),
   },
   responses: {
     200: json(z.object({ acked: z.number().int() }), "How many versions left the queue"),
-    400: error("Malformed"),
-    401: error("No owner token"),
-    404: error("Unknown key, or another user's (the same answer)"),
+    ...errors({
+      400: "Malformed",
+      401: "No owner token",
+      404: "Unknown key, or another user's (the same answer)",
+    }),
   },
 });
 

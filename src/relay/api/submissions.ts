@@ -14,7 +14,7 @@ import {
   SubmissionIdSchema,
 } from "../../forms/payload.ts";
 import { jsonBody } from "../../http/body.ts";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { errors, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import { type Limiter, rateLimit } from "../../http/rate_limit.ts";
 import type { FormDirectory } from "../manifests.ts";
 import type { Intake } from "../submissions.ts";
@@ -40,19 +40,19 @@ const postSubmission = createRoute({
   summary: "Submit a sealed envelope",
   description: "Anonymous for public forms. Idempotent on submissionId: the same id and bytes " +
     "again answer the same receipt; the same id with other bytes is a 409.",
-  request: { body: { ...json(IntakeEnvelopeSchema, "The envelope"), required: true } },
+  request: { body: requiredJson(IntakeEnvelopeSchema, "The envelope") },
   responses: {
     200: json(ReceiptSchema, "Stored durably and queued for the recipient"),
-    400: error("Required envelope fields missing or malformed"),
-    403: error("origin_not_allowed: the form does not take submissions from this web origin"),
-    404: error("Form not published, or recipientPubkey is not its key"),
-    409: error("submissionId already used with other content"),
-    410: error(
-      "form_closed: the owner closed the form; the message is the owner's (our addition: an " +
+    ...errors({
+      400: "Required envelope fields missing or malformed",
+      403: "origin_not_allowed: the form does not take submissions from this web origin",
+      404: "Form not published, or recipientPubkey is not its key",
+      409: "submissionId already used with other content",
+      410: "form_closed: the owner closed the form; the message is the owner's (our addition: an " +
         "open form answers exactly as the specification says)",
-    ),
-    413: error("Ciphertext too large"),
-    429: error("Rate limited; see Retry-After"),
+      413: "Ciphertext too large",
+      429: "Rate limited; see Retry-After",
+    }),
   },
 });
 
@@ -65,23 +65,20 @@ const putSubmission = createRoute({
   security: [{ editToken: [] }],
   request: {
     params: z.object({ submissionId: SubmissionIdSchema }),
-    body: {
-      ...json(SubmissionEnvelopeSchema, "The new envelope (payload mode Update)"),
-      required: true,
-    },
+    body: requiredJson(SubmissionEnvelopeSchema, "The new envelope (payload mode Update)"),
   },
   responses: {
     200: json(AmendReceiptSchema, "The amendment is queued as a new version"),
-    400: error("Malformed envelope"),
-    401: error("No edit token"),
-    403: error("Wrong edit token, or origin_not_allowed (the form's allowed origins)"),
-    404: error("Unknown submission or form"),
-    410: error(
-      "edit_window_closed: the edit window is over; form_closed: the owner closed the form " +
+    ...errors({
+      400: "Malformed envelope",
+      401: "No edit token",
+      403: "Wrong edit token, or origin_not_allowed (the form's allowed origins)",
+      404: "Unknown submission or form",
+      410: "edit_window_closed: the edit window is over; form_closed: the owner closed the form " +
         "(the message is the owner's)",
-    ),
-    413: error("Ciphertext too large"),
-    429: error("Rate limited"),
+      413: "Ciphertext too large",
+      429: "Rate limited",
+    }),
   },
 });
 

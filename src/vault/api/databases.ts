@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
-import { security, tags, type VaultApi } from "./_router.ts";
+import { z } from "@hono/zod-openapi";
+import { errors, jsonContent as json, requiredJson } from "../../http/openapi.ts";
+import { type VaultApi, vaultRoute } from "./_router.ts";
 
 /** A database as the owner API shows it. */
 const DatabaseSchema = z.object({
@@ -19,28 +19,23 @@ const DatabaseSchema = z.object({
   createdAt: z.string(),
 }).openapi("VaultDatabase");
 
-const listDatabases = createRoute({
+const listDatabases = vaultRoute({
   method: "get",
   path: "/vault/databases",
-  tags,
-  security,
   summary: "The user's databases (recipient keys held by this vault)",
   responses: { 200: json(z.object({ items: z.array(DatabaseSchema) }), "Databases") },
 });
 
-const createDatabase = createRoute({
+const createDatabase = vaultRoute({
   method: "post",
   path: "/vault/databases",
-  tags,
-  security,
   summary: "Create a database: a new key pair, registered with the relay",
   request: {
-    body: { ...json(z.object({ name: z.string().min(1).max(200) }), "Name"), required: true },
+    body: requiredJson(z.object({ name: z.string().min(1).max(200) }), "Name"),
   },
   responses: {
     201: json(DatabaseSchema, "Created"),
-    400: error("Malformed"),
-    502: error("The relay did not answer"),
+    ...errors({ 400: "Malformed", 502: "The relay did not answer" }),
   },
 });
 

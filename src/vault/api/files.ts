@@ -17,11 +17,11 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { OwnedFileRef } from "../../forms/file_ref.ts";
 import { Forbidden, NotFound } from "../../errors/index.ts";
 import { type OwnerEnv, requireOwner, type TokenSource } from "../../auth/index.ts";
-import { errorContent as error, jsonContent as json, newRouter } from "../../http/openapi.ts";
+import { errors, jsonContent as json, newRouter } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { FILE_LINK_PATH, servedInline } from "../files.ts";
 import type { Vault } from "../service.ts";
-import { FormIdParam, RecordIdParam, security, tags } from "./_router.ts";
+import { FormIdParam, RecordIdParam, vaultRoute } from "./_router.ts";
 
 /** Lifetime of the read URLs the owner route hands out, in seconds. */
 const OWNER_URL_LIFETIME_SECONDS = 3600;
@@ -37,11 +37,9 @@ const FileLinkQuery = z.object({
   sig: linkText("HMAC-SHA256 of the link under a key only this vault holds (hex)"),
 });
 
-const recordFile = createRoute({
+const recordFile = vaultRoute({
   method: "get",
   path: "/vault/forms/{formId}/records/{recordId}/files/{fieldId}",
-  tags,
-  security,
   summary: "A fresh read URL of a record's uploaded file",
   description: 'An encrypted file (`encryption: "age"`) gets a signed `/vault-files/…` link ' +
     "that the vault decrypts while it streams; a plain one a pre-signed relay URL. Both " +
@@ -64,16 +62,18 @@ const recordFile = createRoute({
       }),
       "Where to read the file",
     ),
-    400: error("Malformed formId or recordId"),
-    401: error("No owner token"),
-    404: error("Unknown form or record; file_not_found: no uploaded file in that field"),
+    ...errors({
+      400: "Malformed formId or recordId",
+      401: "No owner token",
+      404: "Unknown form or record; file_not_found: no uploaded file in that field",
+    }),
   },
 });
 
 const decryptedFile = createRoute({
   method: "get",
   path: `${FILE_LINK_PATH}/{formId}/{hash}`,
-  tags,
+  tags: ["vault"],
   summary: "An encrypted record file, decrypted by the vault while it streams",
   description: "No token: the link's signature and expiry are the authority (webhook " +
     "bodies and the console use these links). Images are served inline, everything else " +
@@ -92,11 +92,13 @@ const decryptedFile = createRoute({
       content: { "*/*": { schema: z.string().openapi({ format: "binary" }) } },
       description: "The plaintext, with the link's mime and file name",
     },
-    403: error("invalid_link (altered, malformed or not this vault's) or link_expired"),
-    404: error("file_not_found: the relay no longer stores the file"),
-    422: error("file_undecryptable: the stored bytes do not decrypt with the form's key"),
-    429: error("Rate limited; see Retry-After"),
-    502: error("relay_unavailable: the relay did not answer (role vault)"),
+    ...errors({
+      403: "invalid_link (altered, malformed or not this vault's) or link_expired",
+      404: "file_not_found: the relay no longer stores the file",
+      422: "file_undecryptable: the stored bytes do not decrypt with the form's key",
+      429: "Rate limited; see Retry-After",
+      502: "relay_unavailable: the relay did not answer (role vault)",
+    }),
   },
 });
 

@@ -6,14 +6,14 @@
  *
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { toJSONSchema } from "zod";
 import { ClosedMessageSchema } from "../../forms/closure.ts";
 import { FieldDefSchema } from "../../forms/fields.ts";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { errors, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { MAX_RETENTION_DAYS } from "../retention.ts";
-import { FormIdParam, FormParams, security, tags, type VaultApi } from "./_router.ts";
+import { FormIdParam, FormParams, type VaultApi, vaultRoute } from "./_router.ts";
 
 /**
  * JSON Schema of one field definition, from the zod schema that validates it: the
@@ -95,192 +95,163 @@ const Manifest = z.record(z.string(), z.unknown()).openapi({
   description: "A signed form manifest",
 });
 
-const listForms = createRoute({
+const listForms = vaultRoute({
   method: "get",
   path: "/vault/forms",
-  tags,
-  security,
   summary: "The user's forms, each at its current schema version (deleted forms left out)",
   responses: { 200: json(z.object({ items: z.array(FormSchema) }), "Forms") },
 });
 
-const createForm = createRoute({
+const createForm = vaultRoute({
   method: "post",
   path: "/vault/forms",
-  tags,
-  security,
   summary: "Create a form (schema version 1); optionally publish it at once",
   request: {
-    body: {
-      ...json(
-        z.object({
-          databaseId: ids.DatabaseIdSchema,
-          formId: FormIdParam.optional(),
-          title: z.string().max(500),
-          fields: Fields,
-          allowedOrigins: Origins.optional(),
-          submitLabel: SubmitLabel.optional(),
-          files: Files.optional(),
-          drafts: Drafts.optional(),
-          publish: z.boolean().default(false),
-        }),
-        "The form",
-      ),
-      required: true,
-    },
+    body: requiredJson(
+      z.object({
+        databaseId: ids.DatabaseIdSchema,
+        formId: FormIdParam.optional(),
+        title: z.string().max(500),
+        fields: Fields,
+        allowedOrigins: Origins.optional(),
+        submitLabel: SubmitLabel.optional(),
+        files: Files.optional(),
+        drafts: Drafts.optional(),
+        publish: z.boolean().default(false),
+      }),
+      "The form",
+    ),
   },
   responses: {
     201: json(FormSchema, "Created"),
-    400: error("Malformed fields"),
-    413: error("form_too_large: title and fields over 64 KiB"),
-    404: error("Unknown database"),
-    409: error("Form id taken"),
+    ...errors({
+      400: "Malformed fields",
+      413: "form_too_large: title and fields over 64 KiB",
+      404: "Unknown database",
+      409: "Form id taken",
+    }),
   },
 });
 
-const getForm = createRoute({
+const getForm = vaultRoute({
   method: "get",
   path: "/vault/forms/{formId}",
-  tags,
-  security,
   summary: "A form at its current schema version",
   request: { params: FormParams },
-  responses: { 200: json(FormSchema, "The form"), 404: error("Unknown form") },
+  responses: { 200: json(FormSchema, "The form"), ...errors({ 404: "Unknown form" }) },
 });
 
-const updateForm = createRoute({
+const updateForm = vaultRoute({
   method: "put",
   path: "/vault/forms/{formId}",
-  tags,
-  security,
   summary: "Archive a new schema version (schemaVersion + 1); optionally publish it",
   request: {
     params: FormParams,
-    body: {
-      ...json(
-        z.object({
-          title: z.string().max(500).optional(),
-          fields: Fields,
-          allowedOrigins: Origins.optional(),
-          submitLabel: SubmitLabel.optional(),
-          files: Files.optional(),
-          drafts: Drafts.optional(),
-          publish: z.boolean().default(false),
-        }),
-        "The new schema",
-      ),
-      required: true,
-    },
+    body: requiredJson(
+      z.object({
+        title: z.string().max(500).optional(),
+        fields: Fields,
+        allowedOrigins: Origins.optional(),
+        submitLabel: SubmitLabel.optional(),
+        files: Files.optional(),
+        drafts: Drafts.optional(),
+        publish: z.boolean().default(false),
+      }),
+      "The new schema",
+    ),
   },
   responses: {
     200: json(FormSchema, "The new version"),
-    400: error("Malformed fields"),
-    413: error("form_too_large: title and fields over 64 KiB"),
-    404: error("Unknown form"),
+    ...errors({
+      400: "Malformed fields",
+      413: "form_too_large: title and fields over 64 KiB",
+      404: "Unknown form",
+    }),
   },
 });
 
-const formSettings = createRoute({
+const formSettings = vaultRoute({
   method: "patch",
   path: "/vault/forms/{formId}",
-  tags,
-  security,
   summary: "Change a form's settings (no new schema version): retentionDays",
   request: {
     params: FormParams,
-    body: {
-      ...json(
-        z.strictObject({
-          retentionDays: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable().openapi({
-            description: `Delete records older than this many days (1 to ${MAX_RETENTION_DAYS}); ` +
-              "null turns retention off",
-          }),
+    body: requiredJson(
+      z.strictObject({
+        retentionDays: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable().openapi({
+          description: `Delete records older than this many days (1 to ${MAX_RETENTION_DAYS}); ` +
+            "null turns retention off",
         }),
-        "The settings to change",
-      ),
-      required: true,
-    },
+      }),
+      "The settings to change",
+    ),
   },
   responses: {
     200: json(FormSchema, "The form"),
-    400: error("Malformed settings"),
-    404: error("Unknown form"),
+    ...errors({ 400: "Malformed settings", 404: "Unknown form" }),
   },
 });
 
-const listVersions = createRoute({
+const listVersions = vaultRoute({
   method: "get",
   path: "/vault/forms/{formId}/versions",
-  tags,
-  security,
   summary: "Every archived schema version of a form",
   request: { params: FormParams },
   responses: {
     200: json(z.object({ items: z.array(VersionSchema) }), "Versions, oldest first"),
-    404: error("Unknown form"),
+    ...errors({ 404: "Unknown form" }),
   },
 });
 
-const publishForm = createRoute({
+const publishForm = vaultRoute({
   method: "post",
   path: "/vault/forms/{formId}/publish",
-  tags,
-  security,
   summary: "Sign the current version's manifest and publish it to the relay",
   request: { params: FormParams },
   responses: {
     200: json(z.object({ form: FormSchema, manifest: Manifest }), "Published"),
-    404: error("Unknown form"),
-    502: error("The relay did not answer"),
+    ...errors({ 404: "Unknown form", 502: "The relay did not answer" }),
   },
 });
 
-const closeForm = createRoute({
+const closeForm = vaultRoute({
   method: "post",
   path: "/vault/forms/{formId}/close",
-  tags,
-  security,
   summary: "Close a form: the relay answers its submissions and page with 410 form_closed",
   description: "Senders read `message` (plain text, escaped wherever it is shown) or, when it " +
     "is empty, the default words. Amendments of earlier submissions are refused too. " +
     "Closing a closed form again replaces its message.",
   request: {
     params: FormParams,
-    body: {
-      ...json(
-        z.object({ message: ClosedMessageSchema.default("") }),
-        "The owner's message to senders",
-      ),
-      required: true,
-    },
+    body: requiredJson(
+      z.object({ message: ClosedMessageSchema.default("") }),
+      "The owner's message to senders",
+    ),
   },
   responses: {
     200: json(FormSchema, "The closed form"),
-    400: error("Message over 500 characters"),
-    404: error("Unknown form, or form_deleted"),
-    502: error("The relay did not answer"),
+    ...errors({
+      400: "Message over 500 characters",
+      404: "Unknown form, or form_deleted",
+      502: "The relay did not answer",
+    }),
   },
 });
 
-const reopenForm = createRoute({
+const reopenForm = vaultRoute({
   method: "post",
   path: "/vault/forms/{formId}/reopen",
-  tags,
-  security,
   summary: "Reopen a closed form: it takes submissions again",
   request: { params: FormParams },
   responses: {
     200: json(FormSchema, "The open form"),
-    404: error("Unknown form, or form_deleted"),
-    502: error("The relay did not answer"),
+    ...errors({ 404: "Unknown form, or form_deleted", 502: "The relay did not answer" }),
   },
 });
 
-const deleteForm = createRoute({
+const deleteForm = vaultRoute({
   method: "delete",
   path: "/vault/forms/{formId}",
-  tags,
-  security,
   summary: "Delete a form: unpublished at the relay and out of the form list",
   description: "Its manifest, page and submissions then answer 404 as for an unknown form. " +
     "Its records are kept (listed, readable, exportable) until you delete them; the form's " +
@@ -288,19 +259,16 @@ const deleteForm = createRoute({
   request: { params: FormParams },
   responses: {
     204: { description: "Deleted" },
-    404: error("Unknown form"),
-    502: error("The relay did not answer"),
+    ...errors({ 404: "Unknown form", 502: "The relay did not answer" }),
   },
 });
 
-const exportManifest = createRoute({
+const exportManifest = vaultRoute({
   method: "get",
   path: "/vault/forms/{formId}/manifest",
-  tags,
-  security,
   summary: "Export the signed manifest of the current version (no outbound configuration)",
   request: { params: FormParams },
-  responses: { 200: json(Manifest, "The manifest"), 404: error("Unknown form") },
+  responses: { 200: json(Manifest, "The manifest"), ...errors({ 404: "Unknown form" }) },
 });
 
 /**

@@ -4,15 +4,13 @@
  *
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { jsonContent as json } from "../../http/openapi.ts";
-import { security, tags, type VaultApi } from "./_router.ts";
+import { type VaultApi, vaultRoute } from "./_router.ts";
 
-const ingest = createRoute({
+const ingest = vaultRoute({
   method: "post",
   path: "/vault/ingest",
-  tags,
-  security,
   summary: "Drain the queues now (ingest also runs on its own)",
   responses: {
     200: json(

@@ -4,15 +4,13 @@
  *
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { jsonContent as json } from "../../http/openapi.ts";
-import { security, tags, type VaultApi } from "./_router.ts";
+import { type VaultApi, vaultRoute } from "./_router.ts";
 
-const manifestKey = createRoute({
+const manifestKey = vaultRoute({
   method: "get",
   path: "/vault/manifest-key",
-  tags,
-  security,
   summary: "The manifest-signing key: its fingerprint is what senders pin",
   responses: {
     200: json(z.object({ fingerprint: z.string(), publicKey: z.string() }), "The key"),

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { z } from "@hono/zod-openapi";
+import { errors, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
-import { FormIdParam, security, tags, type VaultApi } from "./_router.ts";
+import { FormIdParam, type VaultApi, vaultRoute } from "./_router.ts";
 
 /** A quarantined envelope as the owner API shows it. */
 const QuarantineSchema = z.object({
@@ -25,27 +25,23 @@ const QuarantineSchema = z.object({
   parts: z.number().int(),
 }).openapi("QuarantinedEnvelope");
 
-const listQuarantine = createRoute({
+const listQuarantine = vaultRoute({
   method: "get",
   path: "/vault/quarantine",
-  tags,
-  security,
   summary: "Envelopes that could not become records, with the reason",
   request: { query: z.object({ formId: FormIdParam.optional() }) },
   responses: { 200: json(z.object({ items: z.array(QuarantineSchema) }), "Quarantine") },
 });
 
-const retryQuarantine = createRoute({
+const retryQuarantine = vaultRoute({
   method: "post",
   path: "/vault/quarantine/retry",
-  tags,
-  security,
   summary: "Process quarantined envelopes again (one by id, or all)",
   request: {
-    body: {
-      ...json(z.object({ id: ids.QuarantineIdSchema.optional() }), "Which one (all if absent)"),
-      required: true,
-    },
+    body: requiredJson(
+      z.object({ id: ids.QuarantineIdSchema.optional() }),
+      "Which one (all if absent)",
+    ),
   },
   responses: {
     200: json(
@@ -59,18 +55,16 @@ const retryQuarantine = createRoute({
       }),
       "What became of each",
     ),
-    404: error("Unknown id"),
+    ...errors({ 404: "Unknown id" }),
   },
 });
 
-const discardQuarantine = createRoute({
+const discardQuarantine = vaultRoute({
   method: "delete",
   path: "/vault/quarantine/{id}",
-  tags,
-  security,
   summary: "Discard a quarantined envelope for good",
   request: { params: z.object({ id: ids.QuarantineIdSchema }) },
-  responses: { 204: { description: "Discarded" }, 404: error("Unknown id") },
+  responses: { 204: { description: "Discarded" }, ...errors({ 404: "Unknown id" }) },
 });
 
 /**

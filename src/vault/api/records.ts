@@ -4,17 +4,10 @@
  *
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
-import { errorContent as error, intQuery, jsonContent as json } from "../../http/openapi.ts";
+import { z } from "@hono/zod-openapi";
+import { errors, intQuery, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
-import {
-  FormIdParam,
-  FormParams,
-  RecordIdParam,
-  security,
-  tags,
-  type VaultApi,
-} from "./_router.ts";
+import { FormIdParam, FormParams, RecordIdParam, type VaultApi, vaultRoute } from "./_router.ts";
 
 /** A record as the owner API shows it. */
 const RecordSchema = z.object({
@@ -29,11 +22,9 @@ const RecordSchema = z.object({
 
 const RecordParams = z.object({ formId: FormIdParam, recordId: RecordIdParam });
 
-const listRecords = createRoute({
+const listRecords = vaultRoute({
   method: "get",
   path: "/vault/forms/{formId}/records",
-  tags,
-  security,
   summary: "A page of a form's records",
   description: "In record-id order. A page can hold fewer than `limit` records while more " +
     "follow (deleted records are skipped): read on while `nextCursor` is not null.",
@@ -49,70 +40,52 @@ const listRecords = createRoute({
       z.object({ items: z.array(RecordSchema), nextCursor: z.string().nullable() }),
       "Records",
     ),
-    404: error("Unknown form"),
+    ...errors({ 404: "Unknown form" }),
   },
 });
 
-const createRecord = createRoute({
+const createRecord = vaultRoute({
   method: "post",
   path: "/vault/forms/{formId}/records",
-  tags,
-  security,
   summary: "Create a record by hand (checked against the current schema)",
   request: {
     params: FormParams,
-    body: {
-      ...json(z.object({ values: z.record(z.string(), z.unknown()) }), "Values"),
-      required: true,
-    },
+    body: requiredJson(z.object({ values: z.record(z.string(), z.unknown()) }), "Values"),
   },
   responses: {
     201: json(RecordSchema, "Created"),
-    400: error("Invalid values"),
-    404: error("Unknown form"),
-    413: error("Record too large"),
+    ...errors({ 400: "Invalid values", 404: "Unknown form", 413: "Record too large" }),
   },
 });
 
-const getRecord = createRoute({
+const getRecord = vaultRoute({
   method: "get",
   path: "/vault/forms/{formId}/records/{recordId}",
-  tags,
-  security,
   summary: "One record",
   request: { params: RecordParams },
-  responses: { 200: json(RecordSchema, "The record"), 404: error("Unknown record") },
+  responses: { 200: json(RecordSchema, "The record"), ...errors({ 404: "Unknown record" }) },
 });
 
-const editRecord = createRoute({
+const editRecord = vaultRoute({
   method: "patch",
   path: "/vault/forms/{formId}/records/{recordId}",
-  tags,
-  security,
   summary: "Edit a record: the values given replace those fields (null clears one)",
   request: {
     params: RecordParams,
-    body: {
-      ...json(z.object({ values: z.record(z.string(), z.unknown()) }), "Changes"),
-      required: true,
-    },
+    body: requiredJson(z.object({ values: z.record(z.string(), z.unknown()) }), "Changes"),
   },
   responses: {
     200: json(RecordSchema, "The record after the edit"),
-    400: error("Invalid values"),
-    404: error("Unknown record"),
-    413: error("Record too large"),
+    ...errors({ 400: "Invalid values", 404: "Unknown record", 413: "Record too large" }),
   },
 });
 
-const deleteRecord = createRoute({
+const deleteRecord = vaultRoute({
   method: "delete",
   path: "/vault/forms/{formId}/records/{recordId}",
-  tags,
-  security,
   summary: "Delete a record",
   request: { params: RecordParams },
-  responses: { 204: { description: "Deleted" }, 404: error("Unknown record") },
+  responses: { 204: { description: "Deleted" }, ...errors({ 404: "Unknown record" }) },
 });
 
 /**

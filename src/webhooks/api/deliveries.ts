@@ -6,12 +6,12 @@
  *
  * @module
  */
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
 import { Invalid, NotFound } from "../../errors/index.ts";
 import { CursorSchema, DeliveryIdSchema } from "../../http/ids.ts";
-import { errorContent as error, intQuery, jsonContent as json } from "../../http/openapi.ts";
+import { errors, intQuery, jsonContent as json, ownerRoute } from "../../http/openapi.ts";
 import {
   InvalidCursorError,
   type WebhookAttempt,
@@ -19,9 +19,6 @@ import {
 } from "../../store/ports/webhooks.ts";
 import type { WebhookEngine } from "../engine.ts";
 import { ownWebhook, WebhookIdParam } from "./webhooks.ts";
-
-const security = [{ ownerToken: [] }];
-const tags = ["webhooks"];
 
 const DeliveryIdParam = z.object({ deliveryId: DeliveryIdSchema });
 
@@ -62,12 +59,10 @@ const AttemptSchema = z.object({
 }).openapi("WebhookAttempt");
 
 /** Route definition: `listDeliveries`. */
-const listDeliveries = createRoute({
+const listDeliveries = ownerRoute("webhooks", {
   method: "get",
   path: "/owner/webhooks/{webhookId}/deliveries",
-  tags,
   summary: "Deliveries of a webhook, newest first",
-  security,
   request: {
     params: WebhookIdParam,
     query: z.object({
@@ -85,58 +80,50 @@ const listDeliveries = createRoute({
       z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }),
       "A page of deliveries",
     ),
-    400: error("Bad cursor"),
-    401: error("No owner token"),
-    404: error("Unknown webhook"),
+    ...errors({ 400: "Bad cursor", 401: "No owner token", 404: "Unknown webhook" }),
   },
 });
 
 /** Route definition: `retryFailed`. */
-const retryFailed = createRoute({
+const retryFailed = ownerRoute("webhooks", {
   method: "post",
   path: "/owner/webhooks/{webhookId}/deliveries/retry",
-  tags,
   summary: "Retry every failed delivery of a webhook now; clears its failure flag",
-  security,
   request: { params: WebhookIdParam },
   responses: {
     200: json(z.object({ retried: z.number().int() }), "How many deliveries were re-queued"),
-    401: error("No owner token"),
-    404: error("Unknown webhook"),
+    ...errors({ 401: "No owner token", 404: "Unknown webhook" }),
   },
 });
 
 /** Route definition: `getDelivery`. */
-const getDelivery = createRoute({
+const getDelivery = ownerRoute("webhooks", {
   method: "get",
   path: "/owner/deliveries/{deliveryId}",
-  tags,
   summary: "A delivery and its attempts",
-  security,
   request: { params: DeliveryIdParam },
   responses: {
     200: json(
       z.object({ delivery: DeliverySchema, attempts: z.array(AttemptSchema) }),
       "The delivery, attempts first to last",
     ),
-    401: error("No owner token"),
-    404: error("Unknown delivery"),
+    ...errors({ 401: "No owner token", 404: "Unknown delivery" }),
   },
 });
 
 /** Route definition: `retryDelivery`. */
-const retryDelivery = createRoute({
+const retryDelivery = ownerRoute("webhooks", {
   method: "post",
   path: "/owner/deliveries/{deliveryId}/retry",
-  tags,
   summary: "Retry one delivery now (a delivered one is sent again); clears the failure flag",
-  security,
   request: { params: DeliveryIdParam },
   responses: {
     202: json(DeliverySchema, "Re-queued"),
-    401: error("No owner token"),
-    404: error("Unknown delivery"),
-    409: error("A delete event (never sent), or being sent right now"),
+    ...errors({
+      401: "No owner token",
+      404: "Unknown delivery",
+      409: "A delete event (never sent), or being sent right now",
+    }),
   },
 });
 

@@ -6,13 +6,13 @@
  *
  * @module
  */
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
 import { NotFound } from "../../errors/index.ts";
 import { cacheBodyText, jsonBody } from "../../http/body.ts";
 import { FormIdSchema, WebhookIdSchema } from "../../http/ids.ts";
-import { errorContent as error, jsonContent as json } from "../../http/openapi.ts";
+import { errors, jsonContent as json, ownerRoute, requiredJson } from "../../http/openapi.ts";
 import type { WebhookConfig, WebhookFlag } from "../../store/ports/webhooks.ts";
 import {
   maskSecret,
@@ -87,9 +87,6 @@ export function webhookView(row: WebhookConfig, flag: WebhookFlag | null): Webho
   };
 }
 
-const security = [{ ownerToken: [] }];
-const tags = ["webhooks"];
-
 /** The `webhookId` path parameter. */
 export const WebhookIdParam = z.object({ webhookId: WebhookIdSchema });
 const FormIdParam = z.object({ formId: FormIdSchema });
@@ -110,95 +107,84 @@ const TestResultSchema = z.object({
   snippet: z.string().nullable(),
 }).openapi("WebhookTestResult");
 
-const listWebhooks = createRoute({
+const listWebhooks = ownerRoute("webhooks", {
   method: "get",
   path: "/owner/forms/{formId}/webhooks",
-  tags,
   summary: "The webhook configurations of a form",
-  security,
   request: { params: FormIdParam },
   responses: {
     200: json(z.object({ items: z.array(WebhookViewSchema) }), "Configurations, oldest first"),
-    401: error("No owner token"),
-    404: error("Unknown form, or another user's (the same answer)"),
+    ...errors({ 401: "No owner token", 404: "Unknown form, or another user's (the same answer)" }),
   },
 });
 
-const createWebhook = createRoute({
+const createWebhook = ownerRoute("webhooks", {
   method: "post",
   path: "/owner/forms/{formId}/webhooks",
-  tags,
   summary: "Add a webhook configuration to a form",
-  security,
   request: {
     params: FormIdParam,
-    body: { ...json(WebhookCreateSchema, "The configuration"), required: true },
+    body: requiredJson(WebhookCreateSchema, "The configuration"),
   },
   responses: {
     201: json(CreatedSchema, "Created"),
-    400: error("Invalid configuration"),
-    413: error("webhook_too_large: the configuration over 64 KiB"),
-    401: error("No owner token"),
-    404: error("Unknown form, or another user's (the same answer)"),
+    ...errors({
+      400: "Invalid configuration",
+      413: "webhook_too_large: the configuration over 64 KiB",
+      401: "No owner token",
+      404: "Unknown form, or another user's (the same answer)",
+    }),
   },
 });
 
-const getWebhook = createRoute({
+const getWebhook = ownerRoute("webhooks", {
   method: "get",
   path: "/owner/webhooks/{webhookId}",
-  tags,
   summary: "A webhook configuration (secrets masked)",
-  security,
   request: { params: WebhookIdParam },
   responses: {
     200: json(WebhookViewSchema, "The configuration"),
-    401: error("No owner token"),
-    404: error("Unknown webhook"),
+    ...errors({ 401: "No owner token", 404: "Unknown webhook" }),
   },
 });
 
-const patchWebhook = createRoute({
+const patchWebhook = ownerRoute("webhooks", {
   method: "patch",
   path: "/owner/webhooks/{webhookId}",
-  tags,
   summary: "Edit a webhook configuration; clears its failure flag",
-  security,
   request: {
     params: WebhookIdParam,
-    body: { ...json(WebhookPatchSchema, "What changes"), required: true },
+    body: requiredJson(WebhookPatchSchema, "What changes"),
   },
   responses: {
     200: json(CreatedSchema, "The edited configuration"),
-    400: error("Invalid configuration"),
-    413: error("webhook_too_large: the configuration over 64 KiB"),
-    401: error("No owner token"),
-    404: error("Unknown webhook"),
-    409: error("Edited meanwhile"),
+    ...errors({
+      400: "Invalid configuration",
+      413: "webhook_too_large: the configuration over 64 KiB",
+      401: "No owner token",
+      404: "Unknown webhook",
+      409: "Edited meanwhile",
+    }),
   },
 });
 
-const deleteWebhook = createRoute({
+const deleteWebhook = ownerRoute("webhooks", {
   method: "delete",
   path: "/owner/webhooks/{webhookId}",
-  tags,
   summary: "Remove a webhook configuration and its deliveries",
-  security,
   request: { params: WebhookIdParam },
   responses: {
     204: { description: "Removed" },
-    401: error("No owner token"),
-    404: error("Unknown webhook"),
+    ...errors({ 401: "No owner token", 404: "Unknown webhook" }),
   },
 });
 
-const testWebhook = createRoute({
+const testWebhook = ownerRoute("webhooks", {
   method: "post",
   path: "/owner/webhooks/{webhookId}/test",
-  tags,
   summary: "Send one request now with a sample record (or the values given)",
   description: "Nothing is stored or retried. The body is rendered from a sample record " +
     "(`_recordId` starting with `test_`) unless `values` are given.",
-  security,
   request: {
     params: WebhookIdParam,
     body: {
@@ -211,9 +197,7 @@ const testWebhook = createRoute({
   },
   responses: {
     200: json(TestResultSchema, "What the receiver answered"),
-    400: error("Malformed values"),
-    401: error("No owner token"),
-    404: error("Unknown webhook"),
+    ...errors({ 400: "Malformed values", 401: "No owner token", 404: "Unknown webhook" }),
   },
 });
 
