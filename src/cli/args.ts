@@ -1,11 +1,14 @@
 /**
  * Flag parsing and failure reporting shared by the commands: strict `node:util` parseArgs,
- * usage on errors, `--help`, exit codes.
+ * the flags every command takes, usage on errors, `--help`, exit codes, and the server
+ * configuration a local command reads from its flags.
  *
  * @module
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type Config, loadConfig } from "../config/index.ts";
 import { SealpostError, ValidationError } from "../sdk/mod.ts";
+import { helpText } from "./program.ts";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -29,6 +32,12 @@ export function flagOptions<T extends "string" | "boolean", const N extends stri
   return Object.fromEntries(names.map((name) => [name, { type }])) as { [K in N]: { type: T } };
 }
 
+/** The flags every command takes: `--json` output and `-h`/`--help`. */
+export const JSON_AND_HELP = {
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 /**
  * Parses `args` against `options`. Returns the parsed flags, or the exit code when there is
  * nothing left to do: 2 after printing the error and `usage`, 0 after printing `usage` for
@@ -49,14 +58,69 @@ export function parseCommand<O extends Options>(
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true }) as Parsed<O>;
   } catch (err) {
-    console.error(`${(err as Error).message}\n\n${usage}`);
-    return 2;
+    return usageFailure((err as Error).message, usage);
   }
   if ((parsed.values as { help?: boolean }).help) {
     console.log(usage);
     return 0;
   }
   return parsed;
+}
+
+/**
+ * Runs an SDK-backed command: parses `args` against `options` (`--help` prints the usage of
+ * `help`), then `run` with the flags and positionals. Resolves to the exit code: 0 when `run`
+ * is done, else as {@link parseCommand} and {@link reportFailure} say (JSON with `--json`).
+ *
+ * @example
+ * ```ts
+ * return await runCommand(args, { ...JSON_AND_HELP }, "Usage: sealpost ping", async () => {
+ *   console.log("pong");
+ * });
+ * ```
+ */
+export async function runCommand<O extends Options>(
+  args: string[],
+  options: O,
+  help: string,
+  run: (parsed: Parsed<O>, json: boolean) => Promise<void>,
+): Promise<number> {
+  const usage = helpText(help);
+  const parsed = parseCommand(args, options, usage);
+  if (typeof parsed === "number") return parsed;
+  const json = (parsed.values as { json?: boolean }).json === true;
+  try {
+    await run(parsed, json);
+    return 0;
+  } catch (e) {
+    return reportFailure(e, json, usage);
+  }
+}
+
+/**
+ * Prints `message` and `usage` on stderr; returns the exit code of a usage error, 2.
+ *
+ * @example
+ * ```ts
+ * if (positionals.length > 0) return usageFailure("Unexpected arguments", usage);
+ * ```
+ */
+export function usageFailure(message: string, usage: string): number {
+  console.error(`${message}\n\n${usage}`);
+  return 2;
+}
+
+/**
+ * The server configuration a local command reads: `--config` (else SEALPOST_CONFIG), the
+ * environment, and `--data`.
+ *
+ * @example
+ * ```ts
+ * const config = await localConfig({ config: "sealpost.toml", data: "./data" });
+ * ```
+ */
+export function localConfig(flags: { config?: string; data?: string }): Promise<Config> {
+  return loadConfig({ file: flags.config, env: Deno.env.toObject(), flags: { data: flags.data } });
 }
 
 /**

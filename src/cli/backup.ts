@@ -6,9 +6,9 @@
  */
 import { BackupError, createBackup } from "../ops/backup.ts";
 import { restoreBackup, RestoreError } from "../ops/restore.ts";
-import { ConfigError, loadConfig } from "../config/index.ts";
+import { ConfigError } from "../config/index.ts";
 import { describePgUrl } from "../store/pg/index.ts";
-import { parseCommand } from "./args.ts";
+import { flagOptions, JSON_AND_HELP, localConfig, parseCommand, usageFailure } from "./args.ts";
 import { helpText, programCommand } from "./program.ts";
 
 const BACKUP_USAGE = `Usage: sealpost backup --out FILE [--data DIR] [--config FILE] [--json]
@@ -36,13 +36,7 @@ against the archive's manifest and every blob against its hash. Then start it wi
 Exit status: 0 restored, 1 refused or failed, 2 usage error.
 `;
 
-const OPTIONS = {
-  out: { type: "string" },
-  data: { type: "string" },
-  config: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
+const OPTIONS = { ...flagOptions("string", ["out", "data", "config"]), ...JSON_AND_HELP } as const;
 
 async function backup(args: string[]): Promise<number> {
   const usage = helpText(BACKUP_USAGE);
@@ -50,16 +44,9 @@ async function backup(args: string[]): Promise<number> {
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   if (!flags.out || positionals.length > 0) {
-    console.error(
-      `${flags.out ? "Unexpected arguments" : "Missing --out FILE"}\n\n${usage}`,
-    );
-    return 2;
+    return usageFailure(flags.out ? "Unexpected arguments" : "Missing --out FILE", usage);
   }
-  const config = await loadConfig({
-    file: flags.config,
-    env: Deno.env.toObject(),
-    flags: { data: flags.data },
-  });
+  const config = await localConfig(flags);
   if (config.store.backend === "postgres") {
     console.error(postgresBackupAdvice(config.store.postgres_url));
     return 1;
@@ -104,8 +91,7 @@ async function restore(args: string[]): Promise<number> {
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   if (positionals.length !== 1 || !flags.data || flags.out) {
-    console.error(`${!flags.data ? "Missing --data DIR" : "Give one archive"}\n\n${usage}`);
-    return 2;
+    return usageFailure(!flags.data ? "Missing --data DIR" : "Give one archive", usage);
   }
   const summary = await restoreBackup(positionals[0], flags.data);
   if (flags.json) console.log(JSON.stringify(summary));

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { parseCommand, reportFailure, UsageError } from "./args.ts";
-import { helpText } from "./program.ts";
+import { flagOptions, JSON_AND_HELP, runCommand, UsageError } from "./args.ts";
 import { basename } from "node:path";
 import { MAX_FILE_BYTES, SealpostError, uploadFile } from "../sdk/mod.ts";
 import { SealpostClient } from "./client.ts";
@@ -43,14 +42,9 @@ Exit status: 0 uploaded, 1 refused or failed, 2 usage error.
 `;
 
 const OPTIONS = {
-  user: { type: "string" },
-  mime: { type: "string" },
+  ...flagOptions("string", ["user", "mime", "recipient", "url", "data"]),
   encrypt: { type: "boolean" },
-  recipient: { type: "string" },
-  url: { type: "string" },
-  data: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
+  ...JSON_AND_HELP,
 } as const;
 
 async function readUpload(path: string): Promise<Uint8Array> {
@@ -107,12 +101,7 @@ function recipientKey(encrypt: boolean, recipient: string | undefined): string {
  * ```
  */
 export async function blobCommand(args: string[]): Promise<number> {
-  const usage = helpText(USAGE);
-  const parsed = parseCommand(args, OPTIONS, usage);
-  if (typeof parsed === "number") return parsed;
-  const { values: flags, positionals } = parsed;
-  const json = flags.json === true;
-  try {
+  return await runCommand(args, OPTIONS, USAGE, async ({ values: flags, positionals }, json) => {
     if (positionals[0] !== "put") {
       throw new UsageError(
         positionals.length === 0
@@ -154,8 +143,5 @@ export async function blobCommand(args: string[]): Promise<number> {
       ...(encryption ? { encryption } : {}),
     };
     console.log(JSON.stringify(printed, null, json ? undefined : 2));
-    return 0;
-  } catch (e) {
-    return reportFailure(e, json, usage);
-  }
+  });
 }

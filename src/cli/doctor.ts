@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { ConfigError, loadConfig, publicBaseUrl } from "../config/index.ts";
+import { ConfigError, publicBaseUrl } from "../config/index.ts";
 import { readCredentials } from "../store/data_dir.ts";
 import { type CheckResult, runDoctor } from "../doctor/index.ts";
-import { parseCommand } from "./args.ts";
+import { flagOptions, JSON_AND_HELP, localConfig, parseCommand, usageFailure } from "./args.ts";
 import { SealpostClient } from "./client.ts";
 
 const USAGE = `Usage: sealpost doctor [--url URL] [--token ADMIN_TOKEN] [--data DIR] [--config FILE]
@@ -40,12 +40,8 @@ Exit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 usage erro
 `;
 
 const OPTIONS = {
-  url: { type: "string" },
-  token: { type: "string" },
-  data: { type: "string" },
-  config: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
+  ...flagOptions("string", ["url", "token", "data", "config"]),
+  ...JSON_AND_HELP,
 } as const;
 
 const LABEL = { ok: "ok  ", warn: "WARN", fail: "FAIL", skip: "skip" } as const;
@@ -69,16 +65,11 @@ export async function doctorCommand(args: string[]): Promise<number> {
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   if (positionals.length > 0) {
-    console.error(`Unexpected arguments: ${positionals.join(" ")}\n\n${USAGE}`);
-    return 2;
+    return usageFailure(`Unexpected arguments: ${positionals.join(" ")}`, USAGE);
   }
   let config;
   try {
-    config = await loadConfig({
-      file: flags.config,
-      env: Deno.env.toObject(),
-      flags: { data: flags.data },
-    });
+    config = await localConfig(flags);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     console.error(err.message);

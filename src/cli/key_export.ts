@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { ConfigError, loadConfig } from "../config/index.ts";
+import { ConfigError } from "../config/index.ts";
 import { ageIdentity, ageRecipient } from "../crypto/age.ts";
 import { VaultKeyError, VaultKeys } from "../vault/keys.ts";
-import { parseCommand } from "./args.ts";
+import { flagOptions, JSON_AND_HELP, localConfig, parseCommand, usageFailure } from "./args.ts";
 import { helpText } from "./program.ts";
 
 const USAGE = `Usage: sealpost key export-age FINGERPRINT --out FILE [--data DIR] [--json]
@@ -26,13 +26,7 @@ SEALPOST_PASSPHRASE, or is asked for on a terminal.
 Exit status: 0 written, 1 failed, 2 usage error.
 `;
 
-const OPTIONS = {
-  out: { type: "string" },
-  data: { type: "string" },
-  config: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
+const OPTIONS = { ...flagOptions("string", ["out", "data", "config"]), ...JSON_AND_HELP } as const;
 
 /**
  * Runs `sealpost key …` with `args` (after `key`); returns the exit status.
@@ -49,16 +43,13 @@ export async function keyCommand(args: string[]): Promise<number> {
   const { values: flags, positionals } = parsed;
   const [sub, fingerprint, ...rest] = positionals;
   if (sub !== "export-age" || !fingerprint || rest.length > 0 || !flags.out) {
-    console.error(`${flags.out ? "Expected: export-age FINGERPRINT" : "Missing --out FILE"}\n`);
-    console.error(usage);
-    return 2;
+    return usageFailure(
+      flags.out ? "Expected: export-age FINGERPRINT" : "Missing --out FILE",
+      usage,
+    );
   }
   try {
-    const config = await loadConfig({
-      file: flags.config,
-      env: Deno.env.toObject(),
-      flags: { data: flags.data },
-    });
+    const config = await localConfig(flags);
     const keys = new VaultKeys(config.data_dir, Deno.env.get("SEALPOST_PASSPHRASE") ?? null);
     const pair = await keys.databaseKey(fingerprint);
     const file = await Deno.open(flags.out, { write: true, createNew: true, mode: 0o600 });

@@ -14,6 +14,7 @@ import { PgUnavailableError } from "../store/pg/index.ts";
 import { VERSION } from "../version.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import { helpText, programCommand } from "./program.ts";
+import { flagOptions, JSON_AND_HELP } from "./args.ts";
 import type { DemoInfo } from "../vault/index.ts";
 import { shareLink } from "../web/links.ts";
 
@@ -99,17 +100,18 @@ The admin token comes from --token, SEALPOST_TOKEN, or the data dir's credential
 };
 
 const OPTIONS = {
-  config: { type: "string" },
-  data: { type: "string" },
-  host: { type: "string" },
-  port: { type: "string" },
-  role: { type: "string" },
-  relay: { type: "string" },
-  url: { type: "string" },
-  token: { type: "string" },
-  name: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
+  ...flagOptions("string", [
+    "config",
+    "data",
+    "host",
+    "port",
+    "role",
+    "relay",
+    "url",
+    "token",
+    "name",
+  ]),
+  ...JSON_AND_HELP,
   version: { type: "boolean", short: "V" },
 } as const;
 

@@ -5,13 +5,13 @@
  * @module
  */
 import { readS3Credentials, S3BlobStore } from "../blobs/s3_store.ts";
-import { ConfigError, loadConfig } from "../config/index.ts";
+import { ConfigError } from "../config/index.ts";
 import { BlobCopyError } from "../ops/migrate_blobs.ts";
 import { DataDirError } from "../store/data_dir.ts";
 import { moveStore, MoveStoreError } from "../ops/migrate_store.ts";
 import { describePgUrl } from "../store/pg/index.ts";
 import { SchemaVersionError } from "../store/ports/limits.ts";
-import { parseCommand } from "./args.ts";
+import { flagOptions, JSON_AND_HELP, localConfig, parseCommand, usageFailure } from "./args.ts";
 import { helpText } from "./program.ts";
 
 const USAGE = `Usage: sealpost migrate-store --config FILE [--data DIR] [--json]
@@ -28,12 +28,7 @@ resumable: run it again after an interruption; a second run copies nothing. Refu
 Exit status: 0 copied, 1 refused or failed, 2 usage error.
 `;
 
-const OPTIONS = {
-  config: { type: "string" },
-  data: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
+const OPTIONS = { ...flagOptions("string", ["config", "data"]), ...JSON_AND_HELP } as const;
 
 /** The failures that are the operator's to fix: their message, no stack. */
 const EXPECTED = [
@@ -58,16 +53,11 @@ export async function migrateStoreCommand(args: string[]): Promise<number> {
   if (typeof parsed === "number") return parsed;
   const { values: flags, positionals } = parsed;
   if (positionals.length > 0) {
-    console.error(`Unexpected arguments: ${positionals.join(" ")}\n\n${usage}`);
-    return 2;
+    return usageFailure(`Unexpected arguments: ${positionals.join(" ")}`, usage);
   }
   let postgresUrl = "";
   try {
-    const config = await loadConfig({
-      file: flags.config,
-      env: Deno.env.toObject(),
-      flags: { data: flags.data },
-    });
+    const config = await localConfig(flags);
     if (config.store.backend !== "postgres") {
       throw new ConfigError(
         'migrate-store copies into PostgreSQL: the configuration needs store.backend = "postgres" ' +

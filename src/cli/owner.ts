@@ -14,6 +14,7 @@ import {
   parseCommand,
   type Parsed,
   UsageError,
+  usageFailure,
 } from "./args.ts";
 import { ApiCallError, SealpostClient } from "./client.ts";
 import { helpText } from "./program.ts";
@@ -103,10 +104,7 @@ export async function runOwnerGroup<O extends NonNullable<ParseArgsConfig["optio
     if (positionals.length === 0) throw new UsageError("Missing command");
     return await run(positionals[0], positionals.slice(1), flags);
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`${err.message}\n\n${usage}`);
-      return 2;
-    }
+    if (err instanceof UsageError) return usageFailure(err.message, usage);
     if (err instanceof ApiCallError) {
       // The field the API names, unless its message already does ("Invalid url: …",
       // "Unknown field \"color\"").

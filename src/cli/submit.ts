@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { parseCommand, readInput, reportFailure, UsageError } from "./args.ts";
-import { helpText } from "./program.ts";
+import { flagOptions, JSON_AND_HELP, readInput, runCommand, UsageError } from "./args.ts";
+
 import { extname } from "node:path";
 import { DEFAULT_RELAY_URL, fetchManifest, type FileInput, submitForm } from "../sdk/mod.ts";
 
@@ -35,12 +35,9 @@ Exit status: 0 submitted, 1 refused or failed, 2 usage error.
 `;
 
 const OPTIONS = {
-  values: { type: "string" },
+  ...flagOptions("string", ["values", "pin", "relay"]),
   file: { type: "string", multiple: true },
-  pin: { type: "string" },
-  relay: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
+  ...JSON_AND_HELP,
 } as const;
 
 const MIME: Record<string, string> = {
@@ -131,12 +128,7 @@ async function readFiles(specs: string[]): Promise<Record<string, FileInput>> {
  * ```
  */
 export async function submitCommand(args: string[]): Promise<number> {
-  const usage = helpText(USAGE);
-  const parsed = parseCommand(args, OPTIONS, usage);
-  if (typeof parsed === "number") return parsed;
-  const { values: flags, positionals } = parsed;
-  const json = flags.json === true;
-  try {
+  return await runCommand(args, OPTIONS, USAGE, async ({ values: flags, positionals }, json) => {
     if (positionals.length !== 1) {
       throw new UsageError(
         positionals.length === 0
@@ -158,8 +150,5 @@ export async function submitCommand(args: string[]): Promise<number> {
         ? JSON.stringify(receipt)
         : `submissionId: ${receipt.submissionId}\neditToken:    ${receipt.editToken} (keep it secret)`,
     );
-    return 0;
-  } catch (e) {
-    return reportFailure(e, json, usage);
-  }
+  });
 }
