@@ -103,9 +103,16 @@ export const adminSecurity = [{ adminToken: [] }];
 /** A route declaration without the tag and security its helper adds. */
 type Untagged = Omit<RouteConfig, "path" | "tags" | "security">;
 
+/** What every route that takes the owner token may answer for want of one. */
+const OWNER_ERRORS = errors({ 401: "No owner token" });
+
+/** What every route that takes the admin token may answer for want of one. */
+const ADMIN_ERRORS = errors({ 401: "No admin token", 403: "Not an admin token" });
+
 /**
  * A route that takes the owner token, under the OpenAPI tag `tag`: `createRoute` with the
- * tag first and the owner security after the summary and description.
+ * tag first, the owner security after the summary and description, and the 401 of a missing
+ * or refused token among the responses.
  *
  * @example
  * ```ts
@@ -113,7 +120,7 @@ type Untagged = Omit<RouteConfig, "path" | "tags" | "security">;
  *   method: "get",
  *   path: "/owner/me",
  *   summary: "The token's user and databases",
- *   responses: { 200: jsonContent(MeSchema, "The user"), ...errors({ 401: "No owner token" }) },
+ *   responses: { 200: jsonContent(MeSchema, "The user") },
  * });
  * ```
  */
@@ -121,11 +128,13 @@ export function ownerRoute<P extends string, R extends Untagged & { path: P }>(
   tag: string,
   route: R,
 ) {
-  return createRoute({ tags: [tag], ...route, security: ownerSecurity });
+  const responses = { ...route.responses, ...OWNER_ERRORS };
+  return createRoute({ tags: [tag], ...route, responses, security: ownerSecurity });
 }
 
 /**
- * A route that takes the admin token, under the OpenAPI tag `admin`.
+ * A route that takes the admin token, under the OpenAPI tag `admin`, with the 401 and 403 of
+ * a missing or refused token among the responses.
  *
  * @example
  * ```ts
@@ -138,7 +147,8 @@ export function ownerRoute<P extends string, R extends Untagged & { path: P }>(
  * ```
  */
 export function adminRoute<P extends string, R extends Untagged & { path: P }>(route: R) {
-  return createRoute({ tags: ["admin"], ...route, security: adminSecurity });
+  const responses = { ...route.responses, ...ADMIN_ERRORS };
+  return createRoute({ tags: ["admin"], ...route, responses, security: adminSecurity });
 }
 
 /** A sub-app whose zod validation failures become 400s in the JSON error shape. */

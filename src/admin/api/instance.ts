@@ -36,7 +36,6 @@ const getInstance = adminRoute({
   summary: "The instance's own view of itself: base URL, role, backends, limits",
   responses: {
     200: json(InstanceSchema, "The instance"),
-    ...errors({ 401: "No admin token", 403: "Not an admin token" }),
   },
 });
 

@@ -51,7 +51,7 @@ const postClaim = ownerRoute("owner", {
   request: { body: requiredJson(ClaimRequestSchema, "Hashes of the user's files") },
   responses: {
     200: json(ClaimResultSchema, "Which hashes are claimed and which are not stored"),
-    ...errors({ 400: "Malformed", 401: "No owner token", 429: "Rate limited" }),
+    ...errors({ 400: "Malformed", 429: "Rate limited" }),
   },
 });
 
@@ -64,7 +64,7 @@ const postRelease = ownerRoute("owner", {
   },
   responses: {
     200: json(ReleaseResultSchema, "Which hashes are unclaimed now"),
-    ...errors({ 400: "Malformed", 401: "No owner token", 429: "Rate limited" }),
+    ...errors({ 400: "Malformed", 429: "Rate limited" }),
   },
 });
 

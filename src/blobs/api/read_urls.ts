@@ -46,7 +46,6 @@ const getReadUrl = ownerRoute("uploads", {
     200: json(BlobReadSchema, "GET url before expiresAtUtc"),
     ...errors({
       400: "Malformed path, or lifetimeSeconds out of range",
-      401: "No owner token",
       404: "Not stored, or another user's file (the same answer)",
       429: "Rate limited",
     }),

@@ -52,7 +52,7 @@ const postUser = adminRoute({
       z.object({ user: UserSchema, ownerToken: z.string() }),
       "Created; the token is shown once",
     ),
-    ...errors({ 400: "Malformed request", 401: "No admin token", 403: "Not an admin token" }),
+    ...errors({ 400: "Malformed request" }),
   },
 });
 
@@ -73,7 +73,6 @@ const getMe = ownerRoute("owner", {
       }),
       "The user",
     ),
-    ...errors({ 401: "No owner token" }),
   },
 });
 
@@ -98,7 +97,7 @@ const postDatabase = ownerRoute("owner", {
       z.object({ challengeId: z.string(), sealedChallenge: z.string(), expiresAtUtc: z.string() }),
       "Open sealedChallenge with the private key and POST it to /owner/databases/verify",
     ),
-    ...errors({ 400: "Malformed key", 401: "No owner token", 409: "Key already registered" }),
+    ...errors({ 400: "Malformed key", 409: "Key already registered" }),
   },
 });
 
@@ -117,7 +116,6 @@ const verifyDatabase = ownerRoute("owner", {
     201: json(DatabaseSchema, "Registered"),
     ...errors({
       400: "Malformed",
-      401: "No owner token",
       403: "Wrong answer",
       404: "Unknown or expired challenge",
       409: "Key already registered",

@@ -56,7 +56,6 @@ const closeForm = ownerRoute("owner", {
     200: json(closureResponse, "Closed"),
     ...errors({
       400: "Malformed message",
-      401: "No owner token",
       404: "Not one of the user's published forms",
     }),
   },
@@ -70,7 +69,7 @@ const reopenForm = ownerRoute("owner", {
   request: { params: formParams },
   responses: {
     200: json(closureResponse, "Open"),
-    ...errors({ 401: "No owner token", 404: "Not one of the user's published forms" }),
+    ...errors({ 404: "Not one of the user's published forms" }),
   },
 });
 
@@ -83,7 +82,7 @@ const unpublishForm = ownerRoute("owner", {
   request: { params: formParams },
   responses: {
     204: { description: "Unpublished" },
-    ...errors({ 401: "No owner token", 404: "Not one of the user's published forms" }),
+    ...errors({ 404: "Not one of the user's published forms" }),
   },
 });
 
@@ -103,7 +102,6 @@ const putManifest = ownerRoute("owner", {
     ),
     ...errors({
       400: "Malformed manifest",
-      401: "No owner token",
       403: "The recipient key is not one of the user's databases",
       409: "The form id belongs to another user, or the version went backwards",
       413: "Manifest too large",

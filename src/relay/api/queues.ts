@@ -83,7 +83,6 @@ const getQueue = ownerRoute("owner", {
     ),
     ...errors({
       400: "Malformed cursor, limit, lease, holder or wait",
-      401: "No owner token",
       404: "Unknown key, or another user's (the same answer)",
     }),
   },
@@ -102,7 +101,6 @@ const postAck = ownerRoute("owner", {
     200: json(z.object({ acked: z.number().int() }), "How many versions left the queue"),
     ...errors({
       400: "Malformed",
-      401: "No owner token",
       404: "Unknown key, or another user's (the same answer)",
     }),
   },

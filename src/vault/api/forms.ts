@@ -95,6 +95,25 @@ const Manifest = z.record(z.string(), z.unknown()).openapi({
   description: "A signed form manifest",
 });
 
+/**
+ * What a new schema version carries, in creating a form and in archiving its next version
+ * (`title` ahead of these, required on creation).
+ */
+const SCHEMA_INPUT = {
+  fields: Fields,
+  allowedOrigins: Origins.optional(),
+  submitLabel: SubmitLabel.optional(),
+  files: Files.optional(),
+  drafts: Drafts.optional(),
+  publish: z.boolean().default(false),
+};
+
+/** How a new schema version is refused, in creating a form and in archiving its next version. */
+const SCHEMA_ERRORS = {
+  400: "Malformed fields",
+  413: "form_too_large: title and fields over 64 KiB",
+} as const;
+
 const listForms = vaultRoute({
   method: "get",
   path: "/vault/forms",
@@ -112,24 +131,14 @@ const createForm = vaultRoute({
         databaseId: ids.DatabaseIdSchema,
         formId: FormIdParam.optional(),
         title: z.string().max(500),
-        fields: Fields,
-        allowedOrigins: Origins.optional(),
-        submitLabel: SubmitLabel.optional(),
-        files: Files.optional(),
-        drafts: Drafts.optional(),
-        publish: z.boolean().default(false),
+        ...SCHEMA_INPUT,
       }),
       "The form",
     ),
   },
   responses: {
     201: json(FormSchema, "Created"),
-    ...errors({
-      400: "Malformed fields",
-      413: "form_too_large: title and fields over 64 KiB",
-      404: "Unknown database",
-      409: "Form id taken",
-    }),
+    ...errors({ ...SCHEMA_ERRORS, 404: "Unknown database", 409: "Form id taken" }),
   },
 });
 
@@ -148,25 +157,13 @@ const updateForm = vaultRoute({
   request: {
     params: FormParams,
     body: requiredJson(
-      z.object({
-        title: z.string().max(500).optional(),
-        fields: Fields,
-        allowedOrigins: Origins.optional(),
-        submitLabel: SubmitLabel.optional(),
-        files: Files.optional(),
-        drafts: Drafts.optional(),
-        publish: z.boolean().default(false),
-      }),
+      z.object({ title: z.string().max(500).optional(), ...SCHEMA_INPUT }),
       "The new schema",
     ),
   },
   responses: {
     200: json(FormSchema, "The new version"),
-    ...errors({
-      400: "Malformed fields",
-      413: "form_too_large: title and fields over 64 KiB",
-      404: "Unknown form",
-    }),
+    ...errors({ ...SCHEMA_ERRORS, 404: "Unknown form" }),
   },
 });
 

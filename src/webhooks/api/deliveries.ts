@@ -80,7 +80,7 @@ const listDeliveries = ownerRoute("webhooks", {
       z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }),
       "A page of deliveries",
     ),
-    ...errors({ 400: "Bad cursor", 401: "No owner token", 404: "Unknown webhook" }),
+    ...errors({ 400: "Bad cursor", 404: "Unknown webhook" }),
   },
 });
 
@@ -92,7 +92,7 @@ const retryFailed = ownerRoute("webhooks", {
   request: { params: WebhookIdParam },
   responses: {
     200: json(z.object({ retried: z.number().int() }), "How many deliveries were re-queued"),
-    ...errors({ 401: "No owner token", 404: "Unknown webhook" }),
+    ...errors({ 404: "Unknown webhook" }),
   },
 });
 
@@ -107,7 +107,7 @@ const getDelivery = ownerRoute("webhooks", {
       z.object({ delivery: DeliverySchema, attempts: z.array(AttemptSchema) }),
       "The delivery, attempts first to last",
     ),
-    ...errors({ 401: "No owner token", 404: "Unknown delivery" }),
+    ...errors({ 404: "Unknown delivery" }),
   },
 });
 
@@ -120,7 +120,6 @@ const retryDelivery = ownerRoute("webhooks", {
   responses: {
     202: json(DeliverySchema, "Re-queued"),
     ...errors({
-      401: "No owner token",
       404: "Unknown delivery",
       409: "A delete event (never sent), or being sent right now",
     }),

@@ -107,6 +107,12 @@ const TestResultSchema = z.object({
   snippet: z.string().nullable(),
 }).openapi("WebhookTestResult");
 
+/** How a configuration is refused, in adding and in editing one. */
+const CONFIG_ERRORS = {
+  400: "Invalid configuration",
+  413: "webhook_too_large: the configuration over 64 KiB",
+} as const;
+
 const listWebhooks = ownerRoute("webhooks", {
   method: "get",
   path: "/owner/forms/{formId}/webhooks",
@@ -114,7 +120,7 @@ const listWebhooks = ownerRoute("webhooks", {
   request: { params: FormIdParam },
   responses: {
     200: json(z.object({ items: z.array(WebhookViewSchema) }), "Configurations, oldest first"),
-    ...errors({ 401: "No owner token", 404: "Unknown form, or another user's (the same answer)" }),
+    ...errors({ 404: "Unknown form, or another user's (the same answer)" }),
   },
 });
 
@@ -129,9 +135,7 @@ const createWebhook = ownerRoute("webhooks", {
   responses: {
     201: json(CreatedSchema, "Created"),
     ...errors({
-      400: "Invalid configuration",
-      413: "webhook_too_large: the configuration over 64 KiB",
-      401: "No owner token",
+      ...CONFIG_ERRORS,
       404: "Unknown form, or another user's (the same answer)",
     }),
   },
@@ -144,7 +148,7 @@ const getWebhook = ownerRoute("webhooks", {
   request: { params: WebhookIdParam },
   responses: {
     200: json(WebhookViewSchema, "The configuration"),
-    ...errors({ 401: "No owner token", 404: "Unknown webhook" }),
+    ...errors({ 404: "Unknown webhook" }),
   },
 });
 
@@ -159,9 +163,7 @@ const patchWebhook = ownerRoute("webhooks", {
   responses: {
     200: json(CreatedSchema, "The edited configuration"),
     ...errors({
-      400: "Invalid configuration",
-      413: "webhook_too_large: the configuration over 64 KiB",
-      401: "No owner token",
+      ...CONFIG_ERRORS,
       404: "Unknown webhook",
       409: "Edited meanwhile",
     }),
@@ -175,7 +177,7 @@ const deleteWebhook = ownerRoute("webhooks", {
   request: { params: WebhookIdParam },
   responses: {
     204: { description: "Removed" },
-    ...errors({ 401: "No owner token", 404: "Unknown webhook" }),
+    ...errors({ 404: "Unknown webhook" }),
   },
 });
 
@@ -197,7 +199,7 @@ const testWebhook = ownerRoute("webhooks", {
   },
   responses: {
     200: json(TestResultSchema, "What the receiver answered"),
-    ...errors({ 400: "Malformed values", 401: "No owner token", 404: "Unknown webhook" }),
+    ...errors({ 400: "Malformed values", 404: "Unknown webhook" }),
   },
 });
 
