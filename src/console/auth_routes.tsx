@@ -23,7 +23,7 @@ import {
 } from "./context.ts";
 import { AddressWarningBox } from "./address_warning.tsx";
 import { flaggedWebhooks, flagReason } from "./flags.ts";
-import { ActionButton, ErrorBox, html, Notice, Page } from "./layout.tsx";
+import { ActionButton, ColumnHeads, ErrorBox, html, Notice, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
 import { DeleteFormButton, statusText } from "./lifecycle_routes.tsx";
 
@@ -165,16 +165,9 @@ async function frontPage(deps: ConsoleDeps, session: Session, done?: string) {
         : (
           <table>
             <caption class="muted">Your forms</caption>
-            <thead>
-              <tr>
-                <th scope="col">Title</th>
-                <th scope="col">Form id</th>
-                <th scope="col">Status</th>
-                <th scope="col">Version</th>
-                <th scope="col">Published</th>
-                <th scope="col">Records</th>
-              </tr>
-            </thead>
+            <ColumnHeads
+              names={["Title", "Form id", "Status", "Version", "Published", "Records"]}
+            />
             <tbody>
               {forms.map((f) => (
                 <tr>

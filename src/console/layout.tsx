@@ -66,6 +66,22 @@ export function Csrf({ session }: { session: Session }) {
   return <input type="hidden" name={CSRF_FIELD} value={session.csrf} />;
 }
 
+/**
+ * The header of a table: one column header per name, in order.
+ *
+ * @example
+ * ```tsx
+ * <table><ColumnHeads names={["Title", "Form id"]} /><tbody>…</tbody></table>
+ * ```
+ */
+export function ColumnHeads({ names }: { names: string[] }) {
+  return (
+    <thead>
+      <tr>{names.map((name) => <th scope="col">{name}</th>)}</tr>
+    </thead>
+  );
+}
+
 /** A POST form with only a button (delete, retry, ...), CSRF included. */
 export function ActionButton(
   { session, action, label, danger }: {

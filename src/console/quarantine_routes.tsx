@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { QuarantinedEnvelope } from "../store/ports/quarantine.ts";
 import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
-import { ActionButton, html, Notice, Page } from "./layout.tsx";
+import { ActionButton, ColumnHeads, html, Notice, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
 
 function QuarantinePage(
@@ -24,15 +24,7 @@ function QuarantinePage(
         <>
           <ActionButton session={session} action="/console/quarantine/retry" label="Retry all" />
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Envelope</th>
-                <th scope="col">Form</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Received</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={["Envelope", "Form", "Reason", "Received", "Actions"]} />
             <tbody>
               {rows.map((row) => (
                 <tr>

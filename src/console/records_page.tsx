@@ -7,7 +7,7 @@
 import type { FieldDef } from "../forms/fields.ts";
 import type { RecordVersion } from "../store/ports/records.ts";
 import type { VaultForm, VaultRecord } from "../vault/index.ts";
-import { ActionButton, FormTabs, Notice, Page } from "./layout.tsx";
+import { ActionButton, ColumnHeads, FormTabs, Notice, Page } from "./layout.tsx";
 import { PAGE_SIZE, type RecordQuery, SORTS, usesIndex } from "./record_query.ts";
 import type { Session } from "./sessions.ts";
 import { type FileUrls, Value, valueText } from "./values.tsx";
@@ -135,13 +135,7 @@ export function RecordsPage(props: RecordsPageProps) {
         <a href={`${base}/export.csv`}>CSV</a> · <a href={`${base}/export.jsonl`}>JSONL</a>
       </p>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Received</th>
-            {shown.map((f) => <th scope="col">{f.label || f.id}</th>)}
-            <th scope="col">Record</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={["Received", ...shown.map((f) => f.label || f.id), "Record"]} />
         <tbody>
           {records.map((r) => (
             <tr>

@@ -12,7 +12,7 @@ import type {
 } from "../store/ports/webhooks.ts";
 import { maskSecret, type TestSendResult } from "../webhooks/index.ts";
 import { flagReason } from "./flags.ts";
-import { ActionButton, Csrf, ErrorBox } from "./layout.tsx";
+import { ActionButton, ColumnHeads, Csrf, ErrorBox } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
 import { mappingLines } from "./webhook_form.ts";
 
@@ -224,16 +224,9 @@ export function Deliveries(
   if (rows.length === 0) return <p>No deliveries yet.</p>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Delivery</th>
-          <th scope="col">Event</th>
-          <th scope="col">Status</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Last response</th>
-          <th scope="col">Actions</th>
-        </tr>
-      </thead>
+      <ColumnHeads
+        names={["Delivery", "Event", "Status", "Attempts", "Last response", "Actions"]}
+      />
       <tbody>
         {rows.map((d) => (
           <tr>
@@ -268,16 +261,9 @@ export function Deliveries(
 export function Attempts({ attempts }: { attempts: WebhookAttempt[] }) {
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">At</th>
-          <th scope="col">Status</th>
-          <th scope="col">Duration</th>
-          <th scope="col">Outcome</th>
-          <th scope="col">Response (first 200 characters)</th>
-        </tr>
-      </thead>
+      <ColumnHeads
+        names={["#", "At", "Status", "Duration", "Outcome", "Response (first 200 characters)"]}
+      />
       <tbody>
         {attempts.map((a) => (
           <tr>
