@@ -146,12 +146,9 @@ function publicDatabase(db: RelayDatabase) {
  */
 export function mountIdentity(
   app: OpenAPIHono<AuthEnv>,
-  deps: { config: Config; identity: IdentityPort },
-  guards: RelayGuards,
+  { config, identity }: { config: Config; identity: IdentityPort },
+  { ownerLimit, ownerAuth, smallJson }: RelayGuards,
 ): void {
-  const { config, identity } = deps;
-  const { ownerLimit, ownerAuth, smallJson } = guards;
-
   app.openapi(
     { ...postUser, middleware: [ownerLimit, requireAdmin(identity), smallJson] },
     async (c) => {

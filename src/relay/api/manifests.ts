@@ -126,12 +126,9 @@ const closure = (row: { formId: string; closed?: { message: string; closedAt: st
  */
 export function mountManifests(
   app: OpenAPIHono<AuthEnv>,
-  deps: { config: Config; forms: FormDirectory },
-  guards: RelayGuards,
+  { config, forms }: { config: Config; forms: FormDirectory },
+  { ownerLimit, ownerAuth, smallJson }: RelayGuards,
 ): void {
-  const { config, forms } = deps;
-  const { ownerLimit, ownerAuth, smallJson } = guards;
-
   app.openapi(getManifest, async (c) => {
     // Revalidated on every use: a form closes, reopens and is unpublished, and a browser may
     // otherwise keep a 410 or 404 heuristically.

@@ -128,12 +128,9 @@ async function assertQueueOwner(identity: IdentityPort, fp: string, userId: stri
  */
 export function mountQueues(
   app: OpenAPIHono<AuthEnv>,
-  deps: { identity: IdentityPort; envelopes: EnvelopePort },
-  guards: RelayGuards,
+  { identity, envelopes }: { identity: IdentityPort; envelopes: EnvelopePort },
+  { ownerLimit, ownerAuth, smallJson }: RelayGuards,
 ): void {
-  const { identity, envelopes } = deps;
-  const { ownerLimit, ownerAuth, smallJson } = guards;
-
   app.openapi({ ...getQueue, middleware: [ownerLimit, ownerAuth] }, async (c) => {
     const { fingerprint } = c.req.valid("param");
     await assertQueueOwner(identity, fingerprint, c.var.owner.userId);
