@@ -18,12 +18,36 @@ import { flagOptions, JSON_AND_HELP } from "./args.ts";
 import type { DemoInfo } from "../vault/index.ts";
 import { shareLink } from "../web/links.ts";
 
-/** The vault's owner command groups, each run by its module (loaded on demand) with all `args`. */
-const VAULT_GROUPS = new Map<string, () => Promise<(args: string[]) => Promise<number>>>([
+/** A command's runner: resolves to the exit code. */
+type Run = (args: string[]) => Promise<number>;
+
+/** `run` given the arguments after the command's name. */
+function afterName(run: Run): Run {
+  return (args) => run(args.slice(1));
+}
+
+/**
+ * The commands run by their own module (loaded on demand), by name: the vault's owner command
+ * groups, webhooks and deliveries, backup and restore with all `args`; the others with the
+ * arguments after their name.
+ */
+const OWN_MODULE = new Map<string, () => Promise<Run>>([
   ["db", async () => (await import("./db.ts")).dbCommand],
   ["form", async () => (await import("./form.ts")).formCommand],
   ["records", async () => (await import("./records.ts")).recordsCommand],
   ["quarantine", async () => (await import("./quarantine.ts")).quarantineCommand],
+  ["webhook", async () => (await import("./webhook.ts")).webhookCommand],
+  ["deliveries", async () => (await import("./webhook.ts")).webhookCommand],
+  ["backup", async () => (await import("./backup.ts")).backupCommand],
+  ["restore", async () => (await import("./backup.ts")).backupCommand],
+  ["submit", async () => afterName((await import("./submit.ts")).submitCommand)],
+  [
+    "migrate-store",
+    async () => afterName((await import("./migrate_store.ts")).migrateStoreCommand),
+  ],
+  ["key", async () => afterName((await import("./key_export.ts")).keyCommand)],
+  ["doctor", async () => afterName((await import("./doctor.ts")).doctorCommand)],
+  ["blob", async () => afterName((await import("./blob.ts")).blobCommand)],
 ]);
 
 /** How long a stop waits for the vault's first-run setup to finish. */
@@ -291,36 +315,8 @@ async function userAdd(flags: Flags): Promise<number> {
  * ```
  */
 export async function main(args: string[]): Promise<number> {
-  const vaultGroup = VAULT_GROUPS.get(args[0]);
-  if (vaultGroup) return await (await vaultGroup())(args);
-  if (args[0] === "webhook" || args[0] === "deliveries") {
-    const { webhookCommand } = await import("./webhook.ts");
-    return await webhookCommand(args);
-  }
-  if (args[0] === "submit") {
-    const { submitCommand } = await import("./submit.ts");
-    return await submitCommand(args.slice(1));
-  }
-  if (args[0] === "backup" || args[0] === "restore") {
-    const { backupCommand } = await import("./backup.ts");
-    return await backupCommand(args);
-  }
-  if (args[0] === "migrate-store") {
-    const { migrateStoreCommand } = await import("./migrate_store.ts");
-    return await migrateStoreCommand(args.slice(1));
-  }
-  if (args[0] === "key") {
-    const { keyCommand } = await import("./key_export.ts");
-    return await keyCommand(args.slice(1));
-  }
-  if (args[0] === "doctor") {
-    const { doctorCommand } = await import("./doctor.ts");
-    return await doctorCommand(args.slice(1));
-  }
-  if (args[0] === "blob") {
-    const { blobCommand } = await import("./blob.ts");
-    return await blobCommand(args.slice(1));
-  }
+  const ownModule = OWN_MODULE.get(args[0]);
+  if (ownModule) return await (await ownModule())(args);
   let parsed;
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
