@@ -32,6 +32,30 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
 }
 
 /**
+ * A list answer, `{ items }`, of `item`.
+ *
+ * @example
+ * ```ts
+ * responses: { 200: jsonContent(itemsOf(FormSchema), "Forms") }
+ * ```
+ */
+export function itemsOf<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item) });
+}
+
+/**
+ * A page of a longer list of `item`: `{ items, nextCursor }`, `nextCursor` null on the last.
+ *
+ * @example
+ * ```ts
+ * responses: { 200: jsonContent(pageOf(RecordSchema), "Records") }
+ * ```
+ */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+}
+
+/**
  * A query parameter holding a whole number from `min` to `max`, written in decimal digits
  * only: `z.coerce.number()` would also take `0x10`, `1e3` or blanks.
  *

@@ -10,7 +10,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { type AdminEnv, requireAdmin, type TokenSource } from "../../auth/index.ts";
 import type { Config } from "../../config/index.ts";
-import { adminRoute, errors, jsonContent as json, newRouter } from "../../http/openapi.ts";
+import { adminRoute, jsonContent as json, newRouter } from "../../http/openapi.ts";
 import { openFileLimit } from "../../net/limits.ts";
 import { VERSION } from "../../version.ts";
 

@@ -14,6 +14,7 @@ import {
   intQuery,
   jsonContent as json,
   ownerRoute,
+  pageOf,
   requiredJson,
 } from "../../http/openapi.ts";
 import type { EnvelopePort } from "../../store/ports/envelopes.ts";
@@ -78,7 +79,7 @@ const getQueue = ownerRoute("owner", {
   },
   responses: {
     200: json(
-      z.object({ items: z.array(QueueItemSchema), nextCursor: z.string().nullable() }),
+      pageOf(QueueItemSchema),
       "A page of the queue",
     ),
     ...errors({

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { errors, jsonContent as json, requiredJson } from "../../http/openapi.ts";
+import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import { type VaultApi, vaultRoute } from "./_router.ts";
 
 /** A database as the owner API shows it. */
@@ -23,7 +23,7 @@ const listDatabases = vaultRoute({
   method: "get",
   path: "/vault/databases",
   summary: "The user's databases (recipient keys held by this vault)",
-  responses: { 200: json(z.object({ items: z.array(DatabaseSchema) }), "Databases") },
+  responses: { 200: json(itemsOf(DatabaseSchema), "Databases") },
 });
 
 const createDatabase = vaultRoute({

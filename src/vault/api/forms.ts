@@ -10,7 +10,7 @@ import { z } from "@hono/zod-openapi";
 import { toJSONSchema } from "zod";
 import { ClosedMessageSchema } from "../../forms/closure.ts";
 import { FieldDefSchema } from "../../forms/fields.ts";
-import { errors, jsonContent as json, requiredJson } from "../../http/openapi.ts";
+import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { MAX_RETENTION_DAYS } from "../retention.ts";
 import { FormIdParam, FormParams, type VaultApi, vaultRoute } from "./_router.ts";
@@ -118,7 +118,7 @@ const listForms = vaultRoute({
   method: "get",
   path: "/vault/forms",
   summary: "The user's forms, each at its current schema version (deleted forms left out)",
-  responses: { 200: json(z.object({ items: z.array(FormSchema) }), "Forms") },
+  responses: { 200: json(itemsOf(FormSchema), "Forms") },
 });
 
 const createForm = vaultRoute({
@@ -195,7 +195,7 @@ const listVersions = vaultRoute({
   summary: "Every archived schema version of a form",
   request: { params: FormParams },
   responses: {
-    200: json(z.object({ items: z.array(VersionSchema) }), "Versions, oldest first"),
+    200: json(itemsOf(VersionSchema), "Versions, oldest first"),
     ...errors({ 404: "Unknown form" }),
   },
 });

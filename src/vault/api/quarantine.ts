@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { errors, jsonContent as json, requiredJson } from "../../http/openapi.ts";
+import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { FormIdParam, type VaultApi, vaultRoute } from "./_router.ts";
 
@@ -30,7 +30,7 @@ const listQuarantine = vaultRoute({
   path: "/vault/quarantine",
   summary: "Envelopes that could not become records, with the reason",
   request: { query: z.object({ formId: FormIdParam.optional() }) },
-  responses: { 200: json(z.object({ items: z.array(QuarantineSchema) }), "Quarantine") },
+  responses: { 200: json(itemsOf(QuarantineSchema), "Quarantine") },
 });
 
 const retryQuarantine = vaultRoute({

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { errors, intQuery, jsonContent as json, requiredJson } from "../../http/openapi.ts";
+import { errors, intQuery, jsonContent as json, pageOf, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { FormIdParam, FormParams, RecordIdParam, type VaultApi, vaultRoute } from "./_router.ts";
 
@@ -37,12 +37,18 @@ const listRecords = vaultRoute({
   },
   responses: {
     200: json(
-      z.object({ items: z.array(RecordSchema), nextCursor: z.string().nullable() }),
+      pageOf(RecordSchema),
       "Records",
     ),
     ...errors({ 404: "Unknown form" }),
   },
 });
+
+/** Field values, in creating a record and in editing one. */
+const ValuesSchema = z.object({ values: z.record(z.string(), z.unknown()) });
+
+/** How values are refused, in creating a record and in editing one. */
+const VALUE_ERRORS = { 400: "Invalid values", 413: "Record too large" } as const;
 
 const createRecord = vaultRoute({
   method: "post",
@@ -50,11 +56,11 @@ const createRecord = vaultRoute({
   summary: "Create a record by hand (checked against the current schema)",
   request: {
     params: FormParams,
-    body: requiredJson(z.object({ values: z.record(z.string(), z.unknown()) }), "Values"),
+    body: requiredJson(ValuesSchema, "Values"),
   },
   responses: {
     201: json(RecordSchema, "Created"),
-    ...errors({ 400: "Invalid values", 404: "Unknown form", 413: "Record too large" }),
+    ...errors({ ...VALUE_ERRORS, 404: "Unknown form" }),
   },
 });
 
@@ -72,11 +78,11 @@ const editRecord = vaultRoute({
   summary: "Edit a record: the values given replace those fields (null clears one)",
   request: {
     params: RecordParams,
-    body: requiredJson(z.object({ values: z.record(z.string(), z.unknown()) }), "Changes"),
+    body: requiredJson(ValuesSchema, "Changes"),
   },
   responses: {
     200: json(RecordSchema, "The record after the edit"),
-    ...errors({ 400: "Invalid values", 404: "Unknown record", 413: "Record too large" }),
+    ...errors({ ...VALUE_ERRORS, 404: "Unknown record" }),
   },
 });
 

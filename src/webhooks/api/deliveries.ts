@@ -11,7 +11,7 @@ import type { MiddlewareHandler } from "hono";
 import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
 import { Invalid, NotFound } from "../../errors/index.ts";
 import { CursorSchema, DeliveryIdSchema } from "../../http/ids.ts";
-import { errors, intQuery, jsonContent as json, ownerRoute } from "../../http/openapi.ts";
+import { errors, intQuery, jsonContent as json, ownerRoute, pageOf } from "../../http/openapi.ts";
 import {
   InvalidCursorError,
   type WebhookAttempt,
@@ -77,7 +77,7 @@ const listDeliveries = ownerRoute("webhooks", {
   },
   responses: {
     200: json(
-      z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }),
+      pageOf(DeliverySchema),
       "A page of deliveries",
     ),
     ...errors({ 400: "Bad cursor", 404: "Unknown webhook" }),

@@ -12,7 +12,13 @@ import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
 import { NotFound } from "../../errors/index.ts";
 import { cacheBodyText, jsonBody } from "../../http/body.ts";
 import { FormIdSchema, WebhookIdSchema } from "../../http/ids.ts";
-import { errors, jsonContent as json, ownerRoute, requiredJson } from "../../http/openapi.ts";
+import {
+  errors,
+  itemsOf,
+  jsonContent as json,
+  ownerRoute,
+  requiredJson,
+} from "../../http/openapi.ts";
 import type { WebhookConfig, WebhookFlag } from "../../store/ports/webhooks.ts";
 import {
   maskSecret,
@@ -119,7 +125,7 @@ const listWebhooks = ownerRoute("webhooks", {
   summary: "The webhook configurations of a form",
   request: { params: FormIdParam },
   responses: {
-    200: json(z.object({ items: z.array(WebhookViewSchema) }), "Configurations, oldest first"),
+    200: json(itemsOf(WebhookViewSchema), "Configurations, oldest first"),
     ...errors({ 404: "Unknown form, or another user's (the same answer)" }),
   },
 });
