@@ -229,6 +229,11 @@ export async function ownWebhook(
   return row;
 }
 
+/** A configuration just written, as the API shows it: a generated signing secret shown once. */
+function writtenView(row: WebhookConfig, secret: string | null) {
+  return { ...webhookView(row, null), ...(secret ? { generatedSigningSecret: secret } : {}) };
+}
+
 /**
  * Mounts the configuration routes on `app`, each behind `auth` (the owner API's rate limit
  * and token).
@@ -271,10 +276,7 @@ export function mountWebhooks(
     await ownForm(formId, c.var.owner.userId);
     const { row, secret } = newConfig(formId, c.req.valid("json"));
     await createConfig(store, row);
-    return c.json({
-      ...webhookView(row, null),
-      ...(secret ? { generatedSigningSecret: secret } : {}),
-    }, 201);
+    return c.json(writtenView(row, secret), 201);
   });
 
   app.openapi({ ...getWebhook, middleware: auth }, async (c) => {
@@ -286,10 +288,7 @@ export function mountWebhooks(
     const before = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
     const { row, secret } = patchConfig(before, c.req.valid("json"));
     await updateConfig(store, before, row);
-    return c.json({
-      ...webhookView(row, null),
-      ...(secret ? { generatedSigningSecret: secret } : {}),
-    }, 200);
+    return c.json(writtenView(row, secret), 200);
   });
 
   app.openapi({ ...deleteWebhook, middleware: auth }, async (c) => {
