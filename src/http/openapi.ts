@@ -1,12 +1,12 @@
 /**
  * What every feature's routes share for the OpenAPI document: the error schema, the
  * vocabulary of route declarations (JSON bodies and responses, the standard error responses,
- * owner and admin routes with their tag and security), and a router whose validation failures
+ * owner and admin routes with their tag, security and missing-token responses), and a router whose validation failures
  * become the JSON error shape.
  *
  * @module
  */
-import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import { validationError } from "../errors/index.ts";
 
@@ -134,45 +134,45 @@ const OWNER_ERRORS = errors({ 401: "No owner token" });
 const ADMIN_ERRORS = errors({ 401: "No admin token", 403: "Not an admin token" });
 
 /**
- * A route that takes the owner token, under the OpenAPI tag `tag`: `createRoute` with the
- * tag first, the owner security after the summary and description, and the 401 of a missing
- * or refused token among the responses.
+ * The spec of a route that takes the owner token, under the OpenAPI tag `tag`, for
+ * `createRoute`: the tag first, the owner security after the summary and description, and the
+ * 401 of a missing or refused token among the responses.
  *
  * @example
  * ```ts
- * const getMe = ownerRoute("owner", {
+ * const getMe = createRoute(forOwner("owner", {
  *   method: "get",
  *   path: "/owner/me",
  *   summary: "The token's user and databases",
  *   responses: { 200: jsonContent(MeSchema, "The user") },
- * });
+ * }));
  * ```
  */
-export function ownerRoute<P extends string, R extends Untagged & { path: P }>(
+export function forOwner<P extends string, R extends Untagged & { path: P }>(
   tag: string,
   route: R,
 ) {
   const responses = { ...route.responses, ...OWNER_ERRORS };
-  return createRoute({ tags: [tag], ...route, responses, security: ownerSecurity });
+  return { tags: [tag], ...route, responses, security: ownerSecurity };
 }
 
 /**
- * A route that takes the admin token, under the OpenAPI tag `admin`, with the 401 and 403 of
- * a missing or refused token among the responses.
+ * The spec of a route that takes the admin token, under the OpenAPI tag `admin`, for
+ * `createRoute`, with the 401 and 403 of a missing or refused token among the responses.
  *
  * @example
  * ```ts
- * const getInstance = adminRoute({
+ * const getInstance = createRoute(forAdmin({
  *   method: "get",
  *   path: "/admin/instance",
  *   summary: "The instance's own view of itself",
  *   responses: { 200: jsonContent(InstanceSchema, "The instance") },
- * });
+ * }));
  * ```
  */
-export function adminRoute<P extends string, R extends Untagged & { path: P }>(route: R) {
+export function forAdmin<P extends string, R extends Untagged & { path: P }>(route: R) {
   const responses = { ...route.responses, ...ADMIN_ERRORS };
-  return createRoute({ tags: ["admin"], ...route, responses, security: adminSecurity });
+  return { tags: ["admin"], ...route, responses, security: adminSecurity };
 }
 
 /** A sub-app whose zod validation failures become 400s in the JSON error shape. */

@@ -6,11 +6,11 @@
  * @module
  */
 import { resolve } from "node:path";
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { type AdminEnv, requireAdmin, type TokenSource } from "../../auth/index.ts";
 import type { Config } from "../../config/index.ts";
-import { adminRoute, jsonContent as json, newRouter } from "../../http/openapi.ts";
+import { forAdmin, jsonContent as json, newRouter } from "../../http/openapi.ts";
 import { openFileLimit } from "../../net/limits.ts";
 import { VERSION } from "../../version.ts";
 
@@ -30,14 +30,14 @@ export const InstanceSchema = z.object({
 /** The body of `GET /admin/instance`. */
 export type InstanceInfo = z.infer<typeof InstanceSchema>;
 
-const getInstance = adminRoute({
+const getInstance = createRoute(forAdmin({
   method: "get",
   path: "/admin/instance",
   summary: "The instance's own view of itself: base URL, role, backends, limits",
   responses: {
     200: json(InstanceSchema, "The instance"),
   },
-});
+}));
 
 /** What `GET /admin/instance` needs. */
 export interface InstanceDeps {

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { OwnerEnv } from "../../auth/index.ts";
 import { jsonBody } from "../../http/body.ts";
-import { errors, jsonContent as json, ownerRoute, requiredJson } from "../../http/openapi.ts";
+import { errors, forOwner, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import type { Blobs } from "../service.ts";
 import { BlobHashSchema } from "./blobs.ts";
 
@@ -44,7 +44,7 @@ const ClaimResultSchema = z.object({
   missing: z.array(z.string()).openapi({ description: "Not stored for this user" }),
 }).openapi("BlobClaimResult");
 
-const postClaim = ownerRoute("owner", {
+const postClaim = createRoute(forOwner("owner", {
   method: "post",
   path: "/owner/blobs/claim",
   summary: "Claim stored files so the orphan sweep keeps them (idempotent)",
@@ -53,9 +53,9 @@ const postClaim = ownerRoute("owner", {
     200: json(ClaimResultSchema, "Which hashes are claimed and which are not stored"),
     ...errors({ 400: "Malformed", 429: "Rate limited" }),
   },
-});
+}));
 
-const postRelease = ownerRoute("owner", {
+const postRelease = createRoute(forOwner("owner", {
   method: "post",
   path: "/owner/blobs/release",
   summary: "Release a claimant's claims; files no one claims go to the orphan sweep",
@@ -66,7 +66,7 @@ const postRelease = ownerRoute("owner", {
     200: json(ReleaseResultSchema, "Which hashes are unclaimed now"),
     ...errors({ 400: "Malformed", 429: "Rate limited" }),
   },
-});
+}));
 
 /**
  * Mounts the claim and release routes on `app`, behind `owner` (the owner's rate limit and

@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
 import { MAX_BLOB_URL_LIFETIME_SECONDS } from "../../config/index.ts";
 import { NotFound } from "../../errors/index.ts";
-import { errors, intQuery, jsonContent as json, ownerRoute } from "../../http/openapi.ts";
+import { errors, forOwner, intQuery, jsonContent as json } from "../../http/openapi.ts";
 import type { Blobs } from "../service.ts";
 import { BlobHashSchema, BlobUserIdSchema } from "./blobs.ts";
 
@@ -34,7 +34,7 @@ const BlobReadSchema = z.object({
   expiresAtUtc: z.string(),
 }).openapi("BlobRead");
 
-const getReadUrl = ownerRoute("uploads", {
+const getReadUrl = createRoute(forOwner("uploads", {
   method: "get",
   path: "/submissions/blob/{recipientUserId}/{hash}",
   summary: "A fresh pre-signed GET URL of a stored file",
@@ -50,7 +50,7 @@ const getReadUrl = ownerRoute("uploads", {
       429: "Rate limited",
     }),
   },
-});
+}));
 
 /**
  * Mounts the read URL route on `app`, behind `owner` (the owner's rate limit and token); the

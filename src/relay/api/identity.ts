@@ -6,16 +6,16 @@
  *
  * @module
  */
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { type AuthEnv, requireAdmin } from "../../auth/index.ts";
 import { type Config, publicBaseUrl } from "../../config/index.ts";
 import { Unauthenticated } from "../../errors/index.ts";
 import { ChallengeIdSchema } from "../../http/ids.ts";
 import {
-  adminRoute,
   errors,
+  forAdmin,
+  forOwner,
   jsonContent as json,
-  ownerRoute,
   requiredJson,
 } from "../../http/openapi.ts";
 import type { IdentityPort, RelayDatabase } from "../../store/ports/identity.ts";
@@ -40,7 +40,7 @@ const DatabaseSchema = z.object({
 }).openapi("Database");
 
 /** `POST /admin/users`: create a user and its first owner token. */
-const postUser = adminRoute({
+const postUser = createRoute(forAdmin({
   method: "post",
   path: "/admin/users",
   summary: "Create a user and its first owner token",
@@ -54,10 +54,10 @@ const postUser = adminRoute({
     ),
     ...errors({ 400: "Malformed request" }),
   },
-});
+}));
 
 /** `GET /owner/me`: the token's user and databases. */
-const getMe = ownerRoute("owner", {
+const getMe = createRoute(forOwner("owner", {
   method: "get",
   path: "/owner/me",
   summary: "The token's user and databases",
@@ -74,10 +74,10 @@ const getMe = ownerRoute("owner", {
       "The user",
     ),
   },
-});
+}));
 
 /** `POST /owner/databases`: start registering a recipient key. */
-const postDatabase = ownerRoute("owner", {
+const postDatabase = createRoute(forOwner("owner", {
   method: "post",
   path: "/owner/databases",
   summary: "Start registering a recipient key: answers a challenge sealed to it",
@@ -99,10 +99,10 @@ const postDatabase = ownerRoute("owner", {
     ),
     ...errors({ 400: "Malformed key", 409: "Key already registered" }),
   },
-});
+}));
 
 /** `POST /owner/databases/verify`: finish registering a recipient key. */
-const verifyDatabase = ownerRoute("owner", {
+const verifyDatabase = createRoute(forOwner("owner", {
   method: "post",
   path: "/owner/databases/verify",
   summary: "Finish registering a recipient key with the opened challenge",
@@ -121,7 +121,7 @@ const verifyDatabase = ownerRoute("owner", {
       409: "Key already registered",
     }),
   },
-});
+}));
 
 /** A database as the API shows it. */
 function publicDatabase(db: RelayDatabase) {

@@ -13,7 +13,7 @@ import { ClosedMessageSchema, closedNotice } from "../../forms/closure.ts";
 import { ManifestSchema } from "../../forms/manifest.ts";
 import { jsonBody } from "../../http/body.ts";
 import { FormIdSchema } from "../../http/ids.ts";
-import { errors, jsonContent as json, ownerRoute, requiredJson } from "../../http/openapi.ts";
+import { errors, forOwner, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import type { FormDirectory } from "../manifests.ts";
 import type { RelayGuards } from "./_guards.ts";
 
@@ -40,7 +40,7 @@ const closureResponse = z.object({
 });
 
 /** `POST /owner/forms/{formId}/close`: close a published form. */
-const closeForm = ownerRoute("owner", {
+const closeForm = createRoute(forOwner("owner", {
   method: "post",
   path: "/owner/forms/{formId}/close",
   summary: "Close a published form: intake and its page answer 410 form_closed",
@@ -59,10 +59,10 @@ const closeForm = ownerRoute("owner", {
       404: "Not one of the user's published forms",
     }),
   },
-});
+}));
 
 /** `POST /owner/forms/{formId}/reopen`: reopen a closed form. */
-const reopenForm = ownerRoute("owner", {
+const reopenForm = createRoute(forOwner("owner", {
   method: "post",
   path: "/owner/forms/{formId}/reopen",
   summary: "Reopen a closed form (a no-op for an open one)",
@@ -71,10 +71,10 @@ const reopenForm = ownerRoute("owner", {
     200: json(closureResponse, "Open"),
     ...errors({ 404: "Not one of the user's published forms" }),
   },
-});
+}));
 
 /** `DELETE /owner/forms/{formId}`: unpublish a form. */
-const unpublishForm = ownerRoute("owner", {
+const unpublishForm = createRoute(forOwner("owner", {
   method: "delete",
   path: "/owner/forms/{formId}",
   summary: "Unpublish a form: its manifest, page and intake answer as for an unknown form",
@@ -84,10 +84,10 @@ const unpublishForm = ownerRoute("owner", {
     204: { description: "Unpublished" },
     ...errors({ 404: "Not one of the user's published forms" }),
   },
-});
+}));
 
 /** `PUT /owner/forms/{formId}`: publish a form manifest. */
-const putManifest = ownerRoute("owner", {
+const putManifest = createRoute(forOwner("owner", {
   method: "put",
   path: "/owner/forms/{formId}",
   summary: "Publish (or republish) a form manifest",
@@ -107,7 +107,7 @@ const putManifest = ownerRoute("owner", {
       413: "Manifest too large",
     }),
   },
-});
+}));
 
 /** A form's closure as the close and reopen routes answer it. */
 const closure = (row: { formId: string; closed?: { message: string; closedAt: string } }) => ({

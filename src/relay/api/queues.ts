@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { assertOwns, type AuthEnv } from "../../auth/index.ts";
 import { NotFound } from "../../errors/index.ts";
 import { LeaseHolderSchema, QueuePositionSchema, Sha256HexSchema } from "../../http/ids.ts";
 import {
   errors,
+  forOwner,
   intQuery,
   jsonContent as json,
-  ownerRoute,
   pageOf,
   requiredJson,
 } from "../../http/openapi.ts";
@@ -48,7 +48,7 @@ const AckRequestSchema = z.object({
 }).openapi("AckRequest");
 
 /** `GET /owner/queues/{fingerprint}`: a page of a recipient key's queue. */
-const getQueue = ownerRoute("owner", {
+const getQueue = createRoute(forOwner("owner", {
   method: "get",
   path: "/owner/queues/{fingerprint}",
   summary: "Pending envelopes of a recipient key, in arrival order",
@@ -87,10 +87,10 @@ const getQueue = ownerRoute("owner", {
       404: "Unknown key, or another user's (the same answer)",
     }),
   },
-});
+}));
 
 /** `POST /owner/queues/{fingerprint}/ack`: acknowledge queued envelopes. */
-const postAck = ownerRoute("owner", {
+const postAck = createRoute(forOwner("owner", {
   method: "post",
   path: "/owner/queues/{fingerprint}/ack",
   summary: "Acknowledge envelopes: they leave the queue (idempotent)",
@@ -105,7 +105,7 @@ const postAck = ownerRoute("owner", {
       404: "Unknown key, or another user's (the same answer)",
     }),
   },
-});
+}));
 
 /**
  * Only the user who registered `fp` may touch its queue; another user's key answers exactly

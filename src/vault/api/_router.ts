@@ -1,11 +1,11 @@
 /**
  * What the resources of the vault's owner API (`/vault`) share: the router they add their
- * routes to (built in `index.ts`), their route declaration (the OpenAPI tag and security), and
+ * routes to (built in `index.ts`), the spec of their routes (the OpenAPI tag and security), and
  * the id parameters of their descriptions.
  *
  * @module
  */
-import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { OwnerEnv } from "../../auth/index.ts";
 import * as ids from "../../http/ids.ts";
@@ -22,24 +22,25 @@ export interface VaultApi {
 }
 
 /**
- * A route of the vault's owner API: `createRoute` under the tag `vault`, with the owner
- * security ahead of the summary (the order of the vault's operations in the OpenAPI document).
+ * The spec of a route of the vault's owner API, for `createRoute`: the tag `vault` and the
+ * owner security ahead of the summary (the order of the vault's operations in the OpenAPI
+ * document).
  *
  * @example
  * ```ts
- * const listForms = vaultRoute({
+ * const listForms = createRoute(forVault({
  *   method: "get",
  *   path: "/vault/forms",
  *   summary: "The user's forms",
- *   responses: { 200: jsonContent(FormListSchema, "Forms") },
- * });
+ *   responses: { 200: jsonContent(itemsOf(FormSchema), "Forms") },
+ * }));
  * ```
  */
-export function vaultRoute<
+export function forVault<
   P extends string,
   R extends Omit<RouteConfig, "path" | "tags" | "security"> & { path: P },
 >(route: R) {
-  return createRoute({ tags: ["vault"], security: ownerSecurity, ...route });
+  return { tags: ["vault"], security: ownerSecurity, ...route };
 }
 
 /** `FormIdParam` of the vault's owner API (OpenAPI). */

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
-import { type VaultApi, vaultRoute } from "./_router.ts";
+import { forVault, type VaultApi } from "./_router.ts";
 
 /** A database as the owner API shows it. */
 const DatabaseSchema = z.object({
@@ -19,14 +19,14 @@ const DatabaseSchema = z.object({
   createdAt: z.string(),
 }).openapi("VaultDatabase");
 
-const listDatabases = vaultRoute({
+const listDatabases = createRoute(forVault({
   method: "get",
   path: "/vault/databases",
   summary: "The user's databases (recipient keys held by this vault)",
   responses: { 200: json(itemsOf(DatabaseSchema), "Databases") },
-});
+}));
 
-const createDatabase = vaultRoute({
+const createDatabase = createRoute(forVault({
   method: "post",
   path: "/vault/databases",
   summary: "Create a database: a new key pair, registered with the relay",
@@ -37,7 +37,7 @@ const createDatabase = vaultRoute({
     201: json(DatabaseSchema, "Created"),
     ...errors({ 400: "Malformed", 502: "The relay did not answer" }),
   },
-});
+}));
 
 /**
  * Adds the database routes to the owner API.

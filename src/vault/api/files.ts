@@ -21,7 +21,7 @@ import { errors, jsonContent as json, newRouter } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { FILE_LINK_PATH, servedInline } from "../files.ts";
 import type { Vault } from "../service.ts";
-import { FormIdParam, RecordIdParam, vaultRoute } from "./_router.ts";
+import { FormIdParam, forVault, RecordIdParam } from "./_router.ts";
 
 /** Lifetime of the read URLs the owner route hands out, in seconds. */
 const OWNER_URL_LIFETIME_SECONDS = 3600;
@@ -37,7 +37,7 @@ const FileLinkQuery = z.object({
   sig: linkText("HMAC-SHA256 of the link under a key only this vault holds (hex)"),
 });
 
-const recordFile = vaultRoute({
+const recordFile = createRoute(forVault({
   method: "get",
   path: "/vault/forms/{formId}/records/{recordId}/files/{fieldId}",
   summary: "A fresh read URL of a record's uploaded file",
@@ -68,7 +68,7 @@ const recordFile = vaultRoute({
       404: "Unknown form or record; file_not_found: no uploaded file in that field",
     }),
   },
-});
+}));
 
 const decryptedFile = createRoute({
   method: "get",

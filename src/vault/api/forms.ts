@@ -6,14 +6,14 @@
  *
  * @module
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { toJSONSchema } from "zod";
 import { ClosedMessageSchema } from "../../forms/closure.ts";
 import { FieldDefSchema } from "../../forms/fields.ts";
 import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { MAX_RETENTION_DAYS } from "../retention.ts";
-import { FormIdParam, FormParams, type VaultApi, vaultRoute } from "./_router.ts";
+import { FormIdParam, FormParams, forVault, type VaultApi } from "./_router.ts";
 
 /**
  * JSON Schema of one field definition, from the zod schema that validates it: the
@@ -114,14 +114,14 @@ const SCHEMA_ERRORS = {
   413: "form_too_large: title and fields over 64 KiB",
 } as const;
 
-const listForms = vaultRoute({
+const listForms = createRoute(forVault({
   method: "get",
   path: "/vault/forms",
   summary: "The user's forms, each at its current schema version (deleted forms left out)",
   responses: { 200: json(itemsOf(FormSchema), "Forms") },
-});
+}));
 
-const createForm = vaultRoute({
+const createForm = createRoute(forVault({
   method: "post",
   path: "/vault/forms",
   summary: "Create a form (schema version 1); optionally publish it at once",
@@ -140,17 +140,17 @@ const createForm = vaultRoute({
     201: json(FormSchema, "Created"),
     ...errors({ ...SCHEMA_ERRORS, 404: "Unknown database", 409: "Form id taken" }),
   },
-});
+}));
 
-const getForm = vaultRoute({
+const getForm = createRoute(forVault({
   method: "get",
   path: "/vault/forms/{formId}",
   summary: "A form at its current schema version",
   request: { params: FormParams },
   responses: { 200: json(FormSchema, "The form"), ...errors({ 404: "Unknown form" }) },
-});
+}));
 
-const updateForm = vaultRoute({
+const updateForm = createRoute(forVault({
   method: "put",
   path: "/vault/forms/{formId}",
   summary: "Archive a new schema version (schemaVersion + 1); optionally publish it",
@@ -165,9 +165,9 @@ const updateForm = vaultRoute({
     200: json(FormSchema, "The new version"),
     ...errors({ ...SCHEMA_ERRORS, 404: "Unknown form" }),
   },
-});
+}));
 
-const formSettings = vaultRoute({
+const formSettings = createRoute(forVault({
   method: "patch",
   path: "/vault/forms/{formId}",
   summary: "Change a form's settings (no new schema version): retentionDays",
@@ -187,9 +187,9 @@ const formSettings = vaultRoute({
     200: json(FormSchema, "The form"),
     ...errors({ 400: "Malformed settings", 404: "Unknown form" }),
   },
-});
+}));
 
-const listVersions = vaultRoute({
+const listVersions = createRoute(forVault({
   method: "get",
   path: "/vault/forms/{formId}/versions",
   summary: "Every archived schema version of a form",
@@ -198,9 +198,9 @@ const listVersions = vaultRoute({
     200: json(itemsOf(VersionSchema), "Versions, oldest first"),
     ...errors({ 404: "Unknown form" }),
   },
-});
+}));
 
-const publishForm = vaultRoute({
+const publishForm = createRoute(forVault({
   method: "post",
   path: "/vault/forms/{formId}/publish",
   summary: "Sign the current version's manifest and publish it to the relay",
@@ -209,9 +209,9 @@ const publishForm = vaultRoute({
     200: json(z.object({ form: FormSchema, manifest: Manifest }), "Published"),
     ...errors({ 404: "Unknown form", 502: "The relay did not answer" }),
   },
-});
+}));
 
-const closeForm = vaultRoute({
+const closeForm = createRoute(forVault({
   method: "post",
   path: "/vault/forms/{formId}/close",
   summary: "Close a form: the relay answers its submissions and page with 410 form_closed",
@@ -233,9 +233,9 @@ const closeForm = vaultRoute({
       502: "The relay did not answer",
     }),
   },
-});
+}));
 
-const reopenForm = vaultRoute({
+const reopenForm = createRoute(forVault({
   method: "post",
   path: "/vault/forms/{formId}/reopen",
   summary: "Reopen a closed form: it takes submissions again",
@@ -244,9 +244,9 @@ const reopenForm = vaultRoute({
     200: json(FormSchema, "The open form"),
     ...errors({ 404: "Unknown form, or form_deleted", 502: "The relay did not answer" }),
   },
-});
+}));
 
-const deleteForm = vaultRoute({
+const deleteForm = createRoute(forVault({
   method: "delete",
   path: "/vault/forms/{formId}",
   summary: "Delete a form: unpublished at the relay and out of the form list",
@@ -258,15 +258,15 @@ const deleteForm = vaultRoute({
     204: { description: "Deleted" },
     ...errors({ 404: "Unknown form", 502: "The relay did not answer" }),
   },
-});
+}));
 
-const exportManifest = vaultRoute({
+const exportManifest = createRoute(forVault({
   method: "get",
   path: "/vault/forms/{formId}/manifest",
   summary: "Export the signed manifest of the current version (no outbound configuration)",
   request: { params: FormParams },
   responses: { 200: json(Manifest, "The manifest"), ...errors({ 404: "Unknown form" }) },
-});
+}));
 
 /**
  * Adds the form routes to the owner API.

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { jsonContent as json } from "../../http/openapi.ts";
-import { type VaultApi, vaultRoute } from "./_router.ts";
+import { forVault, type VaultApi } from "./_router.ts";
 
-const ingest = vaultRoute({
+const ingest = createRoute(forVault({
   method: "post",
   path: "/vault/ingest",
   summary: "Drain the queues now (ingest also runs on its own)",
@@ -22,7 +22,7 @@ const ingest = vaultRoute({
       "Counts",
     ),
   },
-});
+}));
 
 /**
  * Adds the ingest route to the owner API.

@@ -4,18 +4,18 @@
  *
  * @module
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { jsonContent as json } from "../../http/openapi.ts";
-import { type VaultApi, vaultRoute } from "./_router.ts";
+import { forVault, type VaultApi } from "./_router.ts";
 
-const manifestKey = vaultRoute({
+const manifestKey = createRoute(forVault({
   method: "get",
   path: "/vault/manifest-key",
   summary: "The manifest-signing key: its fingerprint is what senders pin",
   responses: {
     200: json(z.object({ fingerprint: z.string(), publicKey: z.string() }), "The key"),
   },
-});
+}));
 
 /**
  * Adds the manifest-key route to the owner API.

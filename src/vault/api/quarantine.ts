@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
-import { FormIdParam, type VaultApi, vaultRoute } from "./_router.ts";
+import { FormIdParam, forVault, type VaultApi } from "./_router.ts";
 
 /** A quarantined envelope as the owner API shows it. */
 const QuarantineSchema = z.object({
@@ -25,15 +25,15 @@ const QuarantineSchema = z.object({
   parts: z.number().int(),
 }).openapi("QuarantinedEnvelope");
 
-const listQuarantine = vaultRoute({
+const listQuarantine = createRoute(forVault({
   method: "get",
   path: "/vault/quarantine",
   summary: "Envelopes that could not become records, with the reason",
   request: { query: z.object({ formId: FormIdParam.optional() }) },
   responses: { 200: json(itemsOf(QuarantineSchema), "Quarantine") },
-});
+}));
 
-const retryQuarantine = vaultRoute({
+const retryQuarantine = createRoute(forVault({
   method: "post",
   path: "/vault/quarantine/retry",
   summary: "Process quarantined envelopes again (one by id, or all)",
@@ -57,15 +57,15 @@ const retryQuarantine = vaultRoute({
     ),
     ...errors({ 404: "Unknown id" }),
   },
-});
+}));
 
-const discardQuarantine = vaultRoute({
+const discardQuarantine = createRoute(forVault({
   method: "delete",
   path: "/vault/quarantine/{id}",
   summary: "Discard a quarantined envelope for good",
   request: { params: z.object({ id: ids.QuarantineIdSchema }) },
   responses: { 204: { description: "Discarded" }, ...errors({ 404: "Unknown id" }) },
-});
+}));
 
 /**
  * Adds the quarantine routes to the owner API.

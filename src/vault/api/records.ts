@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { errors, intQuery, jsonContent as json, pageOf, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
-import { FormIdParam, FormParams, RecordIdParam, type VaultApi, vaultRoute } from "./_router.ts";
+import { FormIdParam, FormParams, forVault, RecordIdParam, type VaultApi } from "./_router.ts";
 
 /** A record as the owner API shows it. */
 const RecordSchema = z.object({
@@ -22,7 +22,7 @@ const RecordSchema = z.object({
 
 const RecordParams = z.object({ formId: FormIdParam, recordId: RecordIdParam });
 
-const listRecords = vaultRoute({
+const listRecords = createRoute(forVault({
   method: "get",
   path: "/vault/forms/{formId}/records",
   summary: "A page of a form's records",
@@ -42,7 +42,7 @@ const listRecords = vaultRoute({
     ),
     ...errors({ 404: "Unknown form" }),
   },
-});
+}));
 
 /** Field values, in creating a record and in editing one. */
 const ValuesSchema = z.object({ values: z.record(z.string(), z.unknown()) });
@@ -50,7 +50,7 @@ const ValuesSchema = z.object({ values: z.record(z.string(), z.unknown()) });
 /** How values are refused, in creating a record and in editing one. */
 const VALUE_ERRORS = { 400: "Invalid values", 413: "Record too large" } as const;
 
-const createRecord = vaultRoute({
+const createRecord = createRoute(forVault({
   method: "post",
   path: "/vault/forms/{formId}/records",
   summary: "Create a record by hand (checked against the current schema)",
@@ -62,17 +62,17 @@ const createRecord = vaultRoute({
     201: json(RecordSchema, "Created"),
     ...errors({ ...VALUE_ERRORS, 404: "Unknown form" }),
   },
-});
+}));
 
-const getRecord = vaultRoute({
+const getRecord = createRoute(forVault({
   method: "get",
   path: "/vault/forms/{formId}/records/{recordId}",
   summary: "One record",
   request: { params: RecordParams },
   responses: { 200: json(RecordSchema, "The record"), ...errors({ 404: "Unknown record" }) },
-});
+}));
 
-const editRecord = vaultRoute({
+const editRecord = createRoute(forVault({
   method: "patch",
   path: "/vault/forms/{formId}/records/{recordId}",
   summary: "Edit a record: the values given replace those fields (null clears one)",
@@ -84,15 +84,15 @@ const editRecord = vaultRoute({
     200: json(RecordSchema, "The record after the edit"),
     ...errors({ ...VALUE_ERRORS, 404: "Unknown record" }),
   },
-});
+}));
 
-const deleteRecord = vaultRoute({
+const deleteRecord = createRoute(forVault({
   method: "delete",
   path: "/vault/forms/{formId}/records/{recordId}",
   summary: "Delete a record",
   request: { params: RecordParams },
   responses: { 204: { description: "Deleted" }, ...errors({ 404: "Unknown record" }) },
-});
+}));
 
 /**
  * Adds the record routes to the owner API.

@@ -6,12 +6,12 @@
  *
  * @module
  */
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
 import { Invalid, NotFound } from "../../errors/index.ts";
 import { CursorSchema, DeliveryIdSchema } from "../../http/ids.ts";
-import { errors, intQuery, jsonContent as json, ownerRoute, pageOf } from "../../http/openapi.ts";
+import { errors, forOwner, intQuery, jsonContent as json, pageOf } from "../../http/openapi.ts";
 import {
   InvalidCursorError,
   type WebhookAttempt,
@@ -59,7 +59,7 @@ const AttemptSchema = z.object({
 }).openapi("WebhookAttempt");
 
 /** Route definition: `listDeliveries`. */
-const listDeliveries = ownerRoute("webhooks", {
+const listDeliveries = createRoute(forOwner("webhooks", {
   method: "get",
   path: "/owner/webhooks/{webhookId}/deliveries",
   summary: "Deliveries of a webhook, newest first",
@@ -82,10 +82,10 @@ const listDeliveries = ownerRoute("webhooks", {
     ),
     ...errors({ 400: "Bad cursor", 404: "Unknown webhook" }),
   },
-});
+}));
 
 /** Route definition: `retryFailed`. */
-const retryFailed = ownerRoute("webhooks", {
+const retryFailed = createRoute(forOwner("webhooks", {
   method: "post",
   path: "/owner/webhooks/{webhookId}/deliveries/retry",
   summary: "Retry every failed delivery of a webhook now; clears its failure flag",
@@ -94,10 +94,10 @@ const retryFailed = ownerRoute("webhooks", {
     200: json(z.object({ retried: z.number().int() }), "How many deliveries were re-queued"),
     ...errors({ 404: "Unknown webhook" }),
   },
-});
+}));
 
 /** Route definition: `getDelivery`. */
-const getDelivery = ownerRoute("webhooks", {
+const getDelivery = createRoute(forOwner("webhooks", {
   method: "get",
   path: "/owner/deliveries/{deliveryId}",
   summary: "A delivery and its attempts",
@@ -109,10 +109,10 @@ const getDelivery = ownerRoute("webhooks", {
     ),
     ...errors({ 404: "Unknown delivery" }),
   },
-});
+}));
 
 /** Route definition: `retryDelivery`. */
-const retryDelivery = ownerRoute("webhooks", {
+const retryDelivery = createRoute(forOwner("webhooks", {
   method: "post",
   path: "/owner/deliveries/{deliveryId}/retry",
   summary: "Retry one delivery now (a delivered one is sent again); clears the failure flag",
@@ -124,7 +124,7 @@ const retryDelivery = ownerRoute("webhooks", {
       409: "A delete event (never sent), or being sent right now",
     }),
   },
-});
+}));
 
 /** The owner API's view of a delivery. */
 function deliveryView(row: WebhookDelivery): z.infer<typeof DeliverySchema> {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
 import { NotFound } from "../../errors/index.ts";
@@ -14,9 +14,9 @@ import { cacheBodyText, jsonBody } from "../../http/body.ts";
 import { FormIdSchema, WebhookIdSchema } from "../../http/ids.ts";
 import {
   errors,
+  forOwner,
   itemsOf,
   jsonContent as json,
-  ownerRoute,
   requiredJson,
 } from "../../http/openapi.ts";
 import type { WebhookConfig, WebhookFlag } from "../../store/ports/webhooks.ts";
@@ -119,7 +119,7 @@ const CONFIG_ERRORS = {
   413: "webhook_too_large: the configuration over 64 KiB",
 } as const;
 
-const listWebhooks = ownerRoute("webhooks", {
+const listWebhooks = createRoute(forOwner("webhooks", {
   method: "get",
   path: "/owner/forms/{formId}/webhooks",
   summary: "The webhook configurations of a form",
@@ -128,9 +128,9 @@ const listWebhooks = ownerRoute("webhooks", {
     200: json(itemsOf(WebhookViewSchema), "Configurations, oldest first"),
     ...errors({ 404: "Unknown form, or another user's (the same answer)" }),
   },
-});
+}));
 
-const createWebhook = ownerRoute("webhooks", {
+const createWebhook = createRoute(forOwner("webhooks", {
   method: "post",
   path: "/owner/forms/{formId}/webhooks",
   summary: "Add a webhook configuration to a form",
@@ -145,9 +145,9 @@ const createWebhook = ownerRoute("webhooks", {
       404: "Unknown form, or another user's (the same answer)",
     }),
   },
-});
+}));
 
-const getWebhook = ownerRoute("webhooks", {
+const getWebhook = createRoute(forOwner("webhooks", {
   method: "get",
   path: "/owner/webhooks/{webhookId}",
   summary: "A webhook configuration (secrets masked)",
@@ -156,9 +156,9 @@ const getWebhook = ownerRoute("webhooks", {
     200: json(WebhookViewSchema, "The configuration"),
     ...errors({ 404: "Unknown webhook" }),
   },
-});
+}));
 
-const patchWebhook = ownerRoute("webhooks", {
+const patchWebhook = createRoute(forOwner("webhooks", {
   method: "patch",
   path: "/owner/webhooks/{webhookId}",
   summary: "Edit a webhook configuration; clears its failure flag",
@@ -174,9 +174,9 @@ const patchWebhook = ownerRoute("webhooks", {
       409: "Edited meanwhile",
     }),
   },
-});
+}));
 
-const deleteWebhook = ownerRoute("webhooks", {
+const deleteWebhook = createRoute(forOwner("webhooks", {
   method: "delete",
   path: "/owner/webhooks/{webhookId}",
   summary: "Remove a webhook configuration and its deliveries",
@@ -185,9 +185,9 @@ const deleteWebhook = ownerRoute("webhooks", {
     204: { description: "Removed" },
     ...errors({ 404: "Unknown webhook" }),
   },
-});
+}));
 
-const testWebhook = ownerRoute("webhooks", {
+const testWebhook = createRoute(forOwner("webhooks", {
   method: "post",
   path: "/owner/webhooks/{webhookId}/test",
   summary: "Send one request now with a sample record (or the values given)",
@@ -207,7 +207,7 @@ const testWebhook = ownerRoute("webhooks", {
     200: json(TestResultSchema, "What the receiver answered"),
     ...errors({ 400: "Malformed values", 404: "Unknown webhook" }),
   },
-});
+}));
 
 /**
  * The user's webhook `webhookId`; another user's is not found either (no existence oracle).
