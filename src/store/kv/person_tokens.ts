@@ -1,7 +1,8 @@
 /**
  * The person tokens port on Deno KV: a token under `peopleKeys.token`, listed per person by
- * `peopleKeys.tokenOf` (written and deleted with it). A use is recorded at most once a minute,
- * with a versionstamp check, so a token revoked meanwhile is never written back.
+ * `peopleKeys.tokenOf` (written and deleted with it); of two revocations at once, one answers
+ * the token. A use is recorded at most once a minute, with a versionstamp check, so a token
+ * revoked meanwhile is never written back.
  *
  * @module
  */
@@ -54,13 +55,16 @@ export class KvPersonTokens implements PersonTokensPort {
   }
 
   async revoke(id: string): Promise<PersonToken | null> {
-    const token = await this.get(id);
-    if (!token) return null;
-    await new KvWrite()
-      .delete(peopleKeys.token(id))
-      .delete(peopleKeys.tokenOf(token.personId, id))
-      .commit(this.kv);
-    return token;
+    // Checked, so of two revocations at once one answers the token (as on PostgreSQL).
+    for (;;) {
+      const entry = await this.kv.get<PersonToken>(peopleKeys.token(id));
+      if (!entry.value) return null;
+      const revoked = await new KvWrite().check(entry)
+        .delete(entry.key)
+        .delete(peopleKeys.tokenOf(entry.value.personId, id))
+        .commit(this.kv);
+      if (revoked) return entry.value;
+    }
   }
 
   async touch(id: string, at: string): Promise<void> {

@@ -77,7 +77,7 @@ export function personTokensContract(name: string, make: MakePersonTokens): void
     await q.touch("t1", "2030-03-01T10:00:00.000Z");
     assert.equal((await p.get("t1"))?.lastUsedAt, "2030-03-01T10:00:00.000Z");
     const revoked = await Promise.all([p.revoke("t1"), q.revoke("t1")]);
-    assert.ok(revoked.some((t) => t?.id === "t1"));
+    assert.equal(revoked.filter((t) => t?.id === "t1").length, 1, "one revocation answers it");
     assert.equal(await q.get("t1"), null);
     assert.deepEqual(await p.list("p1"), []);
   });
