@@ -10,6 +10,7 @@ import { KvForms } from "./forms.ts";
 import { KvQuarantine } from "./quarantine.ts";
 import { KvRecords } from "./records.ts";
 import { KvSessions } from "./sessions.ts";
+import { KvSignInFactors } from "./sign_in_factors.ts";
 import { KvVaultDatabases } from "./vault_databases.ts";
 
 /**
@@ -28,5 +29,6 @@ export function vaultKvPorts(kv: Deno.Kv, announcer = new RecordEventAnnouncer()
     vaultDatabases: new KvVaultDatabases(kv),
     fileReleases: new KvFileReleases(kv),
     sessions: new KvSessions(kv),
+    signInFactors: new KvSignInFactors(kv),
   };
 }

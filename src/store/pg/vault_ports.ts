@@ -12,6 +12,7 @@ import { PgForms } from "./forms.ts";
 import { PgQuarantine } from "./quarantine.ts";
 import { PgRecords } from "./records.ts";
 import { PgSessions } from "./sessions.ts";
+import { PgSignInFactors } from "./sign_in_factors.ts";
 import { PgVaultDatabases } from "./vault_databases.ts";
 
 /**
@@ -32,5 +33,6 @@ export function vaultPgPorts(sql: Sql): VaultPorts {
     vaultDatabases: new PgVaultDatabases(sql),
     fileReleases: new PgFileReleases(sql),
     sessions: new PgSessions(sql),
+    signInFactors: new PgSignInFactors(sql),
   };
 }

@@ -16,6 +16,7 @@ import type { QuarantinePort } from "./quarantine.ts";
 import type { RateLimitPort } from "./rate_limits.ts";
 import type { RecordsPort } from "./records.ts";
 import type { SessionsPort } from "./sessions.ts";
+import type { SignInFactorsPort } from "./sign_in_factors.ts";
 import type { VaultDatabasesPort } from "./vault_databases.ts";
 import type { WebhookPorts } from "./webhooks.ts";
 
@@ -35,6 +36,7 @@ export interface VaultPorts {
   vaultDatabases: VaultDatabasesPort;
   fileReleases: FileReleasesPort;
   sessions: SessionsPort;
+  signInFactors: SignInFactorsPort;
 }
 
 /** The ports of one store, by the part of the program that uses them. */
