@@ -2,8 +2,8 @@
  * Copies the vault's data from a Deno KV store (the layout of src/store/kv/keys.ts) into
  * PostgreSQL, for `sealpost migrate-store`: databases and facts, forms and their versions,
  * records (tombstones too) with their saved versions, pending file releases, quarantined
- * envelopes with their sealed boxes, console sessions, and the record events not yet
- * consumed. Counts, days and the by-time index are queries on PostgreSQL: nothing to copy.
+ * envelopes with their sealed boxes, console sessions, sign-in factors (passkeys, TOTP,
+ * recovery codes), and the record events not yet consumed. Counts, days and the by-time index are queries on PostgreSQL: nothing to copy.
  *
  * @module
  */
@@ -12,6 +12,7 @@ import { toBase64 } from "../../../crypto/encoding.ts";
 import { keys, vaultKeys } from "../../kv/keys.ts";
 import { parseJsonParts, readJsonParts, readParts } from "../../kv/parts.ts";
 import type { ConsoleSession } from "../../ports/sessions.ts";
+import type { Passkey, TotpFactor } from "../../ports/sign_in_factors.ts";
 import type { VaultFileReleaseRow } from "../../kv/file_releases.ts";
 import type { VaultRecordRow } from "../../kv/record_writes.ts";
 import type { QuarantinedEnvelope } from "../../ports/quarantine.ts";
@@ -215,6 +216,53 @@ export async function copyVaultFromKv(
         await q`insert into vault_console_sessions (id_hash, user_id, data, seen_at, expires_at)
           select * from json_to_recordset(${json}::text::json) as x(id_hash text,
             user_id text, data jsonb, seen_at bigint, expires_at timestamptz)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  copied.passkeys = await copy(
+    sql,
+    rows<Passkey>(kv, ["sign_in", "passkeys"], (p) => ({
+      credential_id: p.credentialId,
+      person_id: p.personId,
+      counter: p.counter,
+      last_used_at: p.lastUsedAt,
+      data: p,
+    })),
+    async (q, json) =>
+      count(
+        await q`insert into vault_passkeys (credential_id, person_id, counter, last_used_at, data)
+          select * from json_to_recordset(${json}::text::json) as x(credential_id text,
+            person_id text, counter bigint, last_used_at text, data jsonb)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  copied.totpFactors = await copy(
+    sql,
+    rows<TotpFactor>(kv, ["sign_in", "totp"], (f, key) => ({
+      person_id: key.at(-1),
+      secret: f.secret,
+      last_step: f.lastStep,
+      created_at: f.createdAt,
+    })),
+    async (q, json) =>
+      count(
+        await q`insert into vault_totp_factors (person_id, secret, last_step, created_at)
+          select * from json_to_recordset(${json}::text::json) as x(person_id text,
+            secret text, last_step bigint, created_at text)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  copied.recoveryCodes = await copy(
+    sql,
+    rows(kv, ["sign_in", "recovery_codes"], (_, key) => ({
+      person_id: key.at(-2),
+      code_hash: key.at(-1),
+    })),
+    async (q, json) =>
+      count(
+        await q`insert into vault_recovery_codes (person_id, code_hash)
+          select * from json_to_recordset(${json}::text::json) as x(person_id text,
+            code_hash text)
           on conflict do nothing returning 1 as n`,
       ),
   );

@@ -92,6 +92,26 @@ async function fill(v: VaultPorts) {
     createdAt: now,
     seenAt: now,
   }, 3600_000);
+  await v.signInFactors.add({
+    credentialId: "cred-1",
+    personId: "p1",
+    publicKey: "pQECAyYgASFYIA",
+    counter: 0,
+    transports: ["internal"],
+    deviceType: "multiDevice",
+    backedUp: true,
+    name: "Laptop",
+    createdAt: AT,
+    lastUsedAt: null,
+  });
+  await v.signInFactors.updateCounter("cred-1", 7, AT);
+  await v.signInFactors.setTotp("p1", {
+    secret: "JBSWY3DPEHPK3PXP",
+    lastStep: null,
+    createdAt: AT,
+  });
+  await v.signInFactors.useTotpStep("p1", 1234);
+  await v.signInFactors.setRecoveryCodes("p1", ["a".repeat(64), "b".repeat(64)]);
 }
 
 /** What the ports show, to compare one backend with the other. */
@@ -114,6 +134,9 @@ async function view(v: VaultPorts) {
     quarantine: await v.quarantine.list(),
     box: await v.quarantine.ciphertext("q.1"),
     session: await v.sessions.get("h1"),
+    passkeys: await v.signInFactors.list("p1"),
+    totp: await v.signInFactors.getTotp("p1"),
+    recoveryCodes: await v.signInFactors.recoveryCodesLeft("p1"),
   };
 }
 
@@ -134,6 +157,9 @@ Deno.test("copyVaultFromKv: every vault row reads back the same through the Post
       fileReleases: 1,
       quarantine: 1,
       sessions: 1,
+      passkeys: 1,
+      totpFactors: 1,
+      recoveryCodes: 2,
       recordEvents: 8,
     });
     const toPg = vaultPgPorts(pg.sql);
