@@ -27,6 +27,7 @@ import {
 } from "@simplewebauthn/server";
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { Invalid } from "../errors/index.ts";
+import type { Person } from "../store/ports/people.ts";
 import type { Passkey, SignInFactorsPort } from "../store/ports/sign_in_factors.ts";
 
 export type {
@@ -77,7 +78,7 @@ export function relyingParty(publicBaseUrl: string): RelyingParty {
  */
 export async function passkeyRegistrationOptions(
   rp: RelyingParty,
-  person: { id: string; email: string; name: string },
+  person: Pick<Person, "id" | "email" | "name">,
   existing: readonly Passkey[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   return await generateRegistrationOptions({

@@ -5,6 +5,7 @@
  * send for the options the server made.
  */
 import { isoBase64URL, isoCBOR } from "@simplewebauthn/server/helpers";
+import { concatBytes as concat } from "../../src/crypto/encoding.ts";
 import type {
   AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
@@ -15,15 +16,6 @@ import type {
 const b64url = (bytes: Uint8Array) => isoBase64URL.fromBuffer(bytes as Uint8Array<ArrayBuffer>);
 const sha256 = async (bytes: Uint8Array) =>
   new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-const concat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 const u32 = (n: number) => new Uint8Array([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
 
 /** An ECDSA signature from WebCrypto's r||s to the DER WebAuthn carries. */

@@ -86,6 +86,19 @@ async function* outboxEvents(kv: Deno.Kv): AsyncIterable<object> {
 
 const count = (done: { n: number }[]) => done.length;
 
+/**
+ * The insert of rows, JSON objects named by column, into `table`: `columns` maps each column
+ * to its SQL type (the statement reads the JSON array as a record set of those).
+ */
+function columns(table: string, types: Record<string, string>): Insert {
+  const names = Object.keys(types).join(", ");
+  const typed = Object.entries(types).map(([name, type]) => `${name} ${type}`).join(", ");
+  const statement = `insert into ${table} (${names})
+    select * from json_to_recordset($1::text::json) as x(${typed})
+    on conflict do nothing returning 1 as n`;
+  return async (q, json) => count(await q.unsafe(statement, [json]));
+}
+
 /** The insert of rows `{ key, data }` into a table of a text key and a JSON column. */
 function keyed(table: string, keyColumn: string, dataColumn: string): Insert {
   return async (q, json) =>
@@ -211,13 +224,13 @@ export async function copyVaultFromKv(
           expires_at: new Date(row.createdAt + SESSION_MAX_MS).toISOString(),
         },
     ),
-    async (q, json) =>
-      count(
-        await q`insert into vault_console_sessions (id_hash, user_id, data, seen_at, expires_at)
-          select * from json_to_recordset(${json}::text::json) as x(id_hash text,
-            user_id text, data jsonb, seen_at bigint, expires_at timestamptz)
-          on conflict do nothing returning 1 as n`,
-      ),
+    columns("vault_console_sessions", {
+      id_hash: "text",
+      user_id: "text",
+      data: "jsonb",
+      seen_at: "bigint",
+      expires_at: "timestamptz",
+    }),
   );
   copied.passkeys = await copy(
     sql,
@@ -228,13 +241,13 @@ export async function copyVaultFromKv(
       last_used_at: p.lastUsedAt,
       data: p,
     })),
-    async (q, json) =>
-      count(
-        await q`insert into vault_passkeys (credential_id, person_id, counter, last_used_at, data)
-          select * from json_to_recordset(${json}::text::json) as x(credential_id text,
-            person_id text, counter bigint, last_used_at text, data jsonb)
-          on conflict do nothing returning 1 as n`,
-      ),
+    columns("vault_passkeys", {
+      credential_id: "text",
+      person_id: "text",
+      counter: "bigint",
+      last_used_at: "text",
+      data: "jsonb",
+    }),
   );
   copied.totpFactors = await copy(
     sql,
@@ -244,13 +257,12 @@ export async function copyVaultFromKv(
       last_step: f.lastStep,
       created_at: f.createdAt,
     })),
-    async (q, json) =>
-      count(
-        await q`insert into vault_totp_factors (person_id, secret, last_step, created_at)
-          select * from json_to_recordset(${json}::text::json) as x(person_id text,
-            secret text, last_step bigint, created_at text)
-          on conflict do nothing returning 1 as n`,
-      ),
+    columns("vault_totp_factors", {
+      person_id: "text",
+      secret: "text",
+      last_step: "bigint",
+      created_at: "text",
+    }),
   );
   copied.recoveryCodes = await copy(
     sql,
@@ -258,13 +270,7 @@ export async function copyVaultFromKv(
       person_id: key.at(-2),
       code_hash: key.at(-1),
     })),
-    async (q, json) =>
-      count(
-        await q`insert into vault_recovery_codes (person_id, code_hash)
-          select * from json_to_recordset(${json}::text::json) as x(person_id text,
-            code_hash text)
-          on conflict do nothing returning 1 as n`,
-      ),
+    columns("vault_recovery_codes", { person_id: "text", code_hash: "text" }),
   );
   copied.recordEvents = await copy(sql, outboxEvents(kv), async (q, json) =>
     count(
