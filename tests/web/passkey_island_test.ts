@@ -5,13 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { PASSKEY_JS } from "../../src/console/assets.ts";
-import {
-  passkeyAuthenticationOptions,
-  passkeyRegistrationOptions,
-  relyingParty,
-  verifyPasskeyAuthentication,
-  verifyPasskeyRegistration,
-} from "../../src/people/passkeys.ts";
+import * as passkeys from "../../src/people/passkeys.ts";
 import { KvSignInFactors } from "../../src/store/kv/sign_in_factors.ts";
 import { launchChromium } from "../_support/chromium.ts";
 import { freshKv } from "../store/contract/_kv.ts";
@@ -32,7 +26,7 @@ Deno.test("passkey island: register, then sign in, in Chromium with a virtual au
   const signedIn: string[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     const url = new URL(req.url);
-    const rp = relyingParty(`http://localhost:${server.addr.port}`);
+    const rp = passkeys.relyingParty(`http://localhost:${server.addr.port}`);
     const json = (body: unknown) => Response.json(body);
     if (req.method === "GET" && url.pathname === "/") {
       return new Response(PAGE, { headers: { "content-type": "text/html" } });
@@ -45,19 +39,23 @@ Deno.test("passkey island: register, then sign in, in Chromium with a virtual au
     const body = await req.json();
     const ticket = crypto.randomUUID();
     if (url.pathname === "/register/options") {
-      const options = await passkeyRegistrationOptions(rp, person, await factors.list(person.id));
+      const options = await passkeys.passkeyRegistrationOptions(
+        rp,
+        person,
+        await factors.list(person.id),
+      );
       challenges.set(ticket, options.challenge);
       return json({ options, ticket });
     }
     if (url.pathname === "/sign-in/options") {
-      const options = await passkeyAuthenticationOptions(rp);
+      const options = await passkeys.passkeyAuthenticationOptions(rp);
       challenges.set(ticket, options.challenge);
       return json({ options, ticket });
     }
     const challenge = challenges.get(body.ticket)!;
     challenges.delete(body.ticket);
     if (url.pathname === "/register") {
-      const passkey = await verifyPasskeyRegistration(
+      const passkey = await passkeys.verifyPasskeyRegistration(
         rp,
         body.response,
         challenge,
@@ -67,7 +65,12 @@ Deno.test("passkey island: register, then sign in, in Chromium with a virtual au
       await factors.add(passkey);
       return json({ redirect: "/?registered" });
     }
-    const passkey = await verifyPasskeyAuthentication(rp, body.response, challenge, factors);
+    const passkey = await passkeys.verifyPasskeyAuthentication(
+      rp,
+      body.response,
+      challenge,
+      factors,
+    );
     if (!passkey) return json({ error: "That passkey did not sign you in." });
     signedIn.push(passkey.personId);
     return json({ redirect: "/?signed-in" });
