@@ -14,6 +14,7 @@ import { KvQuarantine } from "./quarantine.ts";
 import { KvRecords } from "./records.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvTickets } from "./tickets.ts";
+import { KvSignInFactors } from "./sign_in_factors.ts";
 import { KvVaultDatabases } from "./vault_databases.ts";
 
 /**
@@ -36,5 +37,6 @@ export function vaultKvPorts(kv: Deno.Kv, announcer = new RecordEventAnnouncer()
     memberships: new KvMemberships(kv),
     personTokens: new KvPersonTokens(kv),
     tickets: new KvTickets(kv),
+    signInFactors: new KvSignInFactors(kv),
   };
 }

@@ -16,6 +16,7 @@ import { PgQuarantine } from "./quarantine.ts";
 import { PgRecords } from "./records.ts";
 import { PgSessions } from "./sessions.ts";
 import { PgTickets } from "./tickets.ts";
+import { PgSignInFactors } from "./sign_in_factors.ts";
 import { PgVaultDatabases } from "./vault_databases.ts";
 
 /**
@@ -40,5 +41,6 @@ export function vaultPgPorts(sql: Sql): VaultPorts {
     memberships: new PgMemberships(sql),
     personTokens: new PgPersonTokens(sql),
     tickets: new PgTickets(sql),
+    signInFactors: new PgSignInFactors(sql),
   };
 }

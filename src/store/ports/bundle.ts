@@ -20,6 +20,7 @@ import type { RateLimitPort } from "./rate_limits.ts";
 import type { RecordsPort } from "./records.ts";
 import type { SessionsPort } from "./sessions.ts";
 import type { TicketsPort } from "./tickets.ts";
+import type { SignInFactorsPort } from "./sign_in_factors.ts";
 import type { VaultDatabasesPort } from "./vault_databases.ts";
 import type { WebhookPorts } from "./webhooks.ts";
 
@@ -43,6 +44,7 @@ export interface VaultPorts {
   memberships: MembershipsPort;
   personTokens: PersonTokensPort;
   tickets: TicketsPort;
+  signInFactors: SignInFactorsPort;
 }
 
 /** The ports of one store, by the part of the program that uses them. */
