@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { PYTHON } from "../_support/python.ts";
 import { argon2id } from "@noble/hashes/argon2.js";
 import { fromBase64, toBase64 } from "../../src/crypto/encoding.ts";
 import { Invalid } from "../../src/errors/index.ts";
@@ -44,14 +45,8 @@ test("interop: @noble/hashes' Argon2id computes the same hash from the PHC strin
   assert.equal(b64(noble), hash);
 });
 
-test("interop: argon2-cffi (python3-argon2, when installed) verifies our hash and we verify its", async () => {
-  const python = "/usr/bin/python3";
-  const probe = await new Deno.Command(python, { args: ["-c", "import argon2"] }).output()
-    .catch(() => null);
-  if (!probe?.success) {
-    console.log("  python3-argon2 not installed: skipped (apt-get install python3-argon2)");
-    return;
-  }
+test("interop: argon2-cffi (python3-argon2) verifies our hash and we verify its", async () => {
+  const python = PYTHON;
   const phc = await hashPassword(PASSWORD);
   const script = `import sys, argon2
 ph = argon2.PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1, hash_len=32, salt_len=16)
