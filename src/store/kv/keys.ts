@@ -166,3 +166,18 @@ export const consoleKeys = {
     ["console", "user_sessions", userId, idHash] as const,
   userSessions: (userId: string) => ["console", "user_sessions", userId] as const,
 };
+
+// ---------------------------------------------------------------------------------------------
+// Audit (src/audit): the instance's hash-chained log of who did what. Under the "audit" root.
+// ---------------------------------------------------------------------------------------------
+
+/** Key builders of the audit log. */
+export const auditKeys = {
+  /** Entry `seq` (an `AuditEntry`). */
+  entry: (seq: number) => ["audit", "entries", seq] as const,
+  entries: () => ["audit", "entries"] as const,
+  /** The last entry's `{ seq, hash }`, kept when the entry is pruned (appends check it). */
+  head: () => ["audit", "head"] as const,
+  /** The signed checkpoint of the last prune. */
+  checkpoint: () => ["audit", "checkpoint"] as const,
+};

@@ -4,6 +4,7 @@
  * @module
  */
 import type { VaultPorts } from "../ports/bundle.ts";
+import { KvAudit } from "./audit.ts";
 import { RecordEventAnnouncer } from "../ports/record_events.ts";
 import { KvFileReleases } from "./file_releases.ts";
 import { KvForms } from "./forms.ts";
@@ -28,5 +29,6 @@ export function vaultKvPorts(kv: Deno.Kv, announcer = new RecordEventAnnouncer()
     vaultDatabases: new KvVaultDatabases(kv),
     fileReleases: new KvFileReleases(kv),
     sessions: new KvSessions(kv),
+    audit: new KvAudit(kv),
   };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { VaultPorts } from "../ports/bundle.ts";
+import { PgAudit } from "./audit.ts";
 import type { Sql } from "./db.ts";
 import { PgFileReleases } from "./file_releases.ts";
 import { PgForms } from "./forms.ts";
@@ -32,5 +33,6 @@ export function vaultPgPorts(sql: Sql): VaultPorts {
     vaultDatabases: new PgVaultDatabases(sql),
     fileReleases: new PgFileReleases(sql),
     sessions: new PgSessions(sql),
+    audit: new PgAudit(sql),
   };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuditPort } from "./audit.ts";
 import type { BlobMetaPort } from "./blob_meta.ts";
 import type { EnvelopePort } from "./envelopes.ts";
 import type { FileReleasesPort } from "./file_releases.ts";
@@ -35,6 +36,8 @@ export interface VaultPorts {
   vaultDatabases: VaultDatabasesPort;
   fileReleases: FileReleasesPort;
   sessions: SessionsPort;
+  /** The instance's audit log (src/audit). */
+  audit: AuditPort;
 }
 
 /** The ports of one store, by the part of the program that uses them. */
