@@ -6,6 +6,8 @@ import { generateSigningKeyPair } from "../../src/crypto/signing.ts";
 import { AUDIT_PRUNE_MAX } from "../../src/store/ports/audit.ts";
 import { auditKeys } from "../../src/store/kv/keys.ts";
 import { editLines, testLog } from "./_log.ts";
+import { AuditLog } from "../../src/audit/log.ts";
+import { startInstance } from "../_support/server.ts";
 
 const START = new Date("2030-01-01T00:00:00.000Z");
 const day = (n: number) => new Date(START.getTime() + n * 86_400_000);
@@ -99,5 +101,25 @@ Deno.test("audit retention: a forged checkpoint is found, in an export and in th
     assert.deepEqual(!stored.ok && stored.problem.kind, "checkpoint");
   } finally {
     await t.close();
+  }
+});
+
+Deno.test("audit retention: the vault's maintenance prunes past [audit] retention_days", async () => {
+  const inst = await startInstance({ SEALPOST_AUDIT_RETENTION_DAYS: "2" });
+  try {
+    const vault = inst.server.vault!;
+    const port = inst.server.store.ports.vault.audit;
+    let now = new Date(Date.now() - 5 * 86_400_000);
+    const log = new AuditLog(port, { manifestKey: () => vault.keys.manifestKey(), now: () => now });
+    await log.record({ action: "backup_created", personId: null });
+    await log.record({ action: "key_exported", personId: null });
+    now = new Date();
+    await log.record({ action: "sign_in", personId: "p1" });
+    assert.equal((await vault.maintain()).auditPruned, 2);
+    const publicKey = (await vault.keys.manifestKey()).publicKey;
+    const result = await verifyAuditStore(port, publicKey);
+    assert.deepEqual(result.ok && [result.from.seq, result.entries], [2, 1]);
+  } finally {
+    await inst.close();
   }
 });
