@@ -58,6 +58,7 @@ export interface AuditLogOptions {
  */
 export class AuditLog {
   #failures = 0;
+  #pending = new Set<Promise<void>>();
 
   constructor(private port: AuditPort, private options: AuditLogOptions) {}
 
@@ -66,12 +67,27 @@ export class AuditLog {
     return this.#failures;
   }
 
-  /** Appends `event` (as {@link auditEvent} keeps it); resolves when stored, never rejects. */
-  async record(event: AuditEvent): Promise<void> {
+  /**
+   * Appends `event` (as {@link auditEvent} keeps it); resolves when stored, never rejects, so a
+   * caller may leave it unawaited ({@link idle} waits for it).
+   */
+  record(event: AuditEvent): Promise<void> {
+    const done = this.#append(event);
+    this.#pending.add(done);
+    return done.finally(() => this.#pending.delete(done));
+  }
+
+  /** Resolves once every record started before the call is stored (or failed): before closing. */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#pending]);
+  }
+
+  async #append(event: AuditEvent): Promise<void> {
     try {
       const kept = auditEvent(event);
-      const at = (this.options.now ?? (() => new Date()))();
-      await this.port.append((prev) => chainEntry(prev, kept, at));
+      const now = this.options.now ?? (() => new Date());
+      // The time is taken on the head the entry follows: `at` grows with `seq`.
+      await this.port.append((prev) => chainEntry(prev, kept, now()));
     } catch (err) {
       this.#failures++;
       (this.options.log ?? console.error)(

@@ -106,3 +106,16 @@ Deno.test("audit log: the signed head is the head of the log", async () => {
     await t.close();
   }
 });
+
+Deno.test("audit log: records left unawaited are stored by idle(), in seq and time order", async () => {
+  const t = await testLog();
+  try {
+    for (let n = 0; n < 20; n++) void t.log.record({ action: "record_viewed", personId: "p1" });
+    await t.log.idle();
+    const entries = await t.port.list({ limit: 100 });
+    assert.equal(entries.length, 20);
+    entries.forEach((e, i) => i > 0 && assert.ok(e.at >= entries[i - 1].at, `seq ${e.seq}`));
+  } finally {
+    await t.close();
+  }
+});
