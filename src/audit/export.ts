@@ -2,9 +2,9 @@
  * The audit log as JSON lines, what `sealpost audit export` writes and `audit verify` reads:
  *
  * ```text
- * {"kind":"checkpoint","seq":…,"hash":…,"at":…,"signature":…}   only when the log was pruned
- * {"kind":"entry","seq":1,"at":…,"prevHash":…,"event":{…},"hash":…}   every kept entry, in order
- * {"kind":"head","seq":…,"hash":…,"alg":"ed25519","publicKey":…,"signature":…}   signed now
+ * {"kind":"checkpoint","seq":…,"hash":…,"at":…,"signature":…}          (after a prune only)
+ * {"kind":"entry","seq":1,"at":…,"prevHash":…,"event":{…},"hash":…}  (every kept entry)
+ * {"kind":"head","seq":…,"hash":…,"alg":"ed25519","publicKey":…,"signature":…}  (signed)
  * ```
  *
  * The head is read first and signed with the manifest key; the entries after it (appended while

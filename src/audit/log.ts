@@ -52,7 +52,8 @@ export interface AuditLogOptions {
  * @example
  * ```ts
  * const audit = new AuditLog(ports.vault.audit, { manifestKey: () => keys.manifestKey() });
- * await audit.record({ action: "form_published", personId, databaseId, target: { kind: "form", id } });
+ * const target = { kind: "form", id: formId };
+ * await audit.record({ action: "form_published", personId, databaseId, target });
  * const head = await audit.signedHead();
  * ```
  */

@@ -18,7 +18,8 @@ const DAY_MS = 24 * 3600 * 1000;
  *
  * @example
  * ```ts
- * const pruned = await pruneAudit(ports.vault.audit, await keys.manifestKey(), config.audit.retention_days);
+ * const key = await keys.manifestKey();
+ * const pruned = await pruneAudit(ports.vault.audit, key, config.audit.retention_days);
  * ```
  */
 export async function pruneAudit(

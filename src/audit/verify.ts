@@ -79,7 +79,7 @@ class ChainWalk {
       return problem(
         this.#last.seq,
         "changed",
-        `Entry seq ${this.#last.seq} was changed: entry seq ${entry.seq} does not chain to its hash`,
+        `Entry seq ${this.#last.seq} was changed: seq ${entry.seq} does not chain to its hash`,
       );
     }
     this.#last = { seq: entry.seq, hash: entry.hash };
@@ -165,34 +165,26 @@ function headCheck(
     );
   }
   const last = walk.last;
+  const first = last.seq + 1;
   if (head.seq > last.seq) {
-    return failed(
-      problem(
-        last.seq + 1,
-        "truncated",
-        `Entries from seq ${
-          last.seq + 1
-        } to seq ${head.seq} were removed: the entries end at seq ${last.seq}, the signed head is at seq ${head.seq}`,
-      ),
-    );
+    return failed(problem(
+      first,
+      "truncated",
+      `Entries from seq ${first} to seq ${head.seq} were removed: the entries end at seq ` +
+        `${last.seq}, the signed head is at seq ${head.seq}`,
+    ));
   }
   if (head.seq < last.seq) {
-    return failed(
-      problem(
-        head.seq + 1,
-        "head",
-        `Entry seq ${head.seq + 1} is past the signed head (seq ${head.seq})`,
-      ),
-    );
+    const past = `Entry seq ${head.seq + 1} is past the signed head (seq ${head.seq})`;
+    return failed(problem(head.seq + 1, "head", past));
   }
   if (head.hash !== last.hash) {
-    return failed(
-      problem(
-        head.seq,
-        "changed",
-        `Entry seq ${head.seq} does not match the signed head: entries up to it were changed and their hashes recomputed`,
-      ),
-    );
+    return failed(problem(
+      head.seq,
+      "changed",
+      `Entry seq ${head.seq} does not match the signed head: entries up to it were changed ` +
+        "and their hashes recomputed",
+    ));
   }
   return { ok: true, entries: walk.entries, from: walk.start, head: last };
 }

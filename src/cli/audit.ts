@@ -199,7 +199,8 @@ function report(result: AuditVerification, what: string, json: boolean): void {
   } else if (result.ok) {
     const from = result.from.seq === 0 ? "" : ` after the checkpoint at seq ${result.from.seq}`;
     console.log(
-      `Verified ${what}: ${result.entries} entries${from}, the chain ends at seq ${result.head.seq}`,
+      `Verified ${what}: ${result.entries} entries${from}, ` +
+        `the chain ends at seq ${result.head.seq}`,
     );
   } else {
     console.error(`Audit verification of ${what} failed: ${result.problem.message}`);

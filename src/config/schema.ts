@@ -229,7 +229,7 @@ export const ConfigSchema = z.strictObject({
   }).prefault({}),
   // audit (src/audit): the instance's hash-chained log of who did what.
   audit: z.strictObject({
-    /** Entries older than this many days are pruned (a signed checkpoint keeps the chain); 0: never. */
+    /** Entries older than this many days are pruned (a signed checkpoint keeps the chain). */
     retention_days: z.number().int().min(0).max(100 * 365).default(0),
   }).prefault({}),
   // console (src/console): the owner's web console, served by the vault.

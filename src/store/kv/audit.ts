@@ -51,8 +51,8 @@ export class KvAudit implements AuditPort {
     if (limit <= 0) return out;
     const iter = this.kv.list<AuditEntry>({
       start: auditKeys.entry((query.after ?? 0) + 1),
-      end: auditKeys.entry(Number.MAX_SAFE_INTEGER),
-    }, { batchSize: Math.min(limit, 500) });
+      end: auditKeys.entry(query.before ?? Number.MAX_SAFE_INTEGER),
+    }, { batchSize: Math.min(limit, 500), reverse: query.newestFirst ?? false });
     for await (const { value } of iter) {
       if (!matchesAuditQuery(value, query)) continue;
       out.push(value);

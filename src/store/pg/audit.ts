@@ -60,10 +60,11 @@ export class PgAudit implements AuditPort {
     const rows = await sql<{ entry: AuditEntry }[]>`
       select entry from audit_entries
       where seq > ${query.after ?? 0}
+        ${query.before === undefined ? sql`` : sql`and seq < ${query.before}`}
         ${query.personId === undefined ? sql`` : sql`and person_id = ${query.personId}`}
         ${query.databaseId === undefined ? sql`` : sql`and database_id = ${query.databaseId}`}
         ${query.action === undefined ? sql`` : sql`and action = ${query.action}`}
-      order by seq limit ${limit}`;
+      order by seq ${query.newestFirst ? sql`desc` : sql`asc`} limit ${limit}`;
     return rows.map((r) => r.entry);
   }
 

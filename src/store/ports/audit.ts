@@ -96,10 +96,14 @@ export interface AuditCheckpoint extends AuditHead {
   signature: string;
 }
 
-/** Which entries {@link AuditPort.list} answers, oldest first. */
+/** Which entries {@link AuditPort.list} answers, oldest first (newest first with `newestFirst`). */
 export interface AuditQuery {
   /** Entries with a greater `seq` (0 or absent: from the oldest kept). */
   after?: number;
+  /** Entries with a smaller `seq` (absent: up to the newest). */
+  before?: number;
+  /** Newest first (a page of the latest entries; the next page is `before` its last `seq`). */
+  newestFirst?: boolean;
   /** At most this many (at most {@link AUDIT_LIST_MAX}). */
   limit: number;
   personId?: string;

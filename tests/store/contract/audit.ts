@@ -92,7 +92,7 @@ export function auditContract(name: string, make: MakeAudit): void {
     assert.equal((await port.head())!.seq, 1);
   });
 
-  test("list pages after a seq and filters by person, database and action", async (port) => {
+  test("list pages after or before a seq, either way, filtered by person, database and action", async (port) => {
     const entries = await appendMany(port, 12);
     assert.deepEqual(await port.list({ after: 4, limit: 3 }), entries.slice(4, 7));
     const seqs = async (q: Parameters<AuditPort["list"]>[0]) =>
@@ -103,6 +103,13 @@ export function auditContract(name: string, make: MakeAudit): void {
     assert.deepEqual(await seqs({ after: 5, limit: 2, action: "record_viewed" }), [6, 8]);
     assert.deepEqual(await seqs({ limit: 100, personId: "p2", action: "sign_in" }), [5, 11]);
     assert.deepEqual(await seqs({ limit: 0 }), []);
+    assert.deepEqual(await seqs({ after: 3, before: 7, limit: 100 }), [4, 5, 6]);
+    assert.deepEqual(await seqs({ newestFirst: true, limit: 3 }), [12, 11, 10]);
+    assert.deepEqual(await seqs({ newestFirst: true, before: 10, limit: 3 }), [9, 8, 7]);
+    assert.deepEqual(
+      await seqs({ newestFirst: true, before: 9, limit: 2, action: "sign_in" }),
+      [7, 5],
+    );
   });
 
   test("concurrent appends from two processes stay gapless on one chain", async (port, second) => {
