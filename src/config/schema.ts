@@ -231,6 +231,11 @@ export const ConfigSchema = z.strictObject({
     /** Seconds between two retention sweeps. */
     sweep_interval_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
   }).prefault({}),
+  // audit (src/audit): the instance's hash-chained log of who did what.
+  audit: z.strictObject({
+    /** Entries older than this many days are pruned (a signed checkpoint keeps the chain). */
+    retention_days: z.number().int().min(0).max(100 * 365).default(0),
+  }).prefault({}),
   // console (src/console): the owner's web console, served by the vault.
   console: z.strictObject({
     /** A console session ends after this many seconds without a request. */

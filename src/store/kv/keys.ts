@@ -218,3 +218,18 @@ export const signInKeys = {
   /** How many times a person's recovery codes were replaced (a number). */
   recoveryGeneration: (personId: string) => ["sign_in", "recovery_generations", personId] as const,
 };
+
+// ---------------------------------------------------------------------------------------------
+// Audit (src/audit): the instance's hash-chained log of who did what. Under the "audit" root.
+// ---------------------------------------------------------------------------------------------
+
+/** Key builders of the audit log. */
+export const auditKeys = {
+  /** Entry `seq` (an `AuditEntry`). */
+  entry: (seq: number) => ["audit", "entries", seq] as const,
+  entries: () => ["audit", "entries"] as const,
+  /** The last entry's `{ seq, hash }`, kept when the entry is pruned (appends check it). */
+  head: () => ["audit", "head"] as const,
+  /** The signed checkpoint of the last prune. */
+  checkpoint: () => ["audit", "checkpoint"] as const,
+};

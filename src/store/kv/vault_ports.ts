@@ -4,6 +4,7 @@
  * @module
  */
 import type { VaultPorts } from "../ports/bundle.ts";
+import { KvAudit } from "./audit.ts";
 import { RecordEventAnnouncer } from "../ports/record_events.ts";
 import { KvFileReleases } from "./file_releases.ts";
 import { KvForms } from "./forms.ts";
@@ -38,5 +39,6 @@ export function vaultKvPorts(kv: Deno.Kv, announcer = new RecordEventAnnouncer()
     personTokens: new KvPersonTokens(kv),
     tickets: new KvTickets(kv),
     signInFactors: new KvSignInFactors(kv),
+    audit: new KvAudit(kv),
   };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { VaultPorts } from "../ports/bundle.ts";
+import { PgAudit } from "./audit.ts";
 import type { Sql } from "./db.ts";
 import { PgFileReleases } from "./file_releases.ts";
 import { PgForms } from "./forms.ts";
@@ -42,5 +43,6 @@ export function vaultPgPorts(sql: Sql): VaultPorts {
     personTokens: new PgPersonTokens(sql),
     tickets: new PgTickets(sql),
     signInFactors: new PgSignInFactors(sql),
+    audit: new PgAudit(sql),
   };
 }

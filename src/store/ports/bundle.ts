@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuditPort } from "./audit.ts";
 import type { BlobMetaPort } from "./blob_meta.ts";
 import type { EnvelopePort } from "./envelopes.ts";
 import type { FileReleasesPort } from "./file_releases.ts";
@@ -45,6 +46,8 @@ export interface VaultPorts {
   personTokens: PersonTokensPort;
   tickets: TicketsPort;
   signInFactors: SignInFactorsPort;
+  /** The instance's audit log (src/audit). */
+  audit: AuditPort;
 }
 
 /** The ports of one store, by the part of the program that uses them. */
