@@ -166,3 +166,33 @@ export const consoleKeys = {
     ["console", "user_sessions", userId, idHash] as const,
   userSessions: (userId: string) => ["console", "user_sessions", userId] as const,
 };
+
+// ---------------------------------------------------------------------------------------------
+// People (src/people): persons, their memberships of databases, their API tokens, and one-time
+// tickets. Everything lives under the "people" root; vault-side data, never sent to the relay.
+// ---------------------------------------------------------------------------------------------
+
+/** Key builders of people. */
+export const peopleKeys = {
+  person: (personId: string) => ["people", "persons", personId] as const,
+  /** email (lowercase) → person id: the uniqueness index, listed in email order. */
+  email: (email: string) => ["people", "emails", email] as const,
+  emails: () => ["people", "emails"] as const,
+  /** A membership, as the database lists it. */
+  member: (databaseId: string, personId: string) =>
+    ["people", "members", databaseId, personId] as const,
+  membersOf: (databaseId: string) => ["people", "members", databaseId] as const,
+  /** The same membership, as the person lists it (written in the same operation). */
+  membership: (personId: string, databaseId: string) =>
+    ["people", "memberships", personId, databaseId] as const,
+  membershipsOf: (personId: string) => ["people", "memberships", personId] as const,
+  /** A database's number of owners (a number), checked by every write that changes it. */
+  owners: (databaseId: string) => ["people", "owners", databaseId] as const,
+  token: (tokenId: string) => ["people", "tokens", tokenId] as const,
+  /** A person's tokens (the value is null). */
+  tokenOf: (personId: string, tokenId: string) =>
+    ["people", "person_tokens", personId, tokenId] as const,
+  tokensOf: (personId: string) => ["people", "person_tokens", personId] as const,
+  /** A ticket by the SHA-256 of its secret (expires with the ticket). */
+  ticket: (idHash: string) => ["people", "tickets", idHash] as const,
+};

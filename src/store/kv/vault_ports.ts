@@ -7,9 +7,13 @@ import type { VaultPorts } from "../ports/bundle.ts";
 import { RecordEventAnnouncer } from "../ports/record_events.ts";
 import { KvFileReleases } from "./file_releases.ts";
 import { KvForms } from "./forms.ts";
+import { KvMemberships } from "./memberships.ts";
+import { KvPeople } from "./people.ts";
+import { KvPersonTokens } from "./person_tokens.ts";
 import { KvQuarantine } from "./quarantine.ts";
 import { KvRecords } from "./records.ts";
 import { KvSessions } from "./sessions.ts";
+import { KvTickets } from "./tickets.ts";
 import { KvVaultDatabases } from "./vault_databases.ts";
 
 /**
@@ -28,5 +32,9 @@ export function vaultKvPorts(kv: Deno.Kv, announcer = new RecordEventAnnouncer()
     vaultDatabases: new KvVaultDatabases(kv),
     fileReleases: new KvFileReleases(kv),
     sessions: new KvSessions(kv),
+    people: new KvPeople(kv),
+    memberships: new KvMemberships(kv),
+    personTokens: new KvPersonTokens(kv),
+    tickets: new KvTickets(kv),
   };
 }

@@ -9,9 +9,13 @@ import type { VaultPorts } from "../ports/bundle.ts";
 import type { Sql } from "./db.ts";
 import { PgFileReleases } from "./file_releases.ts";
 import { PgForms } from "./forms.ts";
+import { PgMemberships } from "./memberships.ts";
+import { PgPeople } from "./people.ts";
+import { PgPersonTokens } from "./person_tokens.ts";
 import { PgQuarantine } from "./quarantine.ts";
 import { PgRecords } from "./records.ts";
 import { PgSessions } from "./sessions.ts";
+import { PgTickets } from "./tickets.ts";
 import { PgVaultDatabases } from "./vault_databases.ts";
 
 /**
@@ -32,5 +36,9 @@ export function vaultPgPorts(sql: Sql): VaultPorts {
     vaultDatabases: new PgVaultDatabases(sql),
     fileReleases: new PgFileReleases(sql),
     sessions: new PgSessions(sql),
+    people: new PgPeople(sql),
+    memberships: new PgMemberships(sql),
+    personTokens: new PgPersonTokens(sql),
+    tickets: new PgTickets(sql),
   };
 }

@@ -12,10 +12,14 @@ import type { FileReleasesPort } from "./file_releases.ts";
 import type { FormsPort } from "./forms.ts";
 import type { IdentityPort } from "./identity.ts";
 import type { ManifestPort } from "./manifests.ts";
+import type { MembershipsPort } from "./memberships.ts";
+import type { PeoplePort } from "./people.ts";
+import type { PersonTokensPort } from "./person_tokens.ts";
 import type { QuarantinePort } from "./quarantine.ts";
 import type { RateLimitPort } from "./rate_limits.ts";
 import type { RecordsPort } from "./records.ts";
 import type { SessionsPort } from "./sessions.ts";
+import type { TicketsPort } from "./tickets.ts";
 import type { VaultDatabasesPort } from "./vault_databases.ts";
 import type { WebhookPorts } from "./webhooks.ts";
 
@@ -35,6 +39,10 @@ export interface VaultPorts {
   vaultDatabases: VaultDatabasesPort;
   fileReleases: FileReleasesPort;
   sessions: SessionsPort;
+  people: PeoplePort;
+  memberships: MembershipsPort;
+  personTokens: PersonTokensPort;
+  tickets: TicketsPort;
 }
 
 /** The ports of one store, by the part of the program that uses them. */

@@ -2,12 +2,17 @@
  * Copies the vault's data from a Deno KV store (the layout of src/store/kv/keys.ts) into
  * PostgreSQL, for `sealpost migrate-store`: databases and facts, forms and their versions,
  * records (tombstones too) with their saved versions, pending file releases, quarantined
- * envelopes with their sealed boxes, console sessions, and the record events not yet
- * consumed. Counts, days and the by-time index are queries on PostgreSQL: nothing to copy.
+ * envelopes with their sealed boxes, console sessions, the record events not yet consumed,
+ * and people with their memberships, tokens and unexpired tickets. Counts (records, a
+ * database's owners), days and the by-time index are queries on PostgreSQL: nothing to copy.
  *
  * @module
  */
+import type { Membership } from "../../ports/memberships.ts";
+import type { Person } from "../../ports/people.ts";
+import type { PersonToken } from "../../ports/person_tokens.ts";
 import type { RecordEvent } from "../../ports/record_events.ts";
+import type { Ticket } from "../../ports/tickets.ts";
 import { toBase64 } from "../../../crypto/encoding.ts";
 import { keys, vaultKeys } from "../../kv/keys.ts";
 import { parseJsonParts, readJsonParts, readParts } from "../../kv/parts.ts";
@@ -224,7 +229,91 @@ export async function copyVaultFromKv(
         select * from json_to_recordset(${json}::text::json) as x(event_id text, event json)
         on conflict do nothing returning 1 as n`,
     ));
+  Object.assign(copied, await copyPeople(kv, sql));
   return copied;
+}
+
+/** Copies people, memberships (as the databases list them), tokens and unexpired tickets. */
+async function copyPeople(kv: Deno.Kv, sql: Sql): Promise<Record<string, number>> {
+  const people = await copy(
+    sql,
+    rows<Person>(kv, ["people", "persons"], (p) => ({
+      id: p.id,
+      email: p.email,
+      name: p.name,
+      password_hash: p.passwordHash,
+      instance_admin: p.instanceAdmin,
+      created_at: p.createdAt,
+      updated_at: p.updatedAt,
+    })),
+    async (q, json) =>
+      count(
+        await q`insert into people (id, email, name, password_hash, instance_admin, created_at,
+            updated_at)
+          select * from json_to_recordset(${json}::text::json) as x(id text, email text,
+            name text, password_hash text, instance_admin boolean, created_at timestamptz,
+            updated_at timestamptz)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  const memberships = await copy(
+    sql,
+    rows<Membership>(kv, ["people", "members"], (m) => ({
+      database_id: m.databaseId,
+      person_id: m.personId,
+      role: m.role,
+      since: m.since,
+    })),
+    async (q, json) =>
+      count(
+        await q`insert into memberships (database_id, person_id, role, since)
+          select * from json_to_recordset(${json}::text::json) as x(database_id text,
+            person_id text, role text, since timestamptz)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  const personTokens = await copy(
+    sql,
+    rows<PersonToken>(kv, ["people", "tokens"], (t) => ({
+      id: t.id,
+      person_id: t.personId,
+      name: t.name,
+      scopes: t.scopes,
+      secret_hash: t.secretHash,
+      created_at: t.createdAt,
+      expires_at: t.expiresAt,
+      last_used_at: t.lastUsedAt,
+    })),
+    async (q, json) =>
+      count(
+        await q`insert into person_tokens (id, person_id, name, scopes, secret_hash,
+            created_at, expires_at, last_used_at)
+          select * from json_to_recordset(${json}::text::json) as x(id text, person_id text,
+            name text, scopes jsonb, secret_hash text, created_at timestamptz,
+            expires_at timestamptz, last_used_at timestamptz)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  const now = Date.now();
+  const tickets = await copy(
+    sql,
+    rows<Ticket>(kv, ["people", "tickets"], (t, key) =>
+      t.expiresAt < now ? null : {
+        id_hash: key.at(-1),
+        kind: t.kind,
+        person_id: t.personId,
+        data: t.data,
+        expires_at_ms: t.expiresAt,
+      }),
+    async (q, json) =>
+      count(
+        await q`insert into tickets (id_hash, kind, person_id, data, expires_at_ms)
+          select * from json_to_recordset(${json}::text::json) as x(id_hash text, kind text,
+            person_id text, data jsonb, expires_at_ms bigint)
+          on conflict do nothing returning 1 as n`,
+      ),
+  );
+  return { people, memberships, personTokens, tickets };
 }
 
 /** A record head (live, or a tombstone) as a row of `vault_records`, its values joined. */

@@ -7,6 +7,7 @@
  */
 import type { PgMigration } from "../migrate.ts";
 import { baseline } from "./0001_baseline.ts";
+import { people } from "./0002_people.ts";
 
 /** The PostgreSQL schema, step by step. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [baseline];
+export const PG_MIGRATIONS: readonly PgMigration[] = [baseline, people];

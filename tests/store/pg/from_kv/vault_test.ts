@@ -92,6 +92,42 @@ async function fill(v: VaultPorts) {
     createdAt: now,
     seenAt: now,
   }, 3600_000);
+  await fillPeople(v);
+}
+
+/** Two people, a database's members, a token and a ticket (and an expired one, not copied). */
+async function fillPeople(v: VaultPorts) {
+  const person = (id: string, email: string) => ({
+    id,
+    email,
+    name: id,
+    passwordHash: id === "p1" ? "$argon2id$v=19$x" : null,
+    instanceAdmin: id === "p1",
+    createdAt: AT,
+    updatedAt: AT,
+  });
+  await v.people.create(person("p1", "ada@example.org"));
+  await v.people.create(person("p2", "bob@example.org"));
+  await v.memberships.put({ databaseId: "db1", personId: "p1", role: "owner", since: AT });
+  await v.memberships.put({ databaseId: "db1", personId: "p2", role: "viewer", since: AT });
+  await v.personTokens.save({
+    id: "t1",
+    personId: "p1",
+    name: "cli",
+    scopes: ["records:read", "relay:queue"],
+    secretHash: "ab".repeat(32),
+    createdAt: AT,
+    expiresAt: null,
+    lastUsedAt: AT,
+  });
+  const expiresAt = Date.now() + 3600_000;
+  await v.tickets.save("h1", {
+    kind: "invite",
+    personId: null,
+    data: { role: "editor" },
+    expiresAt,
+  });
+  await v.tickets.save("old", { kind: "invite", personId: null, data: {}, expiresAt: 1 });
 }
 
 /** What the ports show, to compare one backend with the other. */
@@ -114,6 +150,12 @@ async function view(v: VaultPorts) {
     quarantine: await v.quarantine.list(),
     box: await v.quarantine.ciphertext("q.1"),
     session: await v.sessions.get("h1"),
+    people: await v.people.list(),
+    memberships: [
+      ...await v.memberships.ofDatabase("db1"),
+      ...await v.memberships.ofPerson("p2"),
+    ],
+    tokens: await v.personTokens.list("p1"),
   };
 }
 
@@ -135,6 +177,10 @@ Deno.test("copyVaultFromKv: every vault row reads back the same through the Post
       quarantine: 1,
       sessions: 1,
       recordEvents: 8,
+      people: 2,
+      memberships: 2,
+      personTokens: 1,
+      tickets: 1,
     });
     const toPg = vaultPgPorts(pg.sql);
     assert.deepEqual(await view(toPg), await view(fromKv));
@@ -153,6 +199,10 @@ Deno.test("copyVaultFromKv: every vault row reads back the same through the Post
     assert.equal(await toPg.records.applySubmission(write("s2", { name: "T3" }, 3), []), "record");
     const again = await copyVaultFromKv(kv.kv, kv.dir, pg.sql);
     assert.ok(Object.values(again).every((n) => n === 0), JSON.stringify(again));
+    // The ticket is consumed once, on PostgreSQL now.
+    assert.deepEqual((await toPg.tickets.consume("h1", "invite"))?.data, { role: "editor" });
+    assert.equal(await toPg.tickets.consume("old", "invite"), null);
+    assert.equal(await toPg.memberships.remove("db1", "p1"), "last_owner");
   } finally {
     await pg.close();
     await kv.close();
