@@ -153,6 +153,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     personTokens: deps.vault.store.personTokens,
     adopt: (token: string) =>
       adoptOwnerToken({ vault: deps.vault!.store, identity: deps.identity }, token),
+    identity: deps.identity,
   };
   if (deps.vault) app.route("/", vaultRoutes(deps.vault, personTokens!));
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).

@@ -9,6 +9,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { authenticatePerson, type PersonTokenSource } from "../people/person_tokens.ts";
 import type { AdminPrincipal, OwnerPrincipal, PersonPrincipal } from "./principals.ts";
+import { Forbidden } from "../errors/index.ts";
 import { authorize, bearerOf, unauthorized } from "./rules.ts";
 import { authenticate, type TokenSource } from "./tokens.ts";
 
@@ -55,8 +56,13 @@ export function requireOwner(tokens: TokenSource): MiddlewareHandler<OwnerEnv> {
  */
 export function requirePerson(source: PersonTokenSource): MiddlewareHandler<PersonEnv> {
   return async (c, next) => {
-    const person = await authenticatePerson(source, presented(c));
-    if (!person) throw unauthorized("Invalid, expired or revoked token");
+    const token = presented(c);
+    const person = await authenticatePerson(source, token);
+    if (!person) {
+      const other = source.identity && await authenticate(source.identity, token);
+      if (other?.kind === "admin") throw new Forbidden("forbidden", "This needs an owner token");
+      throw unauthorized("Invalid, expired or revoked token");
+    }
     c.set("person", person);
     await next();
   };

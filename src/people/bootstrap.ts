@@ -12,8 +12,7 @@
  * @module
  */
 import type { PersonPrincipal } from "../auth/principals.ts";
-import { sha256Hex } from "../auth/tokens.ts";
-import { timingSafeEqual } from "../crypto/hmac.ts";
+import { authenticate, sha256Hex, type TokenSource } from "../auth/tokens.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { IdentityPort } from "../store/ports/identity.ts";
 import type { Person } from "../store/ports/people.ts";
@@ -25,7 +24,7 @@ export const ACCOUNT_FACT = "account";
 /** What bootstrap reads and writes. */
 export interface PeopleBootstrap {
   vault: Pick<VaultPorts, "people" | "memberships" | "personTokens" | "vaultDatabases">;
-  identity: Pick<IdentityPort, "getUser" | "getToken">;
+  identity: Pick<IdentityPort, "getUser"> & TokenSource;
   /** `init`'s user and owner token (credentials.json). */
   first: { userId: string; ownerToken: string };
   /** The first person's email (`init --email`); else `owner@<host>.invalid`. */
@@ -125,17 +124,15 @@ export async function adoptOwnerToken(
   if (!match) return false;
   const [, id, secret] = match;
   if (await setup.vault.personTokens.get(id)) return true;
-  const row = await setup.identity.getToken(id);
-  if (row?.kind !== "owner" || !row.userId) return false;
-  if (!timingSafeEqual(await sha256Hex(secret), row.secretHash)) return false;
-  if (!(await setup.vault.people.get(row.userId))) return false;
+  const owner = await authenticate(setup.identity, token);
+  if (owner?.kind !== "owner" || !(await setup.vault.people.get(owner.userId))) return false;
   const adopted: PersonToken = {
     id,
-    personId: row.userId,
+    personId: owner.userId,
     name: "owner token",
     scopes: [...SCOPES],
-    secretHash: row.secretHash,
-    createdAt: row.createdAt,
+    secretHash: await sha256Hex(secret),
+    createdAt: new Date().toISOString(),
     expiresAt: null,
     lastUsedAt: null,
   };

@@ -8,19 +8,21 @@
  * @module
  */
 import type { PersonPrincipal } from "../auth/principals.ts";
-import { base64url, sha256Hex } from "../auth/tokens.ts";
+import { base64url, sha256Hex, type TokenSource } from "../auth/tokens.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import type { PeoplePort } from "../store/ports/people.ts";
 import type { PersonToken, PersonTokensPort, Scope } from "../store/ports/person_tokens.ts";
 
 /**
- * What authenticating a person token reads: the tokens and their people, and how an owner
- * token not yet a person token becomes one (src/people/bootstrap.ts's `adoptOwnerToken`).
+ * What authenticating a person token reads: the tokens and their people, how an owner token
+ * not yet a person token becomes one (src/people/bootstrap.ts's `adoptOwnerToken`), and the
+ * relay's tokens (an admin token is told apart from a bad one).
  */
 export interface PersonTokenSource {
   personTokens: PersonTokensPort;
   people: Pick<PeoplePort, "get">;
   adopt?: (token: string) => Promise<boolean>;
+  identity?: TokenSource;
 }
 
 const TOKEN_RE = /^(sp[ot])_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
