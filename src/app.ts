@@ -4,12 +4,12 @@
  *
  * @module
  */
+import { adoptOwnerToken } from "./people/bootstrap.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { largeTransfer } from "./http/transfer_regime.ts";
 import { instanceRoutes } from "./admin/api/instance.ts";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
-import { principalOfToken } from "./auth/index.ts";
 import { type Config, publicBaseUrl, tlsEnabled } from "./config/index.ts";
 import { errorResponse, notFoundResponse, STORAGE_RETRY_AFTER_SECONDS } from "./http/errors.ts";
 import { hsts } from "./http/hsts.ts";
@@ -148,18 +148,27 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
       }),
     );
   }
-  if (deps.vault) app.route("/", vaultRoutes(deps.vault, deps.identity));
+  const personTokens = deps.vault && {
+    people: deps.vault.store.people,
+    personTokens: deps.vault.store.personTokens,
+    adopt: (token: string) =>
+      adoptOwnerToken({ vault: deps.vault!.store, identity: deps.identity }, token),
+    identity: deps.identity,
+  };
+  if (deps.vault) app.route("/", vaultRoutes(deps.vault, personTokens!));
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
     app.use("/vault-files/*", rateLimit(limiter("blob_reads", "vault_files"), proxies));
-    app.route("/", vaultFileRoutes(deps.vault, deps.identity));
+    app.route("/", vaultFileRoutes(deps.vault, personTokens!));
   }
   // Webhooks' owner API (src/webhooks): outbound configuration lives with the vault only.
   if (deps.vault) {
     app.route(
       "/",
       webhookRoutes({
-        identity: deps.identity,
+        tokens: personTokens!,
+        access: deps.vault.access,
+        audit: deps.vault.audit,
         engine: deps.webhooks,
         rateLimit: rateLimit(relayDeps.limiters.owner, proxies),
       }),
@@ -167,14 +176,14 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
   }
   // The owner console (src/console): web pages of the vault only; a relay serves none.
   if (deps.vault) {
-    const tokens = (id: string) => principalOfToken(deps.identity, id);
-    const sessions = new Sessions(deps.vault.store.sessions, tokens, {
+    const people = deps.vault.store.people;
+    const sessions = new Sessions(deps.vault.store.sessions, (id) => people.get(id), {
       idleSeconds: config.console.session_idle_seconds,
       maxSeconds: config.console.session_max_seconds,
     });
     // Its own buckets with the vault API's rule: sign-in guesses count against an address.
     app.use("/console/*", rateLimit(limiter("vault", "console"), proxies));
-    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions }));
+    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions, tokens: personTokens! }));
   }
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

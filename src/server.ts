@@ -12,7 +12,9 @@ import { EditTokens } from "./auth/index.ts";
 import { FormDirectory } from "./relay/manifests.ts";
 import { Intake } from "./relay/submissions.ts";
 import { ServiceMetrics } from "./metrics/index.ts";
-import { claimDataDir, type DataDirLock } from "./store/data_dir.ts";
+import { claimDataDir, type DataDirLock, readCredentials } from "./store/data_dir.ts";
+import type { PersonPrincipal } from "./auth/index.ts";
+import { bootstrapPeople } from "./people/bootstrap.ts";
 import { openConfiguredStore, type OpenStore } from "./store/open.ts";
 import {
   firstFormSource,
@@ -45,6 +47,11 @@ export interface RunningServer {
   intake: Intake;
   /** The vault (roles `all` and `vault`; null for role `relay`). */
   vault: Vault | null;
+  /**
+   * The first person (`init`'s user, src/people/bootstrap.ts) with every scope; null without a
+   * vault or without this data dir's credentials (a process joining another's database).
+   */
+  firstPerson: PersonPrincipal | null;
   /** Uploaded files (null for role `vault`). */
   blobs: Blobs | null;
   /** Webhook delivery. */
@@ -132,6 +139,18 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       ? { ports: relay, forms, events: intake.events, relayUrl: publicBaseUrl(config), blobs }
       : undefined,
   });
+  // People (src/people/bootstrap.ts): init's user and the accounts with vault databases become
+  // persons, their owner tokens person tokens; once for all the processes of a shared store.
+  const credentials = vault ? await readCredentials(config.data_dir) : null;
+  const firstPerson = vault && credentials
+    ? await opened.exclusive("people_bootstrap", () =>
+      bootstrapPeople({
+        vault: store.vault,
+        identity: relay.identity,
+        first: credentials,
+        host: new URL(publicBaseUrl(config)).hostname,
+      }))
+    : null;
   // Webhooks: the delivery engine; the store's listeners start once it has registered.
   // Forms: the vault's (every archived version), else those published on this relay.
   const webhookForms = vault
@@ -225,6 +244,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     shutdown,
     intake,
     vault,
+    firstPerson,
     blobs,
     webhooks,
     metrics,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-export type { AdminPrincipal, OwnerPrincipal, Principal } from "./principals.ts";
+export type { AdminPrincipal, OwnerPrincipal, PersonPrincipal, Principal } from "./principals.ts";
 export { authenticate, mintToken, principalOfToken, type TokenSource } from "./tokens.ts";
 export { EditTokens } from "./edit_tokens.ts";
 export { assertOwns, authorize, bearerOf } from "./rules.ts";
@@ -17,6 +17,8 @@ export {
   type AuthEnv,
   editTokenOf,
   type OwnerEnv,
+  type PersonEnv,
   requireAdmin,
   requireOwner,
+  requirePerson,
 } from "./middleware.ts";

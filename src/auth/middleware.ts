@@ -1,17 +1,22 @@
 /**
- * Authentication on routes: middleware that require an owner or an admin token and set the
- * principal as a typed context variable (`c.var.owner`, `c.var.admin`), and the edit token of
- * a submission's amend.
+ * Authentication on routes: middleware that require a person's token (vault and webhook
+ * routes), an owner token (relay routes) or an admin token and set the principal as a typed
+ * context variable (`c.var.person`, `c.var.owner`, `c.var.admin`), and the edit token of a
+ * submission's amend.
  *
  * @module
  */
 import type { Context, MiddlewareHandler } from "hono";
-import type { AdminPrincipal, OwnerPrincipal } from "./principals.ts";
+import { authenticatePerson, type PersonTokenSource } from "../people/person_tokens.ts";
+import type { AdminPrincipal, OwnerPrincipal, PersonPrincipal } from "./principals.ts";
+import { Forbidden } from "../errors/index.ts";
 import { authorize, bearerOf, unauthorized } from "./rules.ts";
 import { authenticate, type TokenSource } from "./tokens.ts";
 
 /** Context variables of routes behind `requireOwner`. */
 export type OwnerEnv = { Variables: { owner: OwnerPrincipal } };
+/** Context variables of routes behind `requirePerson`. */
+export type PersonEnv = { Variables: { person: PersonPrincipal } };
 /** Context variables of routes behind `requireAdmin`. */
 export type AdminEnv = { Variables: { admin: AdminPrincipal } };
 /** Context variables of a router that mounts both kinds of route. */
@@ -35,6 +40,30 @@ function presented(c: Context): string {
 export function requireOwner(tokens: TokenSource): MiddlewareHandler<OwnerEnv> {
   return async (c, next) => {
     c.set("owner", authorize(await authenticate(tokens, presented(c)), "owner"));
+    await next();
+  };
+}
+
+/**
+ * Requires a person's token (`spt_…`, or an owner token `spo_…` bootstrap carried over): 401
+ * without a valid, unexpired one; sets `c.var.person`. What the person may do is checked per
+ * resource (src/people/access.ts).
+ *
+ * @example
+ * ```ts
+ * app.use("/vault/*", requirePerson(vaultPorts));
+ * ```
+ */
+export function requirePerson(source: PersonTokenSource): MiddlewareHandler<PersonEnv> {
+  return async (c, next) => {
+    const token = presented(c);
+    const person = await authenticatePerson(source, token);
+    if (!person) {
+      const other = source.identity && await authenticate(source.identity, token);
+      if (other?.kind === "admin") throw new Forbidden("forbidden", "This needs an owner token");
+      throw unauthorized("Invalid, expired or revoked token");
+    }
+    c.set("person", person);
     await next();
   };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ApiToken } from "../store/ports/identity.ts";
+import type { Scope } from "../store/ports/person_tokens.ts";
 
 /** The holder of an admin token (`spa_…`): creates users, owns no data. */
 export interface AdminPrincipal {
@@ -20,6 +21,23 @@ export interface OwnerPrincipal {
   readonly tokenId: string;
   /** The user whose forms, databases, records, queues and files it may touch. */
   readonly userId: string;
+}
+
+/**
+ * A person of the vault (src/store/ports/people.ts), by a person token (`spt_…`, or an owner
+ * token `init` made, which bootstrap turned into one) or a console session (every scope). What
+ * it may do on a database is its role there (src/people/access.ts) AND its scopes.
+ */
+export interface PersonPrincipal {
+  readonly kind: "person";
+  readonly personId: string;
+  readonly instanceAdmin: boolean;
+  /** What its token allows (a console session: every scope). */
+  readonly scopes: ReadonlySet<Scope>;
+  /** The token it presented; null for a console session. */
+  readonly tokenId: string | null;
+  /** The SHA-256 of its console session's cookie; null for a token. */
+  readonly sessionId: string | null;
 }
 
 /** Any authenticated principal. */

@@ -15,11 +15,27 @@ export type TokenSource = Pick<IdentityPort, "getToken">;
 const PREFIX = { owner: "spo", admin: "spa" } as const;
 const TOKEN_RE = /^(sp[oa])_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
 
-function base64url(bytes: Uint8Array): string {
+/**
+ * Bytes as unpadded base64url (the secret part of tokens).
+ *
+ * @example
+ * ```ts
+ * base64url(crypto.getRandomValues(new Uint8Array(32))); // 43 characters
+ * ```
+ */
+export function base64url(bytes: Uint8Array): string {
   return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
-async function sha256Hex(text: string): Promise<string> {
+/**
+ * The stored form of a token's secret part: its SHA-256, lowercase hex.
+ *
+ * @example
+ * ```ts
+ * await sha256Hex("secret"); // "2bb80d…"
+ * ```
+ */
+export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return new Uint8Array(digest).toHex();
 }

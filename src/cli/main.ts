@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { NEED } from "../people/access.ts";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, publicBaseUrl, unknownVariables } from "../config/index.ts";
 import { claimDataDir, DataDirError, dataPaths } from "../store/data_dir.ts";
@@ -214,8 +215,10 @@ async function serve(flags: Flags): Promise<number> {
   // Vault first run (src/vault): a database, the manifest key and a published demo form; once
   // for all the vault workers of a shared store.
   const vault = server.vault;
-  if (vault) {
-    setup = server.store.exclusive("vault_bootstrap", () => vault.bootstrap(init.userId)).then(
+  const first = server.firstPerson;
+  if (vault && first) {
+    const gate = vault.access.gate(first, NEED.forms);
+    setup = server.store.exclusive("vault_bootstrap", () => vault.bootstrap(gate)).then(
       (demo) =>
         console.log(
           demo.deleted

@@ -8,7 +8,10 @@
 import { type Context, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { authenticate } from "../auth/index.ts";
+import { clientIp } from "../http/client_ip.ts";
+import { AddressRanges } from "../ip/address.ts";
+import { NEED } from "../people/access.ts";
+import { authenticatePerson } from "../people/person_tokens.ts";
 import {
   clearConsoleCookie,
   type ConsoleDeps,
@@ -87,14 +90,21 @@ export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         403,
       );
     }
-    const owner = await authenticate(deps.identity, field(body, "token"));
-    if (owner?.kind !== "owner") {
+    // Until the email and password sign-in: the pasted token's person gets the session.
+    const token = await authenticatePerson(deps.tokens, field(body, "token"));
+    const person = token && await deps.vault.store.people.get(token.personId);
+    if (!person) {
       return c.html(
         html(<SignInPage csrf={presented} error="That owner token is not valid." />),
         401,
       );
     }
-    const { cookie } = await deps.sessions.create(owner);
+    const { cookie } = await deps.sessions.create(person, {
+      method: "password",
+      secondFactor: false,
+      address: clientIp(c, new AddressRanges(deps.config.server.trusted_proxies)),
+      agent: c.req.header("user-agent") ?? "",
+    });
     clearConsoleCookie(c, deps.config, SIGN_IN_COOKIE);
     setConsoleCookie(c, deps.config, SESSION_COOKIE, cookie, deps.sessions.limits.maxSeconds);
     return c.redirect("/console", 303);
@@ -107,7 +117,7 @@ export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post("/console/sign-out-everywhere", async (c) => {
-    await deps.sessions.endAll(c.var.session.userId);
+    await deps.sessions.endAll(c.var.session.personId);
     clearConsoleCookie(c, deps.config, SESSION_COOKIE);
     return c.redirect("/console", 303);
   });
@@ -115,10 +125,11 @@ export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   return app;
 }
 
-/** Deleted forms of `userId` whose records are still kept, with how many. */
-async function keptRecords(deps: ConsoleDeps, userId: string) {
+/** Deleted forms of the session's databases whose records are still kept, with how many. */
+async function keptRecords(deps: ConsoleDeps, session: Session) {
   const out = [];
-  for (const form of await deps.vault.forms.list(userId, { deleted: true })) {
+  const gate = deps.vault.access.gate(session, NEED.read);
+  for (const form of await deps.vault.forms.list(gate, { deleted: true })) {
     const records = await deps.vault.store.records.count(form.formId);
     if (records > 0) out.push({ form, records });
   }
@@ -126,10 +137,10 @@ async function keptRecords(deps: ConsoleDeps, userId: string) {
 }
 
 async function frontPage(deps: ConsoleDeps, session: Session, done?: string) {
-  const forms = await deps.vault.forms.list(session.userId);
+  const forms = await deps.vault.forms.list(deps.vault.access.gate(session, NEED.read));
   const demoId = await deps.vault.demoFormId();
   const demo = forms.find((f) => f.formId === demoId);
-  const deleted = await keptRecords(deps, session.userId);
+  const deleted = await keptRecords(deps, session);
   const flagged = await flaggedWebhooks(deps.webhooks, forms.map((f) => f.formId));
   const titles = new Map(forms.map((f) => [f.formId, f.title]));
   return (

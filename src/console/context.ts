@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { IdentityPort } from "../store/ports/identity.ts";
+import type { PersonTokenSource } from "../people/person_tokens.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { type Config, publicBaseUrl } from "../config/index.ts";
@@ -18,12 +18,12 @@ import { AddressRanges } from "../ip/address.ts";
 
 /** What the console needs from the process: the vault and webhook services, in-process. */
 export interface ConsoleDeps {
-  /** Where owner tokens are checked at sign-in. */
-  identity: Pick<IdentityPort, "getToken">;
   config: Config;
   vault: Vault;
   webhooks: WebhookEngine;
   sessions: Sessions;
+  /** Where a token pasted at sign-in is checked (until the email and password sign-in). */
+  tokens: PersonTokenSource;
 }
 
 /** Hono environment of the console's routes. */

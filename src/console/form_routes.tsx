@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { NEED, type Need } from "../people/access.ts";
 import { type Context, Hono } from "hono";
 import encodeQR from "qr";
 import { shortFingerprint } from "../crypto/keys.ts";
@@ -34,7 +35,8 @@ type C = Context<ConsoleEnv>;
 export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
   const { vault } = deps;
-  const ownForm = (c: C) => vault.forms.get(c.var.session.userId, c.req.param("formId") ?? "");
+  const ownForm = (c: C, need: Need = NEED.read) =>
+    vault.forms.get(vault.access.gate(c.var.session, need), c.req.param("formId") ?? "");
   const link = async (form: VaultForm) =>
     shareLink(vault.link.relayUrl, form.formId, await vault.keys.manifestFingerprint());
 
@@ -45,7 +47,7 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     settings: BuilderSettings,
     error?: string,
   ) => {
-    const databases = await vault.listDatabases(c.var.session.userId);
+    const databases = await vault.listDatabases(vault.access.gate(c.var.session, NEED.forms));
     return c.html(
       html(
         <Page title="New form" session={c.var.session}>
@@ -116,14 +118,14 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const settings = readSettings(body);
     if (action.kind !== "publish") return newPage(c, title, fields, settings);
     try {
-      const form = await vault.createForm(c.var.session.userId, {
+      const form = await vault.createForm(vault.access.gate(c.var.session, NEED.forms), {
         databaseId: field(body, "databaseId"),
         ...(field(body, "formId") ? { formId: field(body, "formId") } : {}),
         title,
         fields,
         ...settings,
       });
-      await vault.publish(c.var.session.userId, form.formId);
+      await vault.publish(vault.access.gate(c.var.session, NEED.forms), form.formId);
       const done = encodeURIComponent(`Form created and version 1 published.`);
       return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}?done=${done}`, 303);
     } catch (err) {
@@ -139,7 +141,7 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = c.var.session;
     const form = await ownForm(c);
     const flagged = await flaggedWebhooks(deps.webhooks, [form.formId]);
-    const db = await vault.database(session.userId, form.databaseId);
+    const db = await vault.database(vault.access.gate(session, NEED.read), form.databaseId);
     const base = `/console/forms/${encodeURIComponent(form.formId)}`;
     return c.html(html(
       <Page title={form.title} session={session}>
@@ -214,14 +216,14 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.get("/console/forms/:formId/builder", async (c) => {
-    const form = await ownForm(c);
+    const form = await ownForm(c, NEED.forms);
     const fields = form.fields as unknown as DraftField[];
     const settings = { files: form.files, drafts: form.drafts };
     return builderPage(c, form, { title: form.title, fields, settings });
   });
 
   app.post("/console/forms/:formId/builder", async (c) => {
-    const form = await ownForm(c);
+    const form = await ownForm(c, NEED.forms);
     const body = await formBody(c);
     const action = readAction(body);
     const fields = applyAction(readDraft(body), action);
@@ -229,12 +231,16 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const draft = { title, fields, settings: readSettings(body) };
     if (action.kind !== "publish") return builderPage(c, form, draft);
     try {
-      const next = await vault.forms.update(c.var.session.userId, form.formId, {
-        title,
-        fields,
-        ...draft.settings,
-      });
-      await vault.publish(c.var.session.userId, form.formId);
+      const next = await vault.forms.update(
+        vault.access.gate(c.var.session, NEED.forms),
+        form.formId,
+        {
+          title,
+          fields,
+          ...draft.settings,
+        },
+      );
+      await vault.publish(vault.access.gate(c.var.session, NEED.forms), form.formId);
       const done = encodeURIComponent(`Version ${next.schemaVersion} published.`);
       return c.redirect(
         `/console/forms/${encodeURIComponent(form.formId)}/versions?done=${done}`,
@@ -251,7 +257,10 @@ export function formRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get("/console/forms/:formId/versions", async (c) => {
     const form = await ownForm(c);
-    const versions = await vault.forms.versions(c.var.session.userId, form.formId);
+    const versions = await vault.forms.versions(
+      vault.access.gate(c.var.session, NEED.read),
+      form.formId,
+    );
     return c.html(html(
       <Page title={`Versions of ${form.title}`} session={c.var.session}>
         <FormTabs formId={form.formId} current="Versions" />

@@ -52,7 +52,7 @@ export { Sessions } from "./sessions.ts";
  *
  * @example
  * ```ts
- * app.route("/", consoleRoutes({ identity, config, vault, webhooks, sessions }));
+ * app.route("/", consoleRoutes({ config, vault, webhooks, sessions }));
  * ```
  */
 export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {

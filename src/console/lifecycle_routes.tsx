@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { NEED } from "../people/access.ts";
 import { Hono } from "hono";
 import { CLOSED_MESSAGE_MAX, ClosedMessageSchema, closedNotice } from "../forms/closure.ts";
 import { Invalid } from "../errors/index.ts";
@@ -108,19 +109,22 @@ export function lifecycleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         "message",
       );
     }
-    await vault.lifecycle.close(c.var.session.userId, formId, parsed.data);
+    await vault.lifecycle.close(vault.access.gate(c.var.session, NEED.forms), formId, parsed.data);
     return c.redirect(done(formId, "Form closed: senders now see your message."), 303);
   });
 
   app.post("/console/forms/:formId/reopen", async (c) => {
     const formId = c.req.param("formId");
-    await vault.lifecycle.reopen(c.var.session.userId, formId);
+    await vault.lifecycle.reopen(vault.access.gate(c.var.session, NEED.forms), formId);
     return c.redirect(done(formId, "Form reopened: it takes submissions again."), 303);
   });
 
   app.get("/console/forms/:formId/delete", async (c) => {
     const session = c.var.session;
-    const form = await vault.forms.get(session.userId, c.req.param("formId"));
+    const form = await vault.forms.get(
+      vault.access.gate(session, NEED.deleteForm),
+      c.req.param("formId"),
+    );
     const records = await vault.store.records.count(form.formId);
     return c.html(html(
       <Page title={`Delete form “${form.title}”?`} session={session}>
@@ -156,7 +160,10 @@ export function lifecycleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post("/console/forms/:formId/delete", async (c) => {
-    const form = await vault.lifecycle.delete(c.var.session.userId, c.req.param("formId"));
+    const form = await vault.lifecycle.delete(
+      vault.access.gate(c.var.session, NEED.deleteForm),
+      c.req.param("formId"),
+    );
     const text = `Form “${form.title}” deleted. Its records are kept until you delete them.`;
     return c.redirect(`/console?done=${encodeURIComponent(text)}`, 303);
   });

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { NEED } from "../people/access.ts";
 import { Hono } from "hono";
 import type { QuarantinedEnvelope } from "../store/ports/quarantine.ts";
 import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
@@ -68,7 +69,7 @@ export function quarantineRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const { vault } = deps;
 
   app.get("/console/quarantine", async (c) => {
-    const rows = await vault.listQuarantine(c.var.session.userId);
+    const rows = await vault.listQuarantine(vault.access.gate(c.var.session, NEED.quarantine));
     return c.html(
       html(<QuarantinePage session={c.var.session} rows={rows} done={c.req.query("done")} />),
     );
@@ -82,16 +83,25 @@ export function quarantineRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   };
 
   app.post("/console/quarantine/retry", async (c) => {
-    return c.redirect(retried(await vault.retryQuarantine(c.var.session.userId)), 303);
+    return c.redirect(
+      retried(await vault.retryQuarantine(vault.access.gate(c.var.session, NEED.records))),
+      303,
+    );
   });
 
   app.post("/console/quarantine/:id/retry", async (c) => {
-    const results = await vault.retryQuarantine(c.var.session.userId, c.req.param("id"));
+    const results = await vault.retryQuarantine(
+      vault.access.gate(c.var.session, NEED.records),
+      c.req.param("id"),
+    );
     return c.redirect(retried(results), 303);
   });
 
   app.post("/console/quarantine/:id/discard", async (c) => {
-    await vault.discardQuarantine(c.var.session.userId, c.req.param("id"));
+    await vault.discardQuarantine(
+      vault.access.gate(c.var.session, NEED.records),
+      c.req.param("id"),
+    );
     return c.redirect(`/console/quarantine?done=${encodeURIComponent("Envelope discarded.")}`, 303);
   });
 

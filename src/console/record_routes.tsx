@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { actionBy } from "../audit/sink.ts";
+import { NEED } from "../people/access.ts";
 import { Hono } from "hono";
 import { Invalid } from "../errors/index.ts";
 import type { RecordsPort } from "../store/ports/records.ts";
@@ -79,7 +81,10 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const records = vault.store.records;
 
   app.get("/console/forms/:formId/records", async (c) => {
-    const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
+    const form = await vault.forms.get(
+      vault.access.gate(c.var.session, NEED.read),
+      c.req.param("formId"),
+    );
     const query = parseQuery(c.req.query());
     const page = usesIndex(query)
       ? await indexedPage(records, form.formId, query)
@@ -104,8 +109,15 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.get("/console/forms/:formId/records/:recordId", async (c) => {
-    const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
+    const form = await vault.forms.get(
+      vault.access.gate(c.var.session, NEED.read),
+      c.req.param("formId"),
+    );
     const record = await vault.record(form.formId, c.req.param("recordId"));
+    vault.audit.record(actionBy(c.var.session, "record_viewed", {
+      databaseId: form.databaseId,
+      target: { kind: "record", id: `${form.formId}/${record._recordId}` },
+    }));
     const versions = await records.versions(form.formId, record._recordId, 200);
     const urls = await fileUrls(vault, form.formId, form.fields, [record.values]);
     return c.html(html(
@@ -120,7 +132,10 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.get("/console/forms/:formId/records/:recordId/delete", async (c) => {
-    const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
+    const form = await vault.forms.get(
+      vault.access.gate(c.var.session, NEED.records),
+      c.req.param("formId"),
+    );
     const record = await vault.record(form.formId, c.req.param("recordId"));
     return c.html(html(
       <DeletePage session={c.var.session} form={form} recordId={record._recordId} />,
@@ -128,8 +143,15 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post("/console/forms/:formId/records/:recordId/delete", async (c) => {
-    const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
-    await vault.deleteRecord(c.var.session.userId, form.formId, c.req.param("recordId"));
+    const form = await vault.forms.get(
+      vault.access.gate(c.var.session, NEED.records),
+      c.req.param("formId"),
+    );
+    await vault.deleteRecord(
+      vault.access.gate(c.var.session, NEED.records),
+      form.formId,
+      c.req.param("recordId"),
+    );
     const done = encodeURIComponent("Record deleted.");
     return c.redirect(
       `/console/forms/${encodeURIComponent(form.formId)}/records?done=${done}`,
@@ -139,7 +161,15 @@ export function recordRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   for (const format of ["csv", "jsonl"] as const) {
     app.get(`/console/forms/:formId/export.${format}`, async (c) => {
-      const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
+      const form = await vault.forms.get(
+        vault.access.gate(c.var.session, NEED.read),
+        c.req.param("formId"),
+      );
+      vault.audit.record(actionBy(c.var.session, "records_exported", {
+        databaseId: form.databaseId,
+        target: { kind: "form", id: form.formId },
+        detail: { format },
+      }));
       const type = format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson";
       return new Response(exportStream(records, form.formId, form.fields, format), {
         headers: {

@@ -1,18 +1,25 @@
 /**
  * Console sessions, server-side (the sessions port). The browser holds only a random secret in
  * an HttpOnly cookie; the store keys the session by the secret's SHA-256, so a copy of the store
- * yields no usable cookie. A session ends after `idleSeconds` without a request, at most
- * `maxSeconds` after sign-in, when its owner token is revoked, or on sign-out (one session, or
- * every session of the user).
+ * yields no usable cookie. A session stands for a person, with every scope (their role on each
+ * database still decides, src/people/access.ts). It ends after `idleSeconds` without a request,
+ * at most `maxSeconds` after sign-in, when the person is removed, or on sign-out (one session,
+ * or every session of the person).
  *
  * @module
  */
-import type { OwnerPrincipal, Principal } from "../auth/index.ts";
+import type { PersonPrincipal } from "../auth/index.ts";
+import { sha256Hex } from "../auth/tokens.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
+import type { Person } from "../store/ports/people.ts";
+import { SCOPES } from "../store/ports/person_tokens.ts";
 import type { ConsoleSession, SessionsPort } from "../store/ports/sessions.ts";
 
-/** The principal of token `tokenId`, or null (revoked or unknown): see `principalOfToken`. */
-export type PrincipalLookup = (tokenId: string) => Promise<Principal | null>;
+/** The person `personId`, or null (removed or unknown): the people port's `get`. */
+export type PersonLookup = (personId: string) => Promise<Person | null>;
+
+/** How a sign-in happened, kept with its session. */
+export type SignIn = Pick<ConsoleSession, "method" | "secondFactor" | "address" | "agent">;
 
 /** Lifetimes of a session, in seconds. */
 export interface SessionLimits {
@@ -20,8 +27,21 @@ export interface SessionLimits {
   maxSeconds: number;
 }
 
-/** A live session with its store key: it stands for the owner principal it was made from. */
-export type Session = ConsoleSession & OwnerPrincipal & { idHash: string };
+/** A live session with its store key: it stands for its person, with every scope. */
+export type Session = ConsoleSession & PersonPrincipal & { idHash: string };
+
+/** The principal a session stands for. */
+function sessionOf(row: ConsoleSession, person: Person, idHash: string): Session {
+  return {
+    ...row,
+    kind: "person",
+    instanceAdmin: person.instanceAdmin,
+    scopes: new Set(SCOPES),
+    tokenId: null,
+    sessionId: idHash,
+    idHash,
+  };
+}
 
 /** Writes the idle clock at most this often (one write per minute, not per request). */
 const TOUCH_EVERY_MS = 60_000;
@@ -33,50 +53,46 @@ function randomSecret(): string {
   });
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return new Uint8Array(digest).toHex();
-}
-
 /**
  * The session store.
  *
  * @example
  * ```ts
- * const sessions = new Sessions(store.sessions, (id) => principalOfToken(identity, id), {
+ * const sessions = new Sessions(store.sessions, (id) => store.people.get(id), {
  *   idleSeconds: 1800,
  *   maxSeconds: 43200,
  * });
- * const { cookie } = await sessions.create(owner);
+ * const { cookie } = await sessions.create(person, signIn);
  * const session = await sessions.get(cookie);
  * ```
  */
 export class Sessions {
   constructor(
     private store: SessionsPort,
-    private principalOf: PrincipalLookup,
+    private personOf: PersonLookup,
     readonly limits: SessionLimits,
     private now: () => number = Date.now,
   ) {}
 
-  /** Starts a session for an owner; returns the cookie secret (never stored). */
-  async create(owner: OwnerPrincipal): Promise<{ cookie: string; session: Session }> {
+  /** Starts a session for a person; returns the cookie secret (never stored). */
+  async create(person: Person, signIn: SignIn): Promise<{ cookie: string; session: Session }> {
     const cookie = randomSecret();
     const idHash = await sha256Hex(cookie);
     const now = this.now();
     const row: ConsoleSession = {
-      userId: owner.userId,
-      tokenId: owner.tokenId,
+      personId: person.id,
       csrf: randomSecret(),
       createdAt: now,
       seenAt: now,
+      ...signIn,
+      agent: signIn.agent.slice(0, 200),
     };
     await this.store.create(idHash, row, this.limits.maxSeconds * 1000);
-    return { cookie, session: { ...row, kind: "owner", idHash } };
+    return { cookie, session: sessionOf(row, person, idHash) };
   }
 
   /**
-   * The live session of a cookie secret, or null (unknown, expired, or its token revoked).
+   * The live session of a cookie secret, or null (unknown, expired, or its person removed).
    * Refreshes the idle clock.
    */
   async get(cookie: string | undefined): Promise<Session | null> {
@@ -87,17 +103,17 @@ export class Sessions {
     const now = this.now();
     const expired = now - row.seenAt > this.limits.idleSeconds * 1000 ||
       now - row.createdAt > this.limits.maxSeconds * 1000;
-    const owner = expired ? null : await this.principalOf(row.tokenId);
-    if (owner?.kind !== "owner" || owner.userId !== row.userId) {
-      await this.store.delete(row.userId, idHash);
+    const person = expired ? null : await this.personOf(row.personId);
+    if (!person) {
+      await this.store.delete(row.personId, idHash);
       return null;
     }
     if (now - row.seenAt >= TOUCH_EVERY_MS) {
       const left = row.createdAt + this.limits.maxSeconds * 1000 - now;
       await this.store.touch(idHash, now, left);
-      return { ...row, seenAt: now, kind: "owner", idHash };
+      return sessionOf({ ...row, seenAt: now }, person, idHash);
     }
-    return { ...row, kind: "owner", idHash };
+    return sessionOf(row, person, idHash);
   }
 
   /** Whether `presented` is the session's CSRF token (constant time). */
@@ -107,11 +123,11 @@ export class Sessions {
 
   /** Ends one session. */
   async end(session: Session): Promise<void> {
-    await this.store.delete(session.userId, session.idHash);
+    await this.store.delete(session.personId, session.idHash);
   }
 
-  /** Ends every session of `userId` ("sign out everywhere"); returns how many. */
-  endAll(userId: string): Promise<number> {
-    return this.store.deleteAll(userId);
+  /** Ends every session of `personId` ("sign out everywhere", a removed person); how many. */
+  endAll(personId: string): Promise<number> {
+    return this.store.deleteAll(personId);
   }
 }

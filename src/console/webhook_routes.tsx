@@ -4,9 +4,9 @@
  *
  * @module
  */
+import { NEED } from "../people/access.ts";
 import { type Context, Hono } from "hono";
 import { httpError } from "../http/errors.ts";
-import { assertOwns } from "../auth/index.ts";
 import { NotFound } from "../errors/index.ts";
 import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import type { VaultForm } from "../vault/index.ts";
@@ -39,9 +39,10 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const id = c.req.param("webhookId") ?? "";
     const row = /^[0-9a-f]{24}$/.test(id) ? await store.config(id) : null;
     if (!row) throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
-    const form = await vault.forms.get(c.var.session.userId, row.formId).catch(() => {
-      throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
-    });
+    const form = await vault.forms.get(vault.access.gate(c.var.session, NEED.webhooks), row.formId)
+      .catch(() => {
+        throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
+      });
     return { row, form };
   };
 
@@ -51,7 +52,9 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const row = stored && await store.config(stored.row.webhookId);
     const notFound = () => new NotFound("delivery_not_found", `Delivery "${id}" not found`);
     if (!stored || !row) throw notFound();
-    assertOwns(c.var.session.userId, (await vault.forms.row(row.formId))?.userId, notFound);
+    await vault.forms.get(vault.access.gate(c.var.session, NEED.webhooks), row.formId).catch(() => {
+      throw notFound();
+    });
     return { stored, row };
   };
 
@@ -115,7 +118,10 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get("/console/forms/:formId/webhooks", async (c) => {
     const session = c.var.session;
-    const form = await vault.forms.get(session.userId, c.req.param("formId"));
+    const form = await vault.forms.get(
+      vault.access.gate(session, NEED.webhooks),
+      c.req.param("formId"),
+    );
     return c.html(html(await listPage(session, form)));
   });
 
@@ -164,7 +170,10 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.post("/console/forms/:formId/webhooks", async (c) => {
     const session = c.var.session;
-    const form = await vault.forms.get(session.userId, c.req.param("formId"));
+    const form = await vault.forms.get(
+      vault.access.gate(session, NEED.webhooks),
+      c.req.param("formId"),
+    );
     const body = await formBody(c);
     try {
       const { row, secret } = createFromForm(form.formId, body);
@@ -183,7 +192,10 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post("/console/forms/:formId/webhooks/preview", async (c) => {
-    const form = await vault.forms.get(c.var.session.userId, c.req.param("formId"));
+    const form = await vault.forms.get(
+      vault.access.gate(c.var.session, NEED.webhooks),
+      c.req.param("formId"),
+    );
     try {
       return c.json(await previewFromForm(form.formId, await formBody(c), form.fields));
     } catch (err) {

@@ -8,6 +8,8 @@
  * @module
  */
 import { normalizeClosedMessage } from "../forms/closure.ts";
+import type { AuditLog } from "../audit/sink.ts";
+import type { Gate } from "../people/access.ts";
 import { formDeleted, type VaultForm, type VaultForms } from "./forms.ts";
 import type { RelayLink } from "./relay_link.ts";
 
@@ -16,61 +18,64 @@ import type { RelayLink } from "./relay_link.ts";
  *
  * @example
  * ```ts
- * const lifecycle = new FormLifecycle(vault.forms, vault.link);
- * await lifecycle.close(userId, "rsvp", "Registration is over. See you next year!");
+ * const lifecycle = new FormLifecycle(vault.forms, vault.link, noAudit);
+ * await lifecycle.close(gate, "rsvp", "Registration is over. See you next year!");
  * ```
  */
 export class FormLifecycle {
   constructor(
     private forms: VaultForms,
     private link: RelayLink,
+    private audit: AuditLog,
     /** Told of each reopened form (the vault brings its manifest to the current address). */
     private onReopen: (formId: string) => Promise<unknown> = () => Promise.resolve(),
   ) {}
 
   /**
-   * Closes a form of `userId` with `message` (plain text, at most 500 characters; "" for the
-   * default words). Closing a closed form again replaces its message.
+   * Closes a form `gate` lets through with `message` (plain text, at most 500 characters; ""
+   * for the default words). Closing a closed form again replaces its message. The relay hears
+   * it from the form's account.
    */
-  async close(userId: string, formId: string, message: string): Promise<VaultForm> {
-    const form = await this.#live(userId, formId);
+  async close(gate: Gate, formId: string, message: string): Promise<VaultForm> {
+    const form = await this.#live(gate, formId);
     const text = normalizeClosedMessage(message);
-    if (form.publishedVersion !== null) await this.link.close(userId, formId, text);
-    return await this.forms.setClosure(userId, formId, {
+    if (form.publishedVersion !== null) await this.link.close(form.userId, formId, text);
+    const closed = await this.forms.setClosure(gate, formId, {
       message: text,
       closedAt: new Date().toISOString(),
     });
+    return this.forms.reported(gate, "form_closed", closed);
   }
 
-  /** Reopens a form of `userId` (a no-op for an open one). */
-  async reopen(userId: string, formId: string): Promise<VaultForm> {
-    const form = await this.#live(userId, formId);
-    if (form.publishedVersion !== null) await this.link.reopen(userId, formId);
-    const open = await this.forms.setClosure(userId, formId, null);
+  /** Reopens a form `gate` lets through (a no-op for an open one). */
+  async reopen(gate: Gate, formId: string): Promise<VaultForm> {
+    const form = await this.#live(gate, formId);
+    if (form.publishedVersion !== null) await this.link.reopen(form.userId, formId);
+    const open = await this.forms.setClosure(gate, formId, null);
     await this.onReopen(formId);
-    return open;
+    return this.forms.reported(gate, "form_reopened", open);
   }
 
   /**
-   * Deletes a form of `userId`: unpublished at the relay, then out of the form list. Its
-   * records stay until deleted one by one. Idempotent (a second call unpublishes again).
+   * Deletes a form `gate` lets through: unpublished at the relay, then out of the form list.
+   * Its records stay until deleted one by one. Idempotent (a second call unpublishes again).
    */
-  async delete(userId: string, formId: string): Promise<VaultForm> {
-    await this.forms.get(userId, formId);
-    await this.link.unpublish(userId, formId);
-    return await this.forms.markDeleted(userId, formId);
+  async delete(gate: Gate, formId: string): Promise<VaultForm> {
+    const form = await this.forms.get(gate, formId);
+    await this.link.unpublish(form.userId, formId);
+    return this.forms.reported(gate, "form_deleted", await this.forms.markDeleted(gate, formId));
   }
 
   /**
    * After publishing a closed form: the relay keeps a republished form's closure, but a first
    * publish (or a relay that lost the form) must learn it.
    */
-  async republished(userId: string, form: VaultForm): Promise<void> {
-    if (form.closed) await this.link.close(userId, form.formId, form.closed.message);
+  async republished(form: VaultForm): Promise<void> {
+    if (form.closed) await this.link.close(form.userId, form.formId, form.closed.message);
   }
 
-  async #live(userId: string, formId: string): Promise<VaultForm> {
-    const form = await this.forms.get(userId, formId);
+  async #live(gate: Gate, formId: string): Promise<VaultForm> {
+    const form = await this.forms.get(gate, formId);
     if (form.deletedAt) throw formDeleted(formId);
     return form;
   }

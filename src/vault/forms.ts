@@ -12,7 +12,8 @@ import {
   type Manifest,
   ManifestSchema,
 } from "../forms/manifest.ts";
-import { assertOwns } from "../auth/rules.ts";
+import { actionBy, type AuditAction, type AuditLog, noAudit } from "../audit/sink.ts";
+import type { Gate } from "../people/access.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
 import type {
   FormChange,
@@ -100,7 +101,14 @@ function changed(result: FormChange | null | "conflict", formId: string, again: 
   return result;
 }
 
-function formNotFound(formId: string) {
+/** The row of an update, which must exist and not be deleted. */
+function live(row: FormHead, formId: string): FormHead {
+  if (row.deletedAt) throw formDeleted(formId);
+  return row;
+}
+
+/** The 404 of a form that does not exist, or that the caller is no member of its database. */
+export function formNotFound(formId: string): NotFound {
   return new NotFound("form_not_found", `No form "${formId}" in this vault`, "formId");
 }
 
@@ -119,13 +127,25 @@ export function formDeleted(formId: string): NotFound {
  * @example
  * ```ts
  * const forms = new VaultForms(store.forms);
- * const form = await forms.create({ userId, databaseId, title: "Contact", fields });
+ * const form = await forms.create({ userId: db.userId, databaseId: db.id, title: "Contact", fields });
  * ```
  */
 export class VaultForms {
-  constructor(private store: FormsPort) {}
+  constructor(private store: FormsPort, private audit: AuditLog = noAudit) {}
 
-  /** Creates a form at schema version 1. A taken `formId` is a 409. */
+  /** Reports `action` on form `form` by `gate`'s person. */
+  reported(gate: Gate, action: AuditAction, form: VaultForm): VaultForm {
+    this.audit.record(actionBy(gate.principal, action, {
+      databaseId: form.databaseId,
+      target: { kind: "form", id: form.formId },
+    }));
+    return form;
+  }
+
+  /**
+   * Creates a form at schema version 1 under the account `userId` of its database (the caller
+   * checked the database). A taken `formId` is a 409.
+   */
   async create(input: {
     userId: string;
     databaseId: string;
@@ -173,7 +193,7 @@ export class VaultForms {
 
   /** Archives a new schema version (schemaVersion + 1); earlier versions stay readable. */
   async update(
-    userId: string,
+    gate: Gate,
     formId: string,
     input: {
       title?: string;
@@ -186,8 +206,9 @@ export class VaultForms {
   ): Promise<VaultForm> {
     const fields = parseFields(input.fields);
     const origins = input.allowedOrigins === undefined ? null : parseOrigins(input.allowedOrigins);
+    await this.#owned(gate, formId);
     const result = await sized(this.store.update(formId, async (current) => {
-      const row = this.#live(current, userId, formId);
+      const row = live(current, formId);
       const previous = await this.version(formId, row.schemaVersion);
       const next = {
         ...row,
@@ -212,60 +233,53 @@ export class VaultForms {
       return { row: next, version };
     }));
     const { row, version } = changed(result, formId, "update again");
-    return formOf(row, version!);
+    return this.reported(gate, "form_updated", formOf(row, version!));
   }
 
   /** Sets (or, with null, turns off) a form's retention; no new schema version. */
-  async setRetention(userId: string, formId: string, days: number | null): Promise<VaultForm> {
+  async setRetention(gate: Gate, formId: string, days: number | null): Promise<VaultForm> {
+    await this.#owned(gate, formId);
     const result = await this.store.update(formId, (current) => {
-      const row = this.#live(current, userId, formId);
+      const row = live(current, formId);
       return { row: { ...row, retentionDays: days, updatedAt: new Date().toISOString() } };
     });
     changed(result, formId, "try again");
-    return await this.get(userId, formId);
+    return this.reported(gate, "form_updated", await this.get(gate, formId));
   }
 
   /**
    * Closes the form (with the owner's message, already normalised) or, with null, reopens it;
    * no new schema version. The caller tells the relay first.
    */
-  async setClosure(userId: string, formId: string, closed: FormClosure | null): Promise<VaultForm> {
+  async setClosure(gate: Gate, formId: string, closed: FormClosure | null): Promise<VaultForm> {
+    await this.#owned(gate, formId);
     const result = await this.store.update(formId, (current) => {
-      const { closed: _, ...row } = this.#live(current, userId, formId);
+      const { closed: _, ...row } = live(current, formId);
       const updatedAt = new Date().toISOString();
       return { row: closed ? { ...row, closed, updatedAt } : { ...row, updatedAt } };
     });
     changed(result, formId, "try again");
-    return await this.get(userId, formId);
+    return await this.get(gate, formId);
   }
 
   /**
    * Marks the form deleted (idempotent): out of {@link list}, no more changes; {@link get}
    * still answers it, so its records can be read and deleted. The caller unpublishes first.
    */
-  async markDeleted(userId: string, formId: string): Promise<VaultForm> {
-    const result = await this.store.update(formId, (current) => {
-      const row = this.#owned(current, userId, formId);
+  async markDeleted(gate: Gate, formId: string): Promise<VaultForm> {
+    await this.#owned(gate, formId);
+    const result = await this.store.update(formId, (row) => {
       return { row: row.deletedAt ? row : { ...row, deletedAt: new Date().toISOString() } };
     });
     changed(result, formId, "try again");
-    return await this.get(userId, formId);
+    return await this.get(gate, formId);
   }
 
-  /** The form row of `userId`, not deleted; a 404 otherwise. */
-  #live(row: FormHead | null, userId: string, formId: string): FormHead {
-    const owned = this.#owned(row, userId, formId);
-    if (owned.deletedAt) throw formDeleted(formId);
-    return owned;
-  }
-
-  #owned(
-    row: FormHead | null,
-    userId: string,
-    formId: string,
-  ): FormHead {
+  /** The form row, if `gate` lets its principal act on the form's database; a 404 otherwise. */
+  async #owned(gate: Gate, formId: string): Promise<FormHead> {
+    const row = await this.row(formId);
     if (!row) throw formNotFound(formId);
-    assertOwns(userId, row.userId, () => formNotFound(formId));
+    await gate.check(row.databaseId, () => formNotFound(formId));
     return row;
   }
 
@@ -274,25 +288,28 @@ export class VaultForms {
     return await this.store.get(formId);
   }
 
-  /** The form of `userId` with its current version (also when deleted), or a 404. */
-  async get(userId: string, formId: string): Promise<VaultForm> {
-    const row = this.#owned(await this.row(formId), userId, formId);
+  /** A form `gate` lets through, with its current version (also when deleted), or a 404. */
+  async get(gate: Gate, formId: string): Promise<VaultForm> {
+    const row = await this.#owned(gate, formId);
     return formOf(row, (await this.version(formId, row.schemaVersion))!);
   }
 
-  /** The forms of `userId` (with `deleted`, those deleted instead). */
-  async list(userId: string, options: { deleted?: boolean } = {}): Promise<VaultForm[]> {
+  /**
+   * The forms of the databases `gate` lets through (with `deleted`, those deleted instead).
+   */
+  async list(gate: Gate, options: { deleted?: boolean } = {}): Promise<VaultForm[]> {
+    const mine = await gate.databases();
     const out: VaultForm[] = [];
     for (const row of await this.store.list()) {
-      if (row.userId !== userId || !row.deletedAt !== !options.deleted) continue;
+      if (!mine.has(row.databaseId) || !row.deletedAt !== !options.deleted) continue;
       out.push(formOf(row, (await this.version(row.formId, row.schemaVersion))!));
     }
     return out;
   }
 
-  /** Every archived version of a form of `userId`, oldest first. */
-  async versions(userId: string, formId: string): Promise<FormVersion[]> {
-    this.#owned(await this.row(formId), userId, formId);
+  /** Every archived version of a form `gate` lets through, oldest first. */
+  async versions(gate: Gate, formId: string): Promise<FormVersion[]> {
+    await this.#owned(gate, formId);
     return await this.store.versions(formId);
   }
 

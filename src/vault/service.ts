@@ -7,7 +7,10 @@
 import { open } from "../crypto/sealed_box.ts";
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import type { FilesMode, Manifest } from "../forms/manifest.ts";
-import { assertOwns } from "../auth/rules.ts";
+import type { PersonPrincipal } from "../auth/principals.ts";
+import { actionBy, type AuditLog, noAudit } from "../audit/sink.ts";
+import { Access, type Gate } from "../people/access.ts";
+import { ACCOUNT_FACT } from "../people/bootstrap.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
 import type { VaultPorts } from "../store/ports/bundle.ts";
 import type { QuarantinedEnvelope } from "../store/ports/quarantine.ts";
@@ -19,7 +22,7 @@ import {
 } from "../store/ports/records.ts";
 import type { VaultDatabase } from "../store/ports/vault_databases.ts";
 import { AddressSync } from "./address_sync.ts";
-import { buildManifest, formDeleted, type VaultForm, VaultForms } from "./forms.ts";
+import { buildManifest, formDeleted, formNotFound, type VaultForm, VaultForms } from "./forms.ts";
 import { FormLifecycle } from "./form_lifecycle.ts";
 import { VaultFiles } from "./files.ts";
 import { type IngestOptions, Ingestor, type IngestOutcome } from "./ingest.ts";
@@ -58,6 +61,8 @@ export interface VaultOptions extends IngestOptions {
   publicUrl?: string;
   /** Audit entries older than this many days are pruned by maintenance (0 or absent: kept). */
   auditRetentionDays?: number;
+  /** Where people's actions are reported (default: nowhere). */
+  audit?: AuditLog;
 }
 
 /**
@@ -78,6 +83,10 @@ export class Vault {
   readonly files: VaultFiles;
   /** Keeps published manifests on the relay's current address (src/vault/address_sync.ts). */
   readonly address: AddressSync;
+  /** Where people's actions are reported. */
+  readonly audit: AuditLog;
+  /** Who may do what on which database (src/people/access.ts). */
+  readonly access: Access;
   #maintenance: PeriodicTask | null = null;
 
   constructor(
@@ -87,7 +96,9 @@ export class Vault {
     readonly link: RelayLink,
     private readonly options: VaultOptions,
   ) {
-    this.forms = new VaultForms(store.forms);
+    this.audit = options.audit ?? noAudit;
+    this.access = new Access(store.memberships);
+    this.forms = new VaultForms(store.forms, this.audit);
     this.ingest = new Ingestor(store, link, keys, this.forms, options);
     this.files = new VaultFiles(
       store.vaultDatabases,
@@ -100,6 +111,7 @@ export class Vault {
     this.lifecycle = new FormLifecycle(
       this.forms,
       link,
+      this.audit,
       (formId) =>
         this.address.followOne(formId).catch((err) =>
           options.log?.(`Form ${formId} may carry an old address: ${(err as Error).message}`)
@@ -107,7 +119,7 @@ export class Vault {
     );
   }
 
-  /** A record of form `formId`, or a 404 naming it (the caller checks the form's owner). */
+  /** A record of form `formId`, or a 404 naming it (the caller checks access to the form). */
   async record(formId: string, recordId: string): Promise<VaultRecord> {
     const record = await this.store.records.get(formId, recordId);
     if (!record) throw recordNotFound(formId, recordId);
@@ -115,7 +127,7 @@ export class Vault {
   }
 
   /**
-   * A page of a form's records in record-id order (the caller checks the form's owner); a
+   * A page of a form's records in record-id order (the caller checks access to the form); a
    * cursor that is not this list's is a 400 naming `cursor`.
    */
   async listRecords(
@@ -130,12 +142,19 @@ export class Vault {
     }
   }
 
-  /** Deletes a record of `userId`'s form (its `delete` event), then releases its files. */
-  async deleteRecord(userId: string, formId: string, recordId: string): Promise<void> {
-    await this.forms.get(userId, formId);
+  /**
+   * Deletes a record of a form `gate` lets through (its `delete` event), then releases its
+   * files.
+   */
+  async deleteRecord(gate: Gate, formId: string, recordId: string): Promise<void> {
+    const form = await this.forms.get(gate, formId);
     const outcome = await this.store.records.delete(formId, recordId);
     if (outcome === "missing") throw recordNotFound(formId, recordId);
     if (outcome === "conflict") throw recordConflict(recordId);
+    this.audit.record(actionBy(gate.principal, "record_deleted", {
+      databaseId: form.databaseId,
+      target: { kind: "record", id: `${formId}/${recordId}` },
+    }));
     this.options.onRecordsDeleted?.("owner", 1);
     await this.#releaseFiles();
   }
@@ -184,10 +203,12 @@ export class Vault {
   }
 
   /**
-   * Creates a database: a fresh X25519 key pair, registered with the relay by proof of
-   * possession (the vault opens the challenge the relay sealed to the new key).
+   * Creates a database under the instance account (the vault fact `account`): a fresh X25519
+   * key pair, registered with the relay by proof of possession (the vault opens the challenge
+   * the relay sealed to the new key). An instance admin creates it; they become its owner.
    */
-  async createDatabase(userId: string, name: string): Promise<VaultDatabase> {
+  async createDatabase(creator: PersonPrincipal, name: string): Promise<VaultDatabase> {
+    const userId = await this.account();
     const pair = await this.keys.createDatabaseKey();
     const publicKey = pair.publicKey.toBase64();
     try {
@@ -213,6 +234,13 @@ export class Vault {
         createdAt: new Date().toISOString(),
       };
       await this.store.vaultDatabases.put(row);
+      await this.store.memberships.put({
+        databaseId: id,
+        personId: creator.personId,
+        role: "owner",
+        since: row.createdAt,
+      });
+      this.audit.record(actionBy(creator, "database_created", { databaseId: id }));
       return row;
     } catch (err) {
       await this.keys.discardDatabaseKey(pair.fingerprint);
@@ -220,24 +248,32 @@ export class Vault {
     }
   }
 
-  /** The databases of `userId`. */
-  async listDatabases(userId: string): Promise<VaultDatabase[]> {
-    return (await this.store.vaultDatabases.list()).filter((db) => db.userId === userId);
+  /** The relay account new databases are created under (set by bootstrap). */
+  async account(): Promise<string> {
+    const account = await this.store.vaultDatabases.fact<string>(ACCOUNT_FACT);
+    if (!account) throw new NotFound("account_not_found", "This vault has no account yet");
+    return account;
   }
 
-  /** A database of `userId`, or a 404. */
-  async database(userId: string, dbId: string): Promise<VaultDatabase> {
+  /** The databases `gate` lets through. */
+  async listDatabases(gate: Gate): Promise<VaultDatabase[]> {
+    const mine = await gate.databases();
+    return (await this.store.vaultDatabases.list()).filter((db) => mine.has(db.id));
+  }
+
+  /** A database `gate` lets through, or a 404. */
+  async database(gate: Gate, dbId: string): Promise<VaultDatabase> {
     const row = await this.store.vaultDatabases.get(dbId);
     const notFound = () =>
       new NotFound("database_not_found", `No database "${dbId}" in this vault`, "id");
     if (!row) throw notFound();
-    assertOwns(userId, row.userId, notFound);
+    await gate.check(row.id, notFound);
     return row;
   }
 
-  /** Creates a form in database `databaseId` (schema version 1). */
+  /** Creates a form in database `databaseId` (schema version 1), under its account. */
   async createForm(
-    userId: string,
+    gate: Gate,
     input: {
       databaseId: string;
       formId?: string;
@@ -249,42 +285,54 @@ export class Vault {
       drafts?: boolean;
     },
   ): Promise<VaultForm> {
-    await this.database(userId, input.databaseId);
-    return await this.forms.create({ userId, ...input });
+    const db = await this.database(gate, input.databaseId);
+    const form = await this.forms.create({ userId: db.userId, ...input });
+    this.audit.record(actionBy(gate.principal, "form_created", {
+      databaseId: db.id,
+      target: { kind: "form", id: form.formId },
+    }));
+    return form;
   }
 
   /** The signed manifest of a form's current version (what `publish` sends and `export` prints). */
-  async manifest(userId: string, formId: string): Promise<Manifest> {
-    const form = await this.forms.get(userId, formId);
+  async manifest(gate: Gate, formId: string): Promise<Manifest> {
+    const form = await this.forms.get(gate, formId);
     if (form.deletedAt) throw formDeleted(formId);
-    const db = await this.database(userId, form.databaseId);
+    const db = await this.store.vaultDatabases.get(form.databaseId);
+    if (!db) throw formNotFound(formId);
     const version = (await this.forms.version(formId, form.schemaVersion))!;
     const { secretKey } = await this.keys.manifestKey();
-    const ownerName = await this.link.ownerName(userId);
+    const ownerName = await this.link.ownerName(form.userId);
     return buildManifest(version, db, this.link.relayUrl, secretKey, ownerName);
   }
 
-  /** Signs the current version's manifest and publishes it to the relay. */
-  async publish(userId: string, formId: string): Promise<{ manifest: Manifest; form: VaultForm }> {
-    const manifest = await this.manifest(userId, formId);
-    await this.link.publish(userId, manifest);
+  /** Signs the current version's manifest and publishes it to the relay, as the form's account. */
+  async publish(gate: Gate, formId: string): Promise<{ manifest: Manifest; form: VaultForm }> {
+    const manifest = await this.manifest(gate, formId);
+    const before = await this.forms.get(gate, formId);
+    await this.link.publish(before.userId, manifest);
     await this.forms.markPublished(formId, manifest.schemaVersion);
-    const form = await this.forms.get(userId, formId);
-    await this.lifecycle.republished(userId, form);
+    const form = await this.forms.get(gate, formId);
+    await this.lifecycle.republished(form);
+    this.audit.record(actionBy(gate.principal, "form_published", {
+      databaseId: form.databaseId,
+      target: { kind: "form", id: formId },
+      detail: { schemaVersion: manifest.schemaVersion },
+    }));
     return { manifest, form };
   }
 
   /** Checks `values` against the form's current schema (strict, as ingest does). */
-  async #validate(userId: string, formId: string, values: unknown) {
-    const form = await this.forms.get(userId, formId);
+  async #validate(gate: Gate, formId: string, values: unknown) {
+    const form = await this.forms.get(gate, formId);
     const parsed = buildValuesSchema(form.fields, { mode: "strict" }).safeParse(values);
     if (!parsed.success) throw validationError(parsed.error, "values");
     return { form, values: parsed.data as Record<string, unknown> };
   }
 
   /** Creates a record by hand (not from a submission). */
-  async createRecord(userId: string, formId: string, input: unknown): Promise<VaultRecord> {
-    const { form, values } = await this.#validate(userId, formId, input);
+  async createRecord(gate: Gate, formId: string, input: unknown): Promise<VaultRecord> {
+    const { form, values } = await this.#validate(gate, formId, input);
     const recordId = crypto.getRandomValues(new Uint8Array(16)).toHex();
     await this.#write(formId, recordId, (current) => {
       if (current) throw new Conflict("conflict", `Record "${recordId}" exists`);
@@ -297,19 +345,27 @@ export class Vault {
         appliedVersion: 0,
       };
     });
+    this.audit.record(actionBy(gate.principal, "record_created", {
+      databaseId: form.databaseId,
+      target: { kind: "record", id: `${formId}/${recordId}` },
+    }));
     return await this.record(formId, recordId);
   }
 
-  /** Edits a record: `changes` are merged over its values, checked against the current schema. */
+  /**
+   * Edits a record: `changes` are merged over its values, checked against the current schema.
+   * The form is checked before the record is read (a record id of a form the caller may not
+   * touch tells nothing).
+   */
   async editRecord(
-    userId: string,
+    gate: Gate,
     formId: string,
     recordId: string,
     changes: Record<string, unknown>,
   ): Promise<VaultRecord> {
+    await this.forms.get(gate, formId);
     const before = await this.record(formId, recordId);
-    await this.forms.get(userId, formId);
-    const { form, values } = await this.#validate(userId, formId, {
+    const { form, values } = await this.#validate(gate, formId, {
       ...before.values,
       ...changes,
     });
@@ -326,6 +382,10 @@ export class Vault {
         appliedVersion: current.appliedVersion,
       };
     });
+    this.audit.record(actionBy(gate.principal, "record_updated", {
+      databaseId: form.databaseId,
+      target: { kind: "record", id: `${formId}/${recordId}` },
+    }));
     return await this.record(formId, recordId);
   }
 
@@ -348,24 +408,33 @@ export class Vault {
     }
   }
 
-  /** Quarantined envelopes of `userId`'s databases, oldest id first. */
-  async listQuarantine(userId: string, formId?: string): Promise<QuarantinedEnvelope[]> {
-    const mine = new Set((await this.listDatabases(userId)).map((db) => db.id));
+  /** Quarantined envelopes of the databases `gate` lets through, oldest id first. */
+  async listQuarantine(gate: Gate, formId?: string): Promise<QuarantinedEnvelope[]> {
+    const mine = await gate.databases();
     return (await this.store.quarantine.list()).filter((row) =>
       mine.has(row.databaseId) && (!formId || row.formId === formId)
     );
   }
 
-  /** Retries one quarantined envelope (or every one of `userId`'s when `id` is omitted). */
+  /** The quarantined envelope `id` if `gate` lets its database through, else a 404. */
+  async #quarantined(gate: Gate, id: string, field?: string): Promise<QuarantinedEnvelope> {
+    const notFound = () =>
+      new NotFound("quarantine_not_found", `No quarantined envelope "${id}"`, field);
+    const row = await this.store.quarantine.get(id);
+    if (!row) throw notFound();
+    await gate.check(row.databaseId, notFound);
+    return row;
+  }
+
+  /**
+   * Retries one quarantined envelope (or every one of the databases `gate` lets through when
+   * `id` is omitted).
+   */
   async retryQuarantine(
-    userId: string,
+    gate: Gate,
     id?: string,
   ): Promise<{ id: string; outcome: IngestOutcome; code?: string; reason?: string }[]> {
-    const rows = await this.listQuarantine(userId);
-    const chosen = id ? rows.filter((row) => row.id === id) : rows;
-    if (id && chosen.length === 0) {
-      throw new NotFound("quarantine_not_found", `No quarantined envelope "${id}"`, "id");
-    }
+    const chosen = id ? [await this.#quarantined(gate, id, "id")] : await this.listQuarantine(gate);
     const out = [];
     for (const row of chosen) {
       const outcome = await this.ingest.retry(row);
@@ -379,10 +448,9 @@ export class Vault {
     return out;
   }
 
-  /** Drops a quarantined envelope for good (the owner's explicit decision). */
-  async discardQuarantine(userId: string, id: string): Promise<void> {
-    const row = (await this.listQuarantine(userId)).find((r) => r.id === id);
-    if (!row) throw new NotFound("quarantine_not_found", `No quarantined envelope "${id}"`);
+  /** Drops a quarantined envelope for good (an editor's explicit decision). */
+  async discardQuarantine(gate: Gate, id: string): Promise<void> {
+    const row = await this.#quarantined(gate, id);
     // The files it claimed go back to the relay's sweep, unless its record refers to them.
     const release = await quarantineRelease(this.store, this.keys, row);
     if (!(await this.store.quarantine.discard(id, release))) {
@@ -397,22 +465,24 @@ export class Vault {
   }
 
   /**
-   * First run: a database, the manifest key and a published demo form for `userId`. Idempotent:
-   * the second call returns what the first created.
+   * First run: a database, the manifest key and a published demo form, made by `gate`'s
+   * person (the first person, owner of every database). Idempotent: the second call returns
+   * what the first created.
    */
-  async bootstrap(userId: string): Promise<DemoInfo> {
+  async bootstrap(gate: Gate): Promise<DemoInfo> {
     const known = await this.store.vaultDatabases.fact<DemoInfo>("demo");
     if (known) {
       const deleted = Boolean((await this.forms.row(known.formId))?.deletedAt);
       return { ...known, relayUrl: this.link.relayUrl, ...(deleted ? { deleted } : {}) };
     }
-    const db = (await this.listDatabases(userId))[0] ?? await this.createDatabase(userId, "main");
-    const form = await this.createForm(userId, {
+    const db = (await this.listDatabases(gate))[0] ??
+      await this.createDatabase(gate.principal, "main");
+    const form = await this.createForm(gate, {
       databaseId: db.id,
       title: "Sealpost demo: feedback",
       fields: DEMO_FIELDS,
     });
-    await this.publish(userId, form.formId);
+    await this.publish(gate, form.formId);
     const info: DemoInfo = {
       formId: form.formId,
       databaseId: db.id,

@@ -1,5 +1,6 @@
 /**
- * What webhooks need to know about forms: who owns one, and its fields (order and kinds).
+ * What webhooks need to know about forms: the vault database one belongs to (whose members
+ * may configure its webhooks), and its fields (order and kinds).
  *
  * Today the relay's published manifests answer; once the vault owns forms and archives every
  * schema version, it provides its own {@linkcode FormSource} and nothing else changes.
@@ -20,8 +21,11 @@ export interface WebhookField {
 
 /** Where webhooks look forms up. */
 export interface FormSource {
-  /** The id of the user who owns form `formId`, or null when there is no such form. */
-  ownerOf(formId: string): Promise<string | null>;
+  /**
+   * The id of the vault database form `formId` belongs to, or null when there is no such form
+   * (or it is in no database of this vault).
+   */
+  databaseOf(formId: string): Promise<string | null>;
   /**
    * The fields of version `schemaVersion` (default: the current one) of form `formId`, in
    * order; null when unknown.
@@ -48,18 +52,19 @@ function toFields(fields: unknown): WebhookField[] {
 }
 
 /**
- * Forms as the relay publishes them: the owner is the publishing user, and fields are known
- * for the published schema version only (older versions fall back to the record's values).
+ * Forms as the relay publishes them: in no vault database (a form the vault does not hold
+ * has no members to configure it), and fields are known for the published schema version
+ * only (older versions fall back to the record's values).
  *
  * @example
  * ```ts
  * const source = relayFormSource(new FormDirectory(kv));
- * const owner = await source.ownerOf("contact");
+ * const fields = await source.fields("contact");
  * ```
  */
 export function relayFormSource(rows: FormRows): FormSource {
   return {
-    ownerOf: async (formId) => (await rows.get(formId))?.userId ?? null,
+    databaseOf: () => Promise.resolve(null),
     fields: async (formId, schemaVersion) => {
       const row = await rows.get(formId);
       if (!row) return null;
@@ -72,13 +77,13 @@ export function relayFormSource(rows: FormRows): FormSource {
 
 /** Anything that reads the vault's forms (the vault's `VaultForms`). */
 export interface VaultFormRows {
-  row(formId: string): Promise<{ userId: string; schemaVersion: number } | null>;
+  row(formId: string): Promise<{ databaseId: string; schemaVersion: number } | null>;
   version(formId: string, schemaVersion: number): Promise<{ fields: unknown[] } | null>;
 }
 
 /**
- * Forms as the vault keeps them: the owner is the user who created the form, and every
- * archived schema version has its fields.
+ * Forms as the vault keeps them: each in its database, and every archived schema version has
+ * its fields.
  *
  * @example
  * ```ts
@@ -88,7 +93,7 @@ export interface VaultFormRows {
  */
 export function vaultFormSource(forms: VaultFormRows): FormSource {
   return {
-    ownerOf: async (formId) => (await forms.row(formId))?.userId ?? null,
+    databaseOf: async (formId) => (await forms.row(formId))?.databaseId ?? null,
     fields: async (formId, schemaVersion) => {
       const version = schemaVersion ?? (await forms.row(formId))?.schemaVersion;
       if (version === undefined) return null;
@@ -108,10 +113,10 @@ export function vaultFormSource(forms: VaultFormRows): FormSource {
  */
 export function firstFormSource(...sources: FormSource[]): FormSource {
   return {
-    ownerOf: async (formId) => {
+    databaseOf: async (formId) => {
       for (const source of sources) {
-        const owner = await source.ownerOf(formId);
-        if (owner !== null) return owner;
+        const databaseId = await source.databaseOf(formId);
+        if (databaseId !== null) return databaseId;
       }
       return null;
     },

@@ -9,11 +9,11 @@ import { call, type TestInstance } from "./server.ts";
  * adds to the create request (e.g. `{ files: "plain" }`, `{ drafts: true }`).
  */
 export async function vaultForm(
-  inst: TestInstance,
+  inst: { url: string; credentials: { ownerToken: string } },
   title: string,
   fields: unknown[],
   settings: Record<string, unknown> = {},
-  token = inst.credentials.ownerToken,
+  token: string = inst.credentials.ownerToken,
 ) {
   const db = await call(`${inst.url}/vault/databases`, {
     method: "POST",

@@ -4,6 +4,7 @@
  * confirmation; axe-core finds no serious or critical violation on any of these pages, and no
  * dialog, page error or console error happens. Screenshots go to `$SEALPOST_SCREENSHOTS`.
  */
+import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { startInstance } from "../_support/server.ts";
 import { assertAccessible, launch, screenshot } from "./_browser.ts";
@@ -12,7 +13,9 @@ Deno.test("console in Chromium: close, reopen and delete the demo form", async (
   const inst = await startInstance();
   const browser = await launch();
   try {
-    const demo = await inst.server.vault!.bootstrap(inst.credentials.userId);
+    const demo = await inst.server.vault!.bootstrap(
+      await ownerGate(inst.server.vault!, inst.credentials.userId),
+    );
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
     const problems: string[] = [];

@@ -3,6 +3,7 @@
  * on the front page and the overview, "Reopen form", "Delete form" with its confirmation
  * (records kept and listed), the demo form's delete from the front page, and CSRF on each.
  */
+import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
 import { call, startInstance } from "../_support/server.ts";
@@ -14,7 +15,9 @@ Deno.test("console: close with a message, reopen, delete after a confirmation; r
   const inst = await startInstance();
   const token = inst.credentials.ownerToken;
   try {
-    const demo = await inst.server.vault!.bootstrap(inst.credentials.userId);
+    const demo = await inst.server.vault!.bootstrap(
+      await ownerGate(inst.server.vault!, inst.credentials.userId),
+    );
     const id = demo.formId;
     const base = `/console/forms/${id}`;
     const manifest = await fetchManifest(id, { relayUrl: inst.url, pin: demo.manifestFingerprint });

@@ -3,6 +3,7 @@
  * (escaped values, inline image, search, versions, export, delete), a new version with its
  * diff, sharing, quarantine retry, and webhooks (secret once, preview, failure flagged, retry).
  */
+import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { buildEnvelope, buildPayload, fetchManifest, seal, submitForm } from "../../src/sdk/mod.ts";
 import { call, startInstance } from "../_support/server.ts";
@@ -367,9 +368,9 @@ Deno.test("console records: pages of 50 by cursor, newest first, beside the coun
       },
     });
     const vault = inst.server.vault!;
-    const userId = inst.credentials.userId;
+    const gate = await ownerGate(vault, inst.credentials.userId);
     for (let n = 1; n <= 62; n++) {
-      await vault.createRecord(userId, "many", { n });
+      await vault.createRecord(gate, "many", { n });
       // Receipt times have millisecond precision: records of the same millisecond may come in
       // either order.
       await new Promise((r) => setTimeout(r, 2));

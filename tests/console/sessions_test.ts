@@ -5,21 +5,36 @@
  */
 import assert from "node:assert/strict";
 import { Sessions } from "../../src/console/sessions.ts";
-import { mintToken, type OwnerPrincipal, type Principal } from "../../src/auth/index.ts";
 import { KvSessions } from "../../src/store/kv/sessions.ts";
+import type { Person } from "../../src/store/ports/people.ts";
 import { startInstance } from "../_support/server.ts";
 import { startOn } from "../blobs/_backends.ts";
 import { ConsoleClient, csrfOf } from "./_client.ts";
 
-/** A session store in memory, and the principals of the tokens it checks (revoked: deleted). */
+/** How the sessions of these tests signed in. */
+const SIGN_IN = {
+  method: "password",
+  secondFactor: false,
+  address: "192.0.2.1",
+  agent: "t",
+} as const;
+
+/** A session store in memory, and the people it checks (removed: deleted). */
 async function memoryStore() {
   const kv = await Deno.openKv(":memory:");
-  const { row } = await mintToken("owner", "user-1");
-  const owner: OwnerPrincipal = { kind: "owner", tokenId: row.id, userId: "user-1" };
-  const tokens = new Map<string, Principal>([[row.id, owner]]);
+  const owner: Person = {
+    id: "person-1",
+    email: "ada@example.org",
+    name: "Ada",
+    passwordHash: null,
+    instanceAdmin: false,
+    createdAt: "2026-01-01T00:00:00Z",
+    updatedAt: "2026-01-01T00:00:00Z",
+  };
+  const people = new Map<string, Person>([[owner.id, owner]]);
   const port = new KvSessions(kv);
-  const lookup = (id: string) => Promise.resolve(tokens.get(id) ?? null);
-  return { kv, row, owner, tokens, port, lookup };
+  const lookup = (id: string) => Promise.resolve(people.get(id) ?? null);
+  return { kv, owner, people, port, lookup };
 }
 
 Deno.test("a session ends after the idle time, even when used before", async () => {
@@ -27,7 +42,7 @@ Deno.test("a session ends after the idle time, even when used before", async () 
   let now = 1_000_000;
   const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 3600 }, () => now);
   try {
-    const { cookie } = await sessions.create(owner);
+    const { cookie } = await sessions.create(owner, SIGN_IN);
     now += 590_000;
     assert.ok(await sessions.get(cookie), "alive before the idle time");
     now += 590_000; // used 590 s ago: still alive, and the idle clock restarts
@@ -45,7 +60,7 @@ Deno.test("a session ends at its absolute expiry however active", async () => {
   let now = 0;
   const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 1800 }, () => now);
   try {
-    const { cookie } = await sessions.create(owner);
+    const { cookie } = await sessions.create(owner, SIGN_IN);
     for (let i = 0; i < 3; i++) {
       now += 500_000;
       assert.ok(await sessions.get(cookie), `alive at ${now}`);
@@ -57,17 +72,17 @@ Deno.test("a session ends at its absolute expiry however active", async () => {
   }
 });
 
-Deno.test("a session ends when its owner token is revoked; sign out everywhere ends all", async () => {
-  const { kv, row, owner, tokens, port, lookup } = await memoryStore();
+Deno.test("a session ends when its person is removed; sign out everywhere ends all", async () => {
+  const { kv, owner, people, port, lookup } = await memoryStore();
   const sessions = new Sessions(port, lookup, { idleSeconds: 600, maxSeconds: 3600 });
   try {
-    const a = await sessions.create(owner);
-    const b = await sessions.create(owner);
-    assert.equal(await sessions.endAll("user-1"), 2);
+    const a = await sessions.create(owner, SIGN_IN);
+    const b = await sessions.create(owner, SIGN_IN);
+    assert.equal(await sessions.endAll("person-1"), 2);
     assert.equal(await sessions.get(a.cookie), null);
     assert.equal(await sessions.get(b.cookie), null);
-    const c = await sessions.create(owner);
-    tokens.delete(row.id);
+    const c = await sessions.create(owner, SIGN_IN);
+    people.delete(owner.id);
     assert.equal(await sessions.get(c.cookie), null);
     assert.equal(await sessions.get("not-a-session"), null);
     assert.equal(await sessions.get(undefined), null);

@@ -3,6 +3,8 @@
  * a form that cannot be republished (the others are, it is tried again, its failure is
  * logged once).
  */
+import { ownerGate } from "../_support/people.ts";
+import { noAudit } from "../../src/audit/sink.ts";
 import assert from "node:assert/strict";
 import type { Manifest } from "../../src/forms/manifest.ts";
 import { AddressSync, republishedLine } from "../../src/vault/address_sync.ts";
@@ -127,7 +129,7 @@ Deno.test("a form closed while the relay moves follows it when reopened", async 
   const inst = await startInstance({ SEALPOST_BASE_URL: "http://127.0.0.1:9" });
   try {
     const vault = inst.server.vault!;
-    const userId = inst.credentials.userId;
+    const gate = await ownerGate(vault, inst.credentials.userId);
     const formId = (await vaultForm(inst, "Closed", FIELDS)).form.formId;
     const moved = movedLink(vault.link, () => "https://one.example", () => false);
     // As over HTTP: the relay serves no one a closed form's manifest.
@@ -138,11 +140,11 @@ Deno.test("a form closed while the relay moves follows it when reopened", async 
       },
     });
     const sync = new AddressSync({ store: vault.store, keys: vault.keys, link });
-    const lifecycle = new FormLifecycle(vault.forms, link, (id) => sync.followOne(id));
-    await lifecycle.close(userId, formId, "Back soon");
+    const lifecycle = new FormLifecycle(vault.forms, link, noAudit, (id) => sync.followOne(id));
+    await lifecycle.close(gate, formId, "Back soon");
     assert.equal(await sync.check(), null, "the closed form is passed by");
     assert.equal((await vault.link.published(formId))!.relayUrl, "http://127.0.0.1:9");
-    await lifecycle.reopen(userId, formId);
+    await lifecycle.reopen(gate, formId);
     assert.equal((await vault.link.published(formId))!.relayUrl, "https://one.example");
     assert.equal(await sync.followOne(formId), false, "nothing more to do");
   } finally {

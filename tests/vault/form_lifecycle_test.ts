@@ -3,6 +3,7 @@
  * learns each change; a deleted form leaves the list while its records stay; the first run's
  * demo form, once deleted, is not made again.
  */
+import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
 import { call, startInstance } from "../_support/server.ts";
@@ -105,15 +106,16 @@ Deno.test("vault: the demo form, once deleted, is not made again", async () => {
   const inst = await startInstance();
   try {
     const vault = inst.server.vault!;
-    const demo = await vault.bootstrap(inst.credentials.userId);
+    const gate = await ownerGate(vault, inst.credentials.userId);
+    const demo = await vault.bootstrap(gate);
     assert.equal(demo.deleted, undefined);
     assert.equal(await vault.demoFormId(), demo.formId);
-    await vault.lifecycle.delete(inst.credentials.userId, demo.formId);
-    const again = await vault.bootstrap(inst.credentials.userId);
+    await vault.lifecycle.delete(gate, demo.formId);
+    const again = await vault.bootstrap(gate);
     assert.equal(again.formId, demo.formId);
     assert.equal(again.deleted, true);
-    assert.deepEqual(await vault.forms.list(inst.credentials.userId), []);
-    assert.equal((await vault.forms.list(inst.credentials.userId, { deleted: true })).length, 1);
+    assert.deepEqual(await vault.forms.list(gate), []);
+    assert.equal((await vault.forms.list(gate, { deleted: true })).length, 1);
   } finally {
     await inst.close();
   }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { ownerGate } from "../_support/people.ts";
 import { isDeepStrictEqual } from "node:util";
 import { generateKeyPair } from "../../src/crypto/keys.ts";
 import { seal as sealBytes } from "../../src/crypto/sealed_box.ts";
@@ -143,13 +144,14 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
       log: (message) => logs.push(message),
     });
     const { user } = await createUser(relay.identity, "owner");
-    const db = await vault.createDatabase(user.id, "main");
-    const form = await vault.createForm(user.id, {
+    const gate = await ownerGate(vault, user.id);
+    const db = await vault.createDatabase(gate.principal, "main");
+    const form = await vault.createForm(gate, {
       databaseId: db.id,
       title: "Contact",
       fields: FIELDS,
     });
-    const { manifest } = await vault.publish(user.id, form.formId);
+    const { manifest } = await vault.publish(gate, form.formId);
     const formId = form.formId;
 
     /** Seals `values` (against `formVersion`, default the manifest's) and submits them. */
@@ -191,6 +193,7 @@ async function setup(batchSize: number, { separateAcks = false } = {}) {
       vault,
       logs,
       user,
+      gate,
       db,
       formId,
       manifest: manifest as Manifest,
@@ -438,7 +441,7 @@ Deno.test("ingest: a deleted record is not resurrected; an amendment of it is qu
     const [v1] = await t.link.pull(t.db.fingerprint, 0, 10);
     assert.deepEqual(await t.vault.ingest.drain(), { records: 1, quarantined: 0, duplicates: 0 });
     const id = receipt.submissionId;
-    await t.vault.deleteRecord(t.user.id, t.formId, id);
+    await t.vault.deleteRecord(t.gate, t.formId, id);
     const assertGone = async () => {
       await assert.rejects(t.vault.record(t.formId, id), (err) => {
         assert.ok(err instanceof NotFound);
@@ -467,7 +470,7 @@ Deno.test("ingest: a deleted record is not resurrected; an amendment of it is qu
     assert.deepEqual(await t.queued(), [], "a quarantined envelope is acked");
 
     // Retrying does not bring it back either, and the row stays.
-    const retried = await t.vault.retryQuarantine(t.user.id, row.id);
+    const retried = await t.vault.retryQuarantine(t.gate, row.id);
     assert.equal(retried.length, 1);
     assert.equal(retried[0].outcome, "quarantined");
     assert.equal(retried[0].code, "record_deleted");
@@ -493,17 +496,17 @@ Deno.test("ingest: an unknown form version is quarantined, then becomes a record
     assert.ok((await t.vault.store.quarantine.ciphertext(row.id))!.length > 48, "its box is kept");
 
     // Before the fix a retry leaves it where it is.
-    const early = await t.vault.retryQuarantine(t.user.id, row.id);
+    const early = await t.vault.retryQuarantine(t.gate, row.id);
     assert.equal(early[0].outcome, "quarantined");
     assert.equal(early[0].code, "unknown_form_version");
     assert.deepEqual(await t.heads(), []);
 
     // The owner archives version 2 (one more optional field); the retry makes the record.
-    const v2 = await t.vault.forms.update(t.user.id, t.formId, {
+    const v2 = await t.vault.forms.update(t.gate, t.formId, {
       fields: [...FIELDS, { id: "city", label: "City", kind: "text" }],
     });
     assert.equal(v2.schemaVersion, 2);
-    assert.deepEqual(await t.vault.retryQuarantine(t.user.id), [{ id: row.id, outcome: "record" }]);
+    assert.deepEqual(await t.vault.retryQuarantine(t.gate), [{ id: row.id, outcome: "record" }]);
     const heads = await t.heads();
     assert.equal(heads.length, 1);
     const record = await t.vault.record(t.formId, receipt.submissionId);

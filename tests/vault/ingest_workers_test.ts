@@ -3,6 +3,7 @@
  * they split the queue, and idles in a long poll (`wait`), so a new envelope wakes them at
  * once. The two workers share one vault store here, as they share PostgreSQL in production.
  */
+import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { buildEnvelope, buildPayload, seal } from "../../src/sdk/mod.ts";
 import { openStore } from "../../src/store/kv/file.ts";
@@ -28,11 +29,11 @@ Deno.test("two vault workers split one queue (no envelope twice) and wake as soo
     })
   );
   try {
-    const userId = relay.credentials.userId;
     const [a, b] = workers;
-    const db = await a.createDatabase(userId, "main");
-    const form = await a.createForm(userId, { databaseId: db.id, title: "T", fields: FIELDS });
-    const { manifest } = await a.publish(userId, form.formId);
+    const gate = await ownerGate(a, relay.credentials.userId);
+    const db = await a.createDatabase(gate.principal, "main");
+    const form = await a.createForm(gate, { databaseId: db.id, title: "T", fields: FIELDS });
+    const { manifest } = await a.publish(gate, form.formId);
     const submit = async (name: string) => {
       const ciphertext = await seal(buildPayload(manifest, { name }), manifest.recipient.publicKey);
       const res = await call(`${relay.url}/submissions`, {

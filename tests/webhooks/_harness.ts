@@ -43,6 +43,8 @@ export const FIELDS: WebhookField[] = [
 
 /** The user who owns every form here. */
 export const OWNER = "user_1";
+/** The database of the test form `contact`. */
+export const OWNER_DATABASE = "db_1";
 
 /** A new record event of form `contact` with `values`, saved now. */
 export function contactEvent(
@@ -119,7 +121,7 @@ export async function startHarness(
   const kv = await Deno.openKv(`${dir}/webhooks.kv`);
   const fields = options.fields === undefined ? FIELDS : options.fields;
   const forms: FormSource = {
-    ownerOf: (formId) => Promise.resolve(formId === "contact" ? OWNER : null),
+    databaseOf: (formId) => Promise.resolve(formId === "contact" ? "db-contact" : null),
     fields: () => Promise.resolve(fields),
   };
   const queue = new QueueDispatcher(kv);

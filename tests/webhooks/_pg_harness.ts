@@ -13,7 +13,7 @@ import {
 } from "../../src/store/pg/webhook_ports.ts";
 import { type FormSource, WebhookEngine, type WebhookSettings } from "../../src/webhooks/index.ts";
 import { emitPgRecordEvent } from "../store/pg/_record_events.ts";
-import { contactEvent, FAST, FIELDS, OWNER } from "./_harness.ts";
+import { contactEvent, FAST, FIELDS, OWNER_DATABASE } from "./_harness.ts";
 
 /** One engine on its own pool. */
 export interface PgWorker {
@@ -24,9 +24,9 @@ export interface PgWorker {
   stop(): Promise<void>;
 }
 
-/** The test form's source: form `contact`, owned by {@link OWNER}. */
+/** The test form's source: form `contact`, in database {@link OWNER_DATABASE}. */
 export const FORMS: FormSource = {
-  ownerOf: (formId) => Promise.resolve(formId === "contact" ? OWNER : null),
+  databaseOf: (formId) => Promise.resolve(formId === "contact" ? OWNER_DATABASE : null),
   fields: () => Promise.resolve(FIELDS),
 };
 

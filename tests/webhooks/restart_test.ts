@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { emitRecordEvent } from "../../src/store/kv/record_events.ts";
 import { KV_FILE } from "../../src/store/kv/file.ts";
 import { formatSavedAt } from "../../src/webhooks/index.ts";
-import { publishForm, registerDatabase } from "../_support/owner.ts";
+import { vaultForm } from "../_support/vault.ts";
 import { spawnServer } from "../_support/process.ts";
 import { call } from "../_support/server.ts";
 import { freePort, startReceiver, until } from "./_harness.ts";
@@ -35,8 +35,12 @@ Deno.test({
     let server = await spawnServer(dataDir, env);
     try {
       const token = server.credentials.ownerToken;
-      const db = await registerDatabase(server);
-      await publishForm(server, db, "contact");
+      await vaultForm(server, "Contact", [{
+        id: "name",
+        kind: "text",
+        label: "Name",
+        required: true,
+      }], { formId: "contact" });
       const created = await call(`${server.url}/owner/forms/contact/webhooks`, {
         method: "POST",
         token,

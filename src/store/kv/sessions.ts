@@ -1,7 +1,7 @@
 /**
  * The console sessions port on Deno KV: a session under `consoleKeys.session`, and an entry
- * per session under `consoleKeys.userSession` for "sign out everywhere"; both expire with the
- * session's ttl.
+ * per session under `consoleKeys.userSession` (by person) for listing them and "sign out
+ * everywhere"; both expire with the session's ttl.
  *
  * @module
  */
@@ -24,7 +24,7 @@ export class KvSessions implements SessionsPort {
   async create(idHash: string, row: ConsoleSession, ttlMs: number): Promise<void> {
     await new KvWrite()
       .set(consoleKeys.session(idHash), row, { expireIn: ttlMs })
-      .set(consoleKeys.userSession(row.userId, idHash), null, { expireIn: ttlMs })
+      .set(consoleKeys.userSession(row.personId, idHash), null, { expireIn: ttlMs })
       .commit(this.kv);
   }
 
@@ -41,20 +41,35 @@ export class KvSessions implements SessionsPort {
     );
   }
 
-  async delete(userId: string, idHash: string): Promise<void> {
+  async delete(personId: string, idHash: string): Promise<void> {
     await new KvWrite()
       .delete(consoleKeys.session(idHash))
-      .delete(consoleKeys.userSession(userId, idHash))
+      .delete(consoleKeys.userSession(personId, idHash))
       .commit(this.kv);
   }
 
-  async deleteAll(userId: string): Promise<number> {
+  async deleteAll(personId: string): Promise<number> {
     let count = 0;
-    const iter = this.kv.list({ prefix: consoleKeys.userSessions(userId) }, { batchSize: 500 });
-    for await (const entry of iter) {
-      await this.delete(userId, String(entry.key.at(-1)));
+    for (const idHash of await this.#ids(personId)) {
+      await this.delete(personId, idHash);
       count++;
     }
     return count;
+  }
+
+  async list(personId: string): Promise<{ idHash: string; session: ConsoleSession }[]> {
+    const out = [];
+    for (const idHash of await this.#ids(personId)) {
+      const session = await this.get(idHash);
+      if (session) out.push({ idHash, session });
+    }
+    return out.sort((a, b) => a.session.createdAt - b.session.createdAt);
+  }
+
+  async #ids(personId: string): Promise<string[]> {
+    const ids = [];
+    const iter = this.kv.list({ prefix: consoleKeys.userSessions(personId) }, { batchSize: 500 });
+    for await (const entry of iter) ids.push(String(entry.key.at(-1)));
+    return ids;
   }
 }

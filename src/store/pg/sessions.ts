@@ -1,6 +1,6 @@
 /**
- * The console sessions port on PostgreSQL: a row per session in `vault_console_sessions`,
- * with its expiry (the database's clock, shared by every process); expired rows read as
+ * The console sessions port on PostgreSQL: a row per session in `vault_console_sessions`
+ * (its `user_id` column holds the person's id), with its expiry (the database's clock, shared by every process); expired rows read as
  * absent and are pruned as new sessions are made.
  *
  * @module
@@ -27,7 +27,7 @@ export class PgSessions implements SessionsPort {
   async create(idHash: string, row: ConsoleSession, ttlMs: number): Promise<void> {
     await this.sql`
       insert into vault_console_sessions (id_hash, user_id, data, seen_at, expires_at)
-      values (${idHash}, ${row.userId}, ${json(row)}::jsonb, ${row.seenAt},
+      values (${idHash}, ${row.personId}, ${json(row)}::jsonb, ${row.seenAt},
         now() + ${ttlMs} * interval '1 millisecond')
       on conflict (id_hash) do update set user_id = excluded.user_id, data = excluded.data,
         seen_at = excluded.seen_at, expires_at = excluded.expires_at`;
@@ -51,15 +51,23 @@ export class PgSessions implements SessionsPort {
     return rows.length === 1;
   }
 
-  /** The row names its user, so `idHash` alone finds it. */
-  async delete(_userId: string, idHash: string): Promise<void> {
+  /** The row names its person, so `idHash` alone finds it. */
+  async delete(_personId: string, idHash: string): Promise<void> {
     await this.sql`delete from vault_console_sessions where id_hash = ${idHash}`;
   }
 
-  async deleteAll(userId: string): Promise<number> {
+  async deleteAll(personId: string): Promise<number> {
     const rows = await this.sql<{ live: boolean }[]>`
-      delete from vault_console_sessions where user_id = ${userId}
+      delete from vault_console_sessions where user_id = ${personId}
       returning expires_at > now() as live`;
     return rows.filter((r) => r.live).length;
+  }
+
+  async list(personId: string): Promise<{ idHash: string; session: ConsoleSession }[]> {
+    const rows = await this.sql<{ id_hash: string; data: ConsoleSession }[]>`
+      select id_hash, data from vault_console_sessions
+      where user_id = ${personId} and expires_at > now()
+      order by (data->>'createdAt')::bigint, id_hash`;
+    return rows.map((r) => ({ idHash: r.id_hash, session: r.data }));
   }
 }

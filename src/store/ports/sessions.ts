@@ -1,22 +1,29 @@
 /**
- * The port of the owner console's server-side sessions, keyed by the SHA-256 of the cookie
- * secret (src/console/sessions.ts decides lifetimes and checks; this stores).
+ * The port of the console's server-side sessions, one per signed-in person and browser, keyed
+ * by the SHA-256 of the cookie secret (src/console/sessions.ts decides lifetimes and checks;
+ * this stores).
  *
  * @module
  */
 
 /** A signed-in console session; the cookie holds a secret whose SHA-256 names the row. */
 export interface ConsoleSession {
-  /** The owner's user id (the vault user of the token). */
-  userId: string;
-  /** The owner token it was made from; the session ends when that token is revoked. */
-  tokenId: string;
+  /** The person signed in (src/store/ports/people.ts); the session ends when they are removed. */
+  personId: string;
   /** The CSRF token every state-changing request of this session must carry. */
   csrf: string;
   /** Epoch milliseconds of sign-in (the absolute expiry counts from here). */
   createdAt: number;
   /** Epoch milliseconds of the latest request (the idle expiry counts from here). */
   seenAt: number;
+  /** How the person signed in. */
+  method: "password" | "passkey";
+  /** Whether a second factor was checked at sign-in. */
+  secondFactor: boolean;
+  /** The client address at sign-in (shown on the Security page). */
+  address: string;
+  /** The browser's User-Agent at sign-in, at most 200 characters. */
+  agent: string;
 }
 
 /**
@@ -30,7 +37,7 @@ export interface ConsoleSession {
  */
 export interface SessionsPort {
   /**
-   * Saves a new session under `idHash` for its user (atomically with the user's list of
+   * Saves a new session under `idHash` for its person (atomically with the person's list of
    * sessions). The store may forget it once `ttlMs` have passed; readers check times anyway.
    */
   create(idHash: string, row: ConsoleSession, ttlMs: number): Promise<void>;
@@ -44,9 +51,12 @@ export interface SessionsPort {
    */
   touch(idHash: string, seenAt: number, ttlMs: number): Promise<boolean>;
 
-  /** Deletes one session of `userId` (idempotent). */
-  delete(userId: string, idHash: string): Promise<void>;
+  /** Deletes one session of `personId` (idempotent). */
+  delete(personId: string, idHash: string): Promise<void>;
 
-  /** Deletes every session of `userId`; returns how many there were. */
-  deleteAll(userId: string): Promise<number>;
+  /** Deletes every session of `personId`; returns how many there were. */
+  deleteAll(personId: string): Promise<number>;
+
+  /** The live sessions of `personId` with their keys, oldest sign-in first. */
+  list(personId: string): Promise<{ idHash: string; session: ConsoleSession }[]>;
 }

@@ -7,15 +7,15 @@
  */
 import { type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { OwnerEnv } from "../../auth/index.ts";
+import type { PersonEnv } from "../../auth/index.ts";
 import * as ids from "../../http/ids.ts";
 import { ownerSecurity } from "../../http/openapi.ts";
 import type { Vault } from "../service.ts";
 
 /** The owner API a resource adds its routes to. */
 export interface VaultApi {
-  /** The router: every `/vault/*` route on it needs an owner token. */
-  app: OpenAPIHono<OwnerEnv>;
+  /** The router: every `/vault/*` route on it needs a person's token. */
+  app: OpenAPIHono<PersonEnv>;
   vault: Vault;
   /** The middleware of routes that take a JSON body (at most 1 MiB). */
   body: MiddlewareHandler[];

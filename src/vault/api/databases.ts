@@ -6,6 +6,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
+import { NEED } from "../../people/access.ts";
 import { forVault, type VaultApi } from "./_router.ts";
 
 /** A database as the owner API shows it. */
@@ -49,10 +50,12 @@ const createDatabase = createRoute(forVault({
  */
 export function addDatabaseRoutes({ app, vault, body }: VaultApi): void {
   app.openapi(listDatabases, async (c) => {
-    return c.json({ items: await vault.listDatabases(c.var.owner.userId) }, 200);
+    const gate = vault.access.gate(c.var.person, NEED.read);
+    return c.json({ items: await vault.listDatabases(gate) }, 200);
   });
   app.openapi({ ...createDatabase, middleware: body }, async (c) => {
-    const db = await vault.createDatabase(c.var.owner.userId, c.req.valid("json").name);
+    vault.access.admin(c.var.person);
+    const db = await vault.createDatabase(c.var.person, c.req.valid("json").name);
     return c.json(db, 201);
   });
 }

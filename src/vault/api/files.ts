@@ -16,7 +16,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { OwnedFileRef } from "../../forms/file_ref.ts";
 import { Forbidden, NotFound } from "../../errors/index.ts";
-import { type OwnerEnv, requireOwner, type TokenSource } from "../../auth/index.ts";
+import { type PersonEnv, requirePerson } from "../../auth/index.ts";
+import { NEED } from "../../people/access.ts";
+import type { PersonTokenSource } from "../../people/person_tokens.ts";
 import { errors, jsonContent as json, newRouter } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
 import { FILE_LINK_PATH, servedInline } from "../files.ts";
@@ -120,15 +122,18 @@ function invalidLink(result: { success: boolean }): undefined {
  *
  * @example
  * ```ts
- * app.route("/", vaultFileRoutes(vault, identity));
+ * app.route("/", vaultFileRoutes(vault, vault.store));
  * ```
  */
-export function vaultFileRoutes(vault: Vault, tokens: TokenSource): OpenAPIHono<OwnerEnv> {
-  const app = newRouter<OwnerEnv>();
+export function vaultFileRoutes(
+  vault: Vault,
+  tokens: PersonTokenSource,
+): OpenAPIHono<PersonEnv> {
+  const app = newRouter<PersonEnv>();
   const files = vault.files;
-  app.openapi({ ...recordFile, middleware: [requireOwner(tokens)] }, async (c) => {
+  app.openapi({ ...recordFile, middleware: [requirePerson(tokens)] }, async (c) => {
     const { formId, recordId, fieldId } = c.req.valid("param");
-    await vault.forms.get(c.var.owner.userId, formId);
+    await vault.forms.get(vault.access.gate(c.var.person, NEED.read), formId);
     const record = await vault.record(formId, recordId);
     const ref = record.values[fieldId] as Partial<OwnedFileRef> | null | undefined;
     if (!ref || typeof ref !== "object" || ref.owned !== true || typeof ref.hash !== "string") {

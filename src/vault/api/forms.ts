@@ -8,10 +8,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { toJSONSchema } from "zod";
+import type { PersonPrincipal } from "../../auth/index.ts";
 import { ClosedMessageSchema } from "../../forms/closure.ts";
 import { FieldDefSchema } from "../../forms/fields.ts";
 import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
+import { NEED } from "../../people/access.ts";
 import { MAX_RETENTION_DAYS } from "../retention.ts";
 import { FormIdParam, FormParams, forVault, type VaultApi } from "./_router.ts";
 
@@ -279,53 +281,56 @@ const exportManifest = createRoute(forVault({
 export function addFormRoutes({ app, vault, body }: VaultApi): void {
   // The full field-definition schema, generated from the zod schemas that validate it.
   app.openAPIRegistry.registerComponent("schemas", "FieldDefinition", FIELD_DEFINITION);
+  const reader = (c: { var: { person: PersonPrincipal } }) =>
+    vault.access.gate(c.var.person, NEED.read);
+  const editor = (c: { var: { person: PersonPrincipal } }) =>
+    vault.access.gate(c.var.person, NEED.forms);
   app.openapi(listForms, async (c) => {
-    return c.json({ items: await vault.forms.list(c.var.owner.userId) }, 200);
+    return c.json({ items: await vault.forms.list(reader(c)) }, 200);
   });
   app.openapi({ ...createForm, middleware: body }, async (c) => {
-    const userId = c.var.owner.userId;
     const { publish, ...input } = c.req.valid("json");
-    const form = await vault.createForm(userId, input);
+    const form = await vault.createForm(editor(c), input);
     if (!publish) return c.json(form, 201);
-    return c.json((await vault.publish(userId, form.formId)).form, 201);
+    return c.json((await vault.publish(editor(c), form.formId)).form, 201);
   });
   app.openapi(getForm, async (c) => {
-    return c.json(await vault.forms.get(c.var.owner.userId, c.req.valid("param").formId), 200);
+    return c.json(await vault.forms.get(reader(c), c.req.valid("param").formId), 200);
   });
   app.openapi({ ...updateForm, middleware: body }, async (c) => {
-    const userId = c.var.owner.userId;
     const { formId } = c.req.valid("param");
     const { publish, ...input } = c.req.valid("json");
-    const form = await vault.forms.update(userId, formId, input);
+    const form = await vault.forms.update(editor(c), formId, input);
     if (!publish) return c.json(form, 200);
-    return c.json((await vault.publish(userId, formId)).form, 200);
+    return c.json((await vault.publish(editor(c), formId)).form, 200);
   });
   app.openapi({ ...formSettings, middleware: body }, async (c) => {
     const { formId } = c.req.valid("param");
     const { retentionDays } = c.req.valid("json");
-    return c.json(await vault.forms.setRetention(c.var.owner.userId, formId, retentionDays), 200);
+    return c.json(await vault.forms.setRetention(editor(c), formId, retentionDays), 200);
   });
   app.openapi(listVersions, async (c) => {
     const { formId } = c.req.valid("param");
-    return c.json({ items: await vault.forms.versions(c.var.owner.userId, formId) }, 200);
+    return c.json({ items: await vault.forms.versions(reader(c), formId) }, 200);
   });
   app.openapi(publishForm, async (c) => {
-    return c.json(await vault.publish(c.var.owner.userId, c.req.valid("param").formId), 200);
+    return c.json(await vault.publish(editor(c), c.req.valid("param").formId), 200);
   });
   app.openapi({ ...closeForm, middleware: body }, async (c) => {
     const { formId } = c.req.valid("param");
     const { message } = c.req.valid("json");
-    return c.json(await vault.lifecycle.close(c.var.owner.userId, formId, message), 200);
+    return c.json(await vault.lifecycle.close(editor(c), formId, message), 200);
   });
   app.openapi(reopenForm, async (c) => {
     const { formId } = c.req.valid("param");
-    return c.json(await vault.lifecycle.reopen(c.var.owner.userId, formId), 200);
+    return c.json(await vault.lifecycle.reopen(editor(c), formId), 200);
   });
   app.openapi(deleteForm, async (c) => {
-    await vault.lifecycle.delete(c.var.owner.userId, c.req.valid("param").formId);
+    const owner = vault.access.gate(c.var.person, NEED.deleteForm);
+    await vault.lifecycle.delete(owner, c.req.valid("param").formId);
     return c.body(null, 204);
   });
   app.openapi(exportManifest, async (c) => {
-    return c.json(await vault.manifest(c.var.owner.userId, c.req.valid("param").formId), 200);
+    return c.json(await vault.manifest(reader(c), c.req.valid("param").formId), 200);
   });
 }

@@ -2,15 +2,17 @@
  * The vault's owner API under `/vault`, one module per resource: `databases.ts`,
  * `manifest_key.ts`, `forms.ts` (versions, manifests, closing, reopening and deleting),
  * `records.ts`, `quarantine.ts`, `ingest.ts`; and the record files of `files.ts`, mounted on
- * their own (`/vault-files` takes no owner token). Every `/vault` route needs an owner token
- * and acts on that user's data only.
+ * their own (`/vault-files` takes no token). Every `/vault` route needs a person's token and
+ * acts on the databases the person is a member of, as their role and the token's scopes
+ * allow (src/people/access.ts).
  *
  * @module
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { newRouter } from "../../http/openapi.ts";
 import { jsonBody } from "../../http/body.ts";
-import { type OwnerEnv, requireOwner, type TokenSource } from "../../auth/index.ts";
+import { type PersonEnv, requirePerson } from "../../auth/index.ts";
+import type { PersonTokenSource } from "../../people/person_tokens.ts";
 import type { Vault } from "../service.ts";
 import type { VaultApi } from "./_router.ts";
 import { addDatabaseRoutes } from "./databases.ts";
@@ -27,16 +29,16 @@ export { vaultFileRoutes } from "./files.ts";
  *
  * @example
  * ```ts
- * app.route("/", vaultRoutes(vault, identity));
+ * app.route("/", vaultRoutes(vault, vault.store));
  * ```
  */
-export function vaultRoutes(vault: Vault, tokens: TokenSource): OpenAPIHono<OwnerEnv> {
-  const app = newRouter<OwnerEnv>();
+export function vaultRoutes(vault: Vault, tokens: PersonTokenSource): OpenAPIHono<PersonEnv> {
+  const app = newRouter<PersonEnv>();
   const body = jsonBody(() => 1024 * 1024, {
     code: "payload_too_large",
     message: "Request body exceeds 1 MiB",
   });
-  app.use("/vault/*", requireOwner(tokens));
+  app.use("/vault/*", requirePerson(tokens));
   const api: VaultApi = { app, vault, body: [body] };
   addDatabaseRoutes(api);
   addManifestKeyRoute(api);

@@ -34,6 +34,7 @@ const ingest = createRoute(forVault({
  */
 export function addIngestRoute({ app, vault }: VaultApi): void {
   app.openapi(ingest, async (c) => {
+    vault.access.admin(c.var.person);
     return c.json(await vault.ingest.drain(), 200);
   });
 }

@@ -7,6 +7,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, itemsOf, jsonContent as json, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
+import { NEED } from "../../people/access.ts";
 import { FormIdParam, forVault, type VaultApi } from "./_router.ts";
 
 /** A quarantined envelope as the owner API shows it. */
@@ -78,14 +79,17 @@ const discardQuarantine = createRoute(forVault({
 export function addQuarantineRoutes({ app, vault, body }: VaultApi): void {
   app.openapi(listQuarantine, async (c) => {
     const { formId } = c.req.valid("query");
-    return c.json({ items: await vault.listQuarantine(c.var.owner.userId, formId) }, 200);
+    const gate = vault.access.gate(c.var.person, NEED.quarantine);
+    return c.json({ items: await vault.listQuarantine(gate, formId) }, 200);
   });
   app.openapi({ ...retryQuarantine, middleware: body }, async (c) => {
     const { id } = c.req.valid("json");
-    return c.json({ items: await vault.retryQuarantine(c.var.owner.userId, id) }, 200);
+    const gate = vault.access.gate(c.var.person, NEED.records);
+    return c.json({ items: await vault.retryQuarantine(gate, id) }, 200);
   });
   app.openapi(discardQuarantine, async (c) => {
-    await vault.discardQuarantine(c.var.owner.userId, c.req.valid("param").id);
+    const gate = vault.access.gate(c.var.person, NEED.records);
+    await vault.discardQuarantine(gate, c.req.valid("param").id);
     return c.body(null, 204);
   });
 }

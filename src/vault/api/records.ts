@@ -7,6 +7,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, intQuery, jsonContent as json, pageOf, requiredJson } from "../../http/openapi.ts";
 import * as ids from "../../http/ids.ts";
+import { NEED } from "../../people/access.ts";
+import { actionBy } from "../../audit/sink.ts";
 import { FormIdParam, FormParams, forVault, RecordIdParam, type VaultApi } from "./_router.ts";
 
 /** A record as the owner API shows it. */
@@ -105,14 +107,14 @@ const deleteRecord = createRoute(forVault({
 export function addRecordRoutes({ app, vault, body }: VaultApi): void {
   app.openapi(listRecords, async (c) => {
     const { formId } = c.req.valid("param");
-    await vault.forms.get(c.var.owner.userId, formId);
+    await vault.forms.get(vault.access.gate(c.var.person, NEED.read), formId);
     const { cursor, limit } = c.req.valid("query");
     return c.json(await vault.listRecords(formId, cursor, limit), 200);
   });
   app.openapi({ ...createRecord, middleware: body }, async (c) => {
     const { formId } = c.req.valid("param");
     const record = await vault.createRecord(
-      c.var.owner.userId,
+      vault.access.gate(c.var.person, NEED.records),
       formId,
       c.req.valid("json").values,
     );
@@ -120,17 +122,24 @@ export function addRecordRoutes({ app, vault, body }: VaultApi): void {
   });
   app.openapi(getRecord, async (c) => {
     const { formId, recordId } = c.req.valid("param");
-    await vault.forms.get(c.var.owner.userId, formId);
-    return c.json(await vault.record(formId, recordId), 200);
+    const gate = vault.access.gate(c.var.person, NEED.read);
+    const form = await vault.forms.get(gate, formId);
+    const record = await vault.record(formId, recordId);
+    vault.audit.record(actionBy(c.var.person, "record_viewed", {
+      databaseId: form.databaseId,
+      target: { kind: "record", id: `${formId}/${recordId}` },
+    }));
+    return c.json(record, 200);
   });
   app.openapi({ ...editRecord, middleware: body }, async (c) => {
     const { formId, recordId } = c.req.valid("param");
     const { values } = c.req.valid("json");
-    return c.json(await vault.editRecord(c.var.owner.userId, formId, recordId, values), 200);
+    const gate = vault.access.gate(c.var.person, NEED.records);
+    return c.json(await vault.editRecord(gate, formId, recordId, values), 200);
   });
   app.openapi(deleteRecord, async (c) => {
     const { formId, recordId } = c.req.valid("param");
-    await vault.deleteRecord(c.var.owner.userId, formId, recordId);
+    await vault.deleteRecord(vault.access.gate(c.var.person, NEED.records), formId, recordId);
     return c.body(null, 204);
   });
 }

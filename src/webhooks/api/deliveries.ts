@@ -8,7 +8,8 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
+import type { PersonEnv } from "../../auth/index.ts";
+import { type Access, NEED } from "../../people/access.ts";
 import { Invalid, NotFound } from "../../errors/index.ts";
 import { CursorSchema, DeliveryIdSchema } from "../../http/ids.ts";
 import { errors, forOwner, intQuery, jsonContent as json, pageOf } from "../../http/openapi.ts";
@@ -18,7 +19,7 @@ import {
   type WebhookDelivery,
 } from "../../store/ports/webhooks.ts";
 import type { WebhookEngine } from "../engine.ts";
-import { ownWebhook, WebhookIdParam } from "./webhooks.ts";
+import { checkForm, ownWebhook, WebhookIdParam } from "./webhooks.ts";
 
 const DeliveryIdParam = z.object({ deliveryId: DeliveryIdSchema });
 
@@ -162,28 +163,30 @@ function attemptView(row: WebhookAttempt): z.infer<typeof AttemptSchema> {
  *
  * @example
  * ```ts
- * mountDeliveries(app, engine, [rateLimit, requireOwner(identity)]);
+ * mountDeliveries(app, engine, [rateLimit, requirePerson(ports)], access);
  * ```
  */
 export function mountDeliveries(
-  app: OpenAPIHono<OwnerEnv>,
+  app: OpenAPIHono<PersonEnv>,
   engine: WebhookEngine,
   auth: MiddlewareHandler[],
+  access: Access,
 ): void {
-  const { webhooks: store, deliveries, forms } = engine;
+  const { webhooks: store, deliveries } = engine;
+  const gate = (c: { var: PersonEnv["Variables"] }) => access.gate(c.var.person, NEED.webhooks);
 
-  /** The user's delivery `deliveryId`. */
-  const ownDelivery = async (deliveryId: string, userId: string) => {
+  /** The delivery `deliveryId`, if the person may act on its webhook's form's database. */
+  const ownDelivery = async (deliveryId: string, c: { var: PersonEnv["Variables"] }) => {
     const notFound = () => new NotFound("delivery_not_found", `Delivery "${deliveryId}" not found`);
     const stored = await deliveries.delivery(deliveryId);
     const config = stored && await store.config(stored.row.webhookId);
     if (!stored || !config) throw notFound();
-    assertOwns(userId, await forms.ownerOf(config.formId), notFound);
+    await checkForm(engine, gate(c), config.formId, notFound);
     return stored;
   };
 
   app.openapi({ ...listDeliveries, middleware: auth }, async (c) => {
-    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+    const row = await ownWebhook(engine, c.req.valid("param").webhookId, gate(c));
     const { failed, cursor, limit } = c.req.valid("query");
     const page = await deliveries.deliveries(row.id, { failed: failed === "true", cursor, limit })
       .catch((err) => {
@@ -194,12 +197,12 @@ export function mountDeliveries(
   });
 
   app.openapi({ ...retryFailed, middleware: auth }, async (c) => {
-    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+    const row = await ownWebhook(engine, c.req.valid("param").webhookId, gate(c));
     return c.json({ retried: await engine.retryFailed(row.id) }, 200);
   });
 
   app.openapi({ ...getDelivery, middleware: auth }, async (c) => {
-    const { row } = await ownDelivery(c.req.valid("param").deliveryId, c.var.owner.userId);
+    const { row } = await ownDelivery(c.req.valid("param").deliveryId, c);
     return c.json(
       {
         delivery: deliveryView(row),
@@ -211,7 +214,7 @@ export function mountDeliveries(
 
   app.openapi({ ...retryDelivery, middleware: auth }, async (c) => {
     const { deliveryId } = c.req.valid("param");
-    await engine.retry(await ownDelivery(deliveryId, c.var.owner.userId));
+    await engine.retry(await ownDelivery(deliveryId, c));
     const after = await deliveries.delivery(deliveryId);
     return c.json(deliveryView(after!.row), 202);
   });

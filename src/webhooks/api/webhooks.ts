@@ -8,7 +8,9 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { assertOwns, type OwnerEnv } from "../../auth/index.ts";
+import type { PersonEnv } from "../../auth/index.ts";
+import { actionBy, type AuditLog } from "../../audit/sink.ts";
+import { type Access, type Gate, NEED } from "../../people/access.ts";
 import { NotFound } from "../../errors/index.ts";
 import { cacheBodyText, jsonBody } from "../../http/body.ts";
 import { FormIdSchema, WebhookIdSchema } from "../../http/ids.ts";
@@ -210,23 +212,44 @@ const testWebhook = createRoute(forOwner("webhooks", {
 }));
 
 /**
- * The user's webhook `webhookId`; another user's is not found either (no existence oracle).
+ * Passes when `gate` lets its principal act on the database of form `formId`; else the
+ * resource's `notFound()` (a form of a database the person is no member of is not found either).
  *
  * @example
  * ```ts
- * const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+ * await checkForm(engine, gate, formId, () => new NotFound("form_not_found", "…"));
+ * ```
+ */
+export async function checkForm(
+  engine: WebhookEngine,
+  gate: Gate,
+  formId: string,
+  notFound: () => NotFound,
+): Promise<string> {
+  const databaseId = await engine.forms.databaseOf(formId);
+  if (databaseId === null) throw notFound();
+  await gate.check(databaseId, notFound);
+  return databaseId;
+}
+
+/**
+ * The webhook `webhookId` if `gate` lets its principal act on its form's database; else not
+ * found (no existence oracle).
+ *
+ * @example
+ * ```ts
+ * const row = await ownWebhook(engine, webhookId, access.gate(person, NEED.webhooks));
  * ```
  */
 export async function ownWebhook(
   engine: WebhookEngine,
   webhookId: string,
-  userId: string,
-): Promise<WebhookConfig> {
+  gate: Gate,
+): Promise<WebhookConfig & { databaseId: string }> {
   const notFound = () => new NotFound("webhook_not_found", `Webhook "${webhookId}" not found`);
   const row = await engine.webhooks.config(webhookId);
   if (!row) throw notFound();
-  assertOwns(userId, await engine.forms.ownerOf(row.formId), notFound);
-  return row;
+  return { ...row, databaseId: await checkForm(engine, gate, row.formId, notFound) };
 }
 
 /** A configuration just written, as the API shows it: a generated signing secret shown once. */
@@ -240,13 +263,14 @@ function writtenView(row: WebhookConfig, secret: string | null) {
  *
  * @example
  * ```ts
- * mountWebhooks(app, engine, [rateLimit, requireOwner(identity)]);
+ * mountWebhooks(app, engine, [rateLimit, requirePerson(ports)], { access, audit });
  * ```
  */
 export function mountWebhooks(
-  app: OpenAPIHono<OwnerEnv>,
+  app: OpenAPIHono<PersonEnv>,
   engine: WebhookEngine,
   auth: MiddlewareHandler[],
+  { access, audit }: { access: Access; audit: AuditLog },
 ): void {
   const { webhooks: store, forms } = engine;
   const body = jsonBody(() => 512 * 1024, {
@@ -254,18 +278,30 @@ export function mountWebhooks(
     message: "Request body exceeds 512 KiB",
   });
 
-  /** Form `formId` must exist and be the user's; another user's is not found either. */
-  const ownForm = async (formId: string, userId: string) => {
-    assertOwns(
-      userId,
-      await forms.ownerOf(formId),
+  const gate = (c: { var: PersonEnv["Variables"] }) => access.gate(c.var.person, NEED.webhooks);
+  /** Form `formId` must exist and the person may configure its webhooks. */
+  const ownForm = (formId: string, c: { var: PersonEnv["Variables"] }) =>
+    checkForm(
+      engine,
+      gate(c),
+      formId,
       () => new NotFound("form_not_found", `Form "${formId}" not found`),
     );
-  };
+  /** Reports `action` on webhook `row`. */
+  const report = (
+    c: { var: PersonEnv["Variables"] },
+    action: "webhook_created" | "webhook_updated" | "webhook_deleted" | "webhook_secret_revealed",
+    row: WebhookConfig,
+    databaseId: string,
+  ) =>
+    audit.record(actionBy(c.var.person, action, {
+      databaseId,
+      target: { kind: "webhook", id: row.id },
+    }));
 
   app.openapi({ ...listWebhooks, middleware: auth }, async (c) => {
     const { formId } = c.req.valid("param");
-    await ownForm(formId, c.var.owner.userId);
+    await ownForm(formId, c);
     const rows = await store.configsOf(formId);
     const flags = await store.flags(rows.map((r) => r.id));
     return c.json({ items: rows.map((r) => webhookView(r, flags.get(r.id) ?? null)) }, 200);
@@ -273,27 +309,44 @@ export function mountWebhooks(
 
   app.openapi({ ...createWebhook, middleware: [...auth, body] }, async (c) => {
     const { formId } = c.req.valid("param");
-    await ownForm(formId, c.var.owner.userId);
+    const databaseId = await ownForm(formId, c);
     const { row, secret } = newConfig(formId, c.req.valid("json"));
     await createConfig(store, row);
+    report(c, "webhook_created", row, databaseId);
+    if (secret) report(c, "webhook_secret_revealed", row, databaseId);
     return c.json(writtenView(row, secret), 201);
   });
 
   app.openapi({ ...getWebhook, middleware: auth }, async (c) => {
-    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+    const { databaseId: _, ...row } = await ownWebhook(
+      engine,
+      c.req.valid("param").webhookId,
+      gate(c),
+    );
     return c.json(webhookView(row, await store.flag(row.id)), 200);
   });
 
   app.openapi({ ...patchWebhook, middleware: [...auth, body] }, async (c) => {
-    const before = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+    const { databaseId, ...before } = await ownWebhook(
+      engine,
+      c.req.valid("param").webhookId,
+      gate(c),
+    );
     const { row, secret } = patchConfig(before, c.req.valid("json"));
     await updateConfig(store, before, row);
+    report(c, "webhook_updated", row, databaseId);
+    if (secret) report(c, "webhook_secret_revealed", row, databaseId);
     return c.json(writtenView(row, secret), 200);
   });
 
   app.openapi({ ...deleteWebhook, middleware: auth }, async (c) => {
-    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+    const { databaseId, ...row } = await ownWebhook(
+      engine,
+      c.req.valid("param").webhookId,
+      gate(c),
+    );
     await store.removeConfig(row);
+    report(c, "webhook_deleted", row, databaseId);
     return c.body(null, 204);
   });
 
@@ -306,7 +359,11 @@ export function mountWebhooks(
   };
 
   app.openapi({ ...testWebhook, middleware: [...auth, optionalBody] }, async (c) => {
-    const row = await ownWebhook(engine, c.req.valid("param").webhookId, c.var.owner.userId);
+    const { databaseId: _, ...row } = await ownWebhook(
+      engine,
+      c.req.valid("param").webhookId,
+      gate(c),
+    );
     const input = c.req.valid("json");
     const { contentType, body, result } = await engine.testSend(row, input?.values);
     return c.json({

@@ -12,8 +12,17 @@ export interface SessionsFixture {
   close(): Promise<void>;
 }
 
-function session(userId: string, seenAt = 1000): ConsoleSession {
-  return { userId, tokenId: "t1", csrf: "c", createdAt: 1000, seenAt };
+function session(personId: string, seenAt = 1000, createdAt = 1000): ConsoleSession {
+  return {
+    personId,
+    csrf: "c",
+    createdAt,
+    seenAt,
+    method: "password",
+    secondFactor: false,
+    address: "192.0.2.1",
+    agent: "test",
+  };
 }
 
 const HOUR = 3600_000;
@@ -59,7 +68,20 @@ export function sessionsContract(name: string, make: () => Promise<SessionsFixtu
     assert.equal(await port.get("h1"), null);
   });
 
-  test("deleteAll ends every session of one user and counts them", async (port) => {
+  test("list answers a person's live sessions, oldest sign-in first", async (port) => {
+    await port.create("b", session("p1", 3000, 3000), HOUR);
+    await port.create("a", session("p1", 2000, 2000), HOUR);
+    await port.create("c", session("p2"), HOUR);
+    assert.deepEqual(await port.list("p1"), [
+      { idHash: "a", session: session("p1", 2000, 2000) },
+      { idHash: "b", session: session("p1", 3000, 3000) },
+    ]);
+    await port.delete("p1", "a");
+    assert.deepEqual((await port.list("p1")).map((s) => s.idHash), ["b"]);
+    assert.deepEqual(await port.list("p3"), []);
+  });
+
+  test("deleteAll ends every session of one person and counts them", async (port) => {
     for (const id of ["a", "b", "c"]) await port.create(id, session("u1"), HOUR);
     await port.create("d", session("u2"), HOUR);
     assert.equal(await port.deleteAll("u1"), 3);

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { emitRecordEvent } from "../../../src/store/kv/record_events.ts";
 import { verifyWebhookSignature } from "../../../src/sdk/mod.ts";
 import { formatSavedAt } from "../../../src/webhooks/index.ts";
-import { publishForm, registerDatabase } from "../../_support/owner.ts";
+import { secondPerson } from "../../_support/people.ts";
+import { vaultForm } from "../../_support/vault.ts";
 import { call, startInstance, type TestInstance } from "../../_support/server.ts";
 import { startReceiver, until } from "../_harness.ts";
 import { KvWrite } from "../../../src/store/kv/write.ts";
@@ -17,8 +18,9 @@ async function setup(): Promise<{ inst: TestInstance; token: string; config: str
   const config = await Deno.makeTempFile({ suffix: ".toml" });
   await Deno.writeTextFile(config, FAST_CONFIG);
   const inst = await startInstance({ SEALPOST_CONFIG: config });
-  const db = await registerDatabase(inst);
-  await publishForm(inst, db, "contact");
+  await vaultForm(inst, "Contact", [{ id: "name", kind: "text", label: "Name", required: true }], {
+    formId: "contact",
+  });
   return { inst, token: inst.credentials.ownerToken, config };
 }
 
@@ -56,14 +58,9 @@ test("owner API: authentication and form ownership", async () => {
     const url = `${inst.url}/owner/forms/contact/webhooks`;
     assert.equal((await call(url)).status, 401);
     const admin = await call(url, { token: inst.credentials.adminToken });
-    assert.equal(admin.status, 403);
-    const other = await call(`${inst.url}/admin/users`, {
-      method: "POST",
-      token: inst.credentials.adminToken,
-      json: { name: "mallory" },
-    });
-    const mallory = other.body.ownerToken;
-    // Another user's form answers exactly like a missing one (no existence oracle).
+    assert.equal(admin.status, 401, "an admin token is no person's");
+    const mallory = await secondPerson(inst, "mallory");
+    // A form of a database the person is no member of answers exactly like a missing one.
     const foreign = await call(url, { token: mallory });
     assert.equal(foreign.status, 404);
     assert.equal(foreign.body.error.code, "form_not_found");

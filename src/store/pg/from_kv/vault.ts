@@ -224,7 +224,7 @@ export async function copyVaultFromKv(
       (row, key) =>
         row.createdAt + SESSION_MAX_MS < now ? null : {
           id_hash: key.at(-1),
-          user_id: row.userId,
+          user_id: row.personId,
           data: row,
           seen_at: row.seenAt,
           expires_at: new Date(row.createdAt + SESSION_MAX_MS).toISOString(),

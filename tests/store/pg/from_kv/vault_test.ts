@@ -86,11 +86,14 @@ async function fill(v: VaultPorts) {
   );
   const now = Date.now();
   await v.sessions.create("h1", {
-    userId: "u1",
-    tokenId: "t1",
+    personId: "u1",
     csrf: "c",
     createdAt: now,
     seenAt: now,
+    method: "password",
+    secondFactor: false,
+    address: "192.0.2.1",
+    agent: "test",
   }, 3600_000);
   await v.signInFactors.add({
     credentialId: "cred-1",
