@@ -200,6 +200,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     throw err;
   }
   const server = edge.main;
+  // Metrics: audit entries that could not be recorded (src/audit/log.ts).
+  if (vault) metrics?.auditFailures(() => vault.audit.failures);
   // Metrics: days left on the certificate served (with TLS on).
   if (edge.secure) metrics?.tlsCertificate(() => edge.certificate()?.notAfter ?? null);
   const addr = server.addr;
@@ -231,6 +233,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await webhooks.stop();
       clearInterval(sweepTimer);
       await sweeping;
+      // Audit entries of the last requests, recorded unawaited, are stored before it closes.
+      await vault?.audit.idle();
       await opened.close();
       log.flush();
       lock.release();

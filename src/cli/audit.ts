@@ -11,12 +11,11 @@ import { exportAudit } from "../audit/export.ts";
 import { type AuditVerification, verifyAuditExport, verifyAuditStore } from "../audit/verify.ts";
 import { fromBase64 } from "../crypto/encoding.ts";
 import { DataDirError } from "../store/data_dir.ts";
-import type { AuditPort } from "../store/ports/audit.ts";
 import { SchemaVersionError } from "../store/ports/limits.ts";
-import { openConfiguredStore } from "../store/open.ts";
 import { PgUnavailableError } from "../store/pg/index.ts";
 import { VaultKeyError, VaultKeys, vaultPaths } from "../vault/keys.ts";
 import { parseCommand } from "./args.ts";
+import { withAuditPort } from "./_local_audit.ts";
 import { helpText } from "./program.ts";
 
 const USAGE = `Usage: sealpost audit export --out FILE [--data DIR] [--config FILE] [--json]
@@ -104,20 +103,6 @@ async function configOf(flags: Flags) {
   });
 }
 
-/** Runs `fn` on the audit port of the configured store, closed after. */
-async function withAudit<T>(
-  config: Awaited<ReturnType<typeof configOf>>,
-  fn: (port: AuditPort) => Promise<T>,
-): Promise<T> {
-  if (config.store.backend === "kv") await Deno.stat(config.data_dir);
-  const store = await openConfiguredStore(config);
-  try {
-    return await fn(store.ports.vault.audit);
-  } finally {
-    await store.close();
-  }
-}
-
 async function exportCommand(flags: Flags): Promise<number> {
   const config = await configOf(flags);
   const keys = new VaultKeys(config.data_dir, Deno.env.get("SEALPOST_PASSPHRASE") ?? null);
@@ -129,7 +114,7 @@ async function exportCommand(flags: Flags): Promise<number> {
   const encoder = new TextEncoder();
   let summary;
   try {
-    summary = await withAudit(
+    summary = await withAuditPort(
       config,
       (port) => exportAudit(port, key, (line) => writer.write(encoder.encode(line))),
     );
@@ -157,7 +142,7 @@ async function verifyCommand(flags: Flags, file: string | undefined): Promise<nu
   const config = await configOf(flags);
   const publicKey = await publicKeyOf(flags.key ?? vaultPaths(config.data_dir).manifestKey);
   const result = file === undefined
-    ? await withAudit(config, (port) => verifyAuditStore(port, publicKey))
+    ? await withAuditPort(config, (port) => verifyAuditStore(port, publicKey))
     : verifyAuditExport(await Deno.readTextFile(file), publicKey);
   report(result, file ?? "the audit log of the store", flags.json ?? false);
   return result.ok ? 0 : 1;

@@ -1,6 +1,7 @@
 /**
  * `sealpost backup` and `sealpost restore`: a running (or stopped) instance's data dir into
- * one archive, and back into a new data dir. See README, "Backup and restore".
+ * one archive, and back into a new data dir. See README, "Backup and restore". A backup is
+ * recorded in the audit log (`backup_created`, src/cli/_local_audit.ts).
  *
  * @module
  */
@@ -10,13 +11,14 @@ import { ConfigError } from "../config/index.ts";
 import { describePgUrl } from "../store/pg/index.ts";
 import { flagOptions, JSON_AND_HELP, localConfig, parseCommand, usageFailure } from "./args.ts";
 import { helpText, programCommand } from "./program.ts";
+import { recordLocally } from "./_local_audit.ts";
 
 const BACKUP_USAGE = `Usage: sealpost backup --out FILE [--data DIR] [--config FILE] [--json]
 
 Writes one archive (tar, mode 0600) of a data dir: a consistent snapshot of the store, the
 blobs it knows, and the secrets (relay secret, credentials, vault keys). Safe while
 "sealpost serve" runs on the same data dir: the snapshot holds every commit made before
-it started. Run it on the machine that holds the data dir. With store.backend = "postgres"
+it started. Run it on the machine that holds the data dir. The audit log records it. With store.backend = "postgres"
 it writes nothing and says what to back up instead (pg_dump, the bucket, the secrets).
   --out FILE    The archive to write (must not exist)
   --data DIR    Data dir (default ./data, or data_dir of --config / SEALPOST_DATA_DIR)
@@ -52,6 +54,11 @@ async function backup(args: string[]): Promise<number> {
     return 1;
   }
   const summary = await createBackup(config.data_dir, flags.out);
+  const unrecorded = await recordLocally(config, () => ({
+    action: "backup_created",
+    detail: { files: summary.files, blobs: summary.blobs },
+  }));
+  if (unrecorded) console.error(`warning: ${unrecorded}`);
   if (flags.json) console.log(JSON.stringify(summary));
   else {
     console.log(

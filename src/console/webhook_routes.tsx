@@ -11,6 +11,7 @@ import { NotFound } from "../errors/index.ts";
 import type { WebhookConfig } from "../store/ports/webhooks.ts";
 import type { VaultForm } from "../vault/index.ts";
 import { createConfig, type TestSendResult, updateConfig } from "../webhooks/index.ts";
+import { reportWebhook, type WebhookChange } from "../webhooks/audit_events.ts";
 import { type ConsoleDeps, type ConsoleEnv, formBody } from "./context.ts";
 import { ActionButton, FormTabs, html, Notice, Page } from "./layout.tsx";
 import { createFromForm, patchFromForm, previewBody, previewFromForm } from "./webhook_form.ts";
@@ -50,6 +51,19 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       .catch(notFoundAs(() => new NotFound("webhook_not_found", `Webhook "${id}" not found`)));
     return { row, form };
   };
+
+  /** Reports `change` of webhook `row` of `form`, and the reveal of its `secret` if one was made. */
+  const report = (
+    c: C,
+    change: WebhookChange,
+    row: WebhookConfig,
+    form: VaultForm,
+    secret: string | null = null,
+  ) =>
+    reportWebhook(vault.audit, c.var.session, change, {
+      webhookId: row.id,
+      databaseId: form.databaseId,
+    }, !!secret);
 
   const ownDelivery = async (c: C) => {
     const id = c.req.param("deliveryId") ?? "";
@@ -186,6 +200,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         return c.html(html(await listPage(session, form, { posted: body, preview })));
       }
       await createConfig(store, row);
+      report(c, "webhook_created", row, form, secret);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20added.`, 303);
     } catch (err) {
@@ -223,6 +238,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         return await webhookPage(c, before, form, { posted: body, preview });
       }
       await updateConfig(store, before, row);
+      report(c, "webhook_updated", row, form, secret);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20saved.`, 303);
     } catch (err) {
@@ -249,6 +265,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.post("/console/webhooks/:webhookId/delete", async (c) => {
     const { row, form } = await ownWebhook(c);
     await store.removeConfig(row);
+    report(c, "webhook_deleted", row, form);
     return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}/webhooks`, 303);
   });
 

@@ -104,6 +104,10 @@ export class ServiceMetrics {
     "sealpost_webhook_deliveries_failed",
     `Webhook deliveries failed for good, until retried (counted up to ${COUNT_CAP})`,
   );
+  readonly #auditFailures = this.registry.counter(
+    "sealpost_audit_failures_total",
+    "Audit log entries that could not be recorded (the action went ahead; see the log)",
+  );
   readonly #blobBytes = this.registry.gauge("sealpost_blob_bytes", "Bytes of stored blobs");
   readonly #blobCount = this.registry.gauge("sealpost_blobs", "Stored blobs");
   readonly #memory = this.registry.gauge(
@@ -151,6 +155,14 @@ export class ServiceMetrics {
   /** Counts one webhook attempt. */
   webhookAttempt(outcome: "delivered" | "transient" | "permanent"): void {
     this.#attempts.inc({ outcome });
+  }
+
+  /** Reports the audit log's failed records, read at each scrape from `failures` (a count). */
+  auditFailures(failures: () => number): void {
+    this.registry.collect(() => {
+      // A sample from the first scrape on (0 until a record fails).
+      this.#auditFailures.inc({}, Math.max(0, failures() - this.#auditFailures.get()));
+    });
   }
 
   /**

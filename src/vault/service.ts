@@ -8,7 +8,8 @@ import { open } from "../crypto/sealed_box.ts";
 import { buildValuesSchema, type FieldDef } from "../forms/fields.ts";
 import type { FilesMode, Manifest } from "../forms/manifest.ts";
 import type { PersonPrincipal } from "../auth/principals.ts";
-import { actionBy, type AuditLog, noAudit } from "../audit/sink.ts";
+import { actionBy } from "../audit/sink.ts";
+import { AuditLog } from "../audit/log.ts";
 import { Access, type Gate } from "../people/access.ts";
 import { ACCOUNT_FACT } from "../people/bootstrap.ts";
 import { Conflict, NotFound, TooLarge, validationError } from "../errors/index.ts";
@@ -61,8 +62,6 @@ export interface VaultOptions extends IngestOptions {
   publicUrl?: string;
   /** Audit entries older than this many days are pruned by maintenance (0 or absent: kept). */
   auditRetentionDays?: number;
-  /** Where people's actions are reported (default: nowhere). */
-  audit?: AuditLog;
 }
 
 /**
@@ -83,7 +82,10 @@ export class Vault {
   readonly files: VaultFiles;
   /** Keeps published manifests on the relay's current address (src/vault/address_sync.ts). */
   readonly address: AddressSync;
-  /** Where people's actions are reported. */
+  /**
+   * The instance's audit log (src/audit/log.ts), where people's actions are reported: on the
+   * store's audit port, its head signed with the manifest key.
+   */
   readonly audit: AuditLog;
   /** Who may do what on which database (src/people/access.ts). */
   readonly access: Access;
@@ -96,7 +98,10 @@ export class Vault {
     readonly link: RelayLink,
     private readonly options: VaultOptions,
   ) {
-    this.audit = options.audit ?? noAudit;
+    this.audit = new AuditLog(store.audit, {
+      manifestKey: () => keys.manifestKey(),
+      log: options.log,
+    });
     this.access = new Access(store.memberships);
     this.forms = new VaultForms(store.forms, this.audit);
     this.ingest = new Ingestor(store, link, keys, this.forms, options);

@@ -9,7 +9,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { PersonEnv } from "../../auth/index.ts";
-import { actionBy, type AuditLog } from "../../audit/sink.ts";
+import type { AuditLog } from "../../audit/sink.ts";
 import { type Access, type Gate, NEED } from "../../people/access.ts";
 import { NotFound } from "../../errors/index.ts";
 import { cacheBodyText, jsonBody } from "../../http/body.ts";
@@ -30,6 +30,7 @@ import {
   WebhookPatchSchema,
 } from "../config.ts";
 import { createConfig, updateConfig } from "../config_writes.ts";
+import { reportWebhook, type WebhookChange } from "../audit_events.ts";
 import type { WebhookEngine } from "../engine.ts";
 
 /** A configuration as the owner API shows it. */
@@ -287,17 +288,14 @@ export function mountWebhooks(
       formId,
       () => new NotFound("form_not_found", `Form "${formId}" not found`),
     );
-  /** Reports `action` on webhook `row`. */
+  /** Reports `change` of webhook `row`, and the reveal of its `secret` if one was made. */
   const report = (
     c: { var: PersonEnv["Variables"] },
-    action: "webhook_created" | "webhook_updated" | "webhook_deleted" | "webhook_secret_revealed",
+    change: WebhookChange,
     row: WebhookConfig,
     databaseId: string,
-  ) =>
-    audit.record(actionBy(c.var.person, action, {
-      databaseId,
-      target: { kind: "webhook", id: row.id },
-    }));
+    secret: string | null = null,
+  ) => reportWebhook(audit, c.var.person, change, { webhookId: row.id, databaseId }, !!secret);
 
   app.openapi({ ...listWebhooks, middleware: auth }, async (c) => {
     const { formId } = c.req.valid("param");
@@ -312,8 +310,7 @@ export function mountWebhooks(
     const databaseId = await ownForm(formId, c);
     const { row, secret } = newConfig(formId, c.req.valid("json"));
     await createConfig(store, row);
-    report(c, "webhook_created", row, databaseId);
-    if (secret) report(c, "webhook_secret_revealed", row, databaseId);
+    report(c, "webhook_created", row, databaseId, secret);
     return c.json(writtenView(row, secret), 201);
   });
 
@@ -334,8 +331,7 @@ export function mountWebhooks(
     );
     const { row, secret } = patchConfig(before, c.req.valid("json"));
     await updateConfig(store, before, row);
-    report(c, "webhook_updated", row, databaseId);
-    if (secret) report(c, "webhook_secret_revealed", row, databaseId);
+    report(c, "webhook_updated", row, databaseId, secret);
     return c.json(writtenView(row, secret), 200);
   });
 
