@@ -8,6 +8,7 @@ import { adoptOwnerToken } from "./people/bootstrap.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { largeTransfer } from "./http/transfer_regime.ts";
 import { instanceRoutes } from "./admin/api/instance.ts";
+import { auditRoutes } from "./audit/api/audit.ts";
 import { blobRoutes, type Blobs } from "./blobs/index.ts";
 import { consoleRoutes, Sessions } from "./console/index.ts";
 import { type Config, publicBaseUrl, tlsEnabled } from "./config/index.ts";
@@ -156,6 +157,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     identity: deps.identity,
   };
   if (deps.vault) app.route("/", vaultRoutes(deps.vault, personTokens!));
+  // The audit log (src/audit): its pages for instance admins, its signed head for anyone.
+  if (deps.vault) {
+    const { access, audit, store } = deps.vault;
+    app.route("/", auditRoutes({ tokens: personTokens!, access, log: audit, port: store.audit }));
+  }
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
     app.use("/vault-files/*", rateLimit(limiter("blob_reads", "vault_files"), proxies));

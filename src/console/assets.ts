@@ -70,6 +70,7 @@ legend { font-weight: 600; }
 .filters { display: flex; gap: 1rem; flex-wrap: wrap; align-items: flex-end; }
 .filters label { margin: 0; }
 .muted { color: var(--muted); }
+.scroll { overflow-x: auto; }
 pre { background: var(--alt); padding: .5rem; overflow: auto; white-space: pre-wrap;
   overflow-wrap: anywhere; }
 svg.chart { max-width: 100%; height: auto; }

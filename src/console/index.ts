@@ -8,6 +8,7 @@
  * - `record_routes.tsx`, `records_page.tsx`, `record_query.ts`, `values.tsx`, `export.ts`:
  *   records.
  * - `lifecycle_routes.tsx`: closing, reopening and deleting a form.
+ * - `audit_routes.tsx`: the audit log (instance admins).
  * - `quarantine_routes.tsx`, `webhook_routes.tsx`, `form_routes.tsx`: the rest.
  *
  * @module
@@ -23,6 +24,7 @@ import {
   FORM_CSS,
   FORM_STYLE_PATH,
 } from "./assets.ts";
+import { auditRoutes } from "./audit_routes.tsx";
 import { authRoutes } from "./auth_routes.tsx";
 import { type ConsoleDeps, type ConsoleEnv, requireSession, securityHeaders } from "./context.ts";
 import { formRoutes } from "./form_routes.tsx";
@@ -105,6 +107,7 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route("/", quarantineRoutes(deps));
   app.route("/", webhookRoutes(deps));
   app.route("/", lifecycleRoutes(deps));
+  app.route("/", auditRoutes(deps));
   app.route("/", formRoutes(deps));
   app.onError((err, c) => {
     const wantsHtml = (c.req.header("accept") ?? "").includes("text/html");

@@ -303,6 +303,18 @@ export const API_CASES: RouteCase[] = [
     request: () => ({ method: "POST", path: "/vault/ingest" }),
   },
   {
+    route: "GET /vault/audit",
+    need: "admin",
+    ok: 200,
+    request: () => ({ method: "GET", path: "/vault/audit" }),
+  },
+  {
+    route: "GET /vault/audit/head",
+    need: "person",
+    ok: 200,
+    request: () => ({ method: "GET", path: "/vault/audit/head" }),
+  },
+  {
     route: "GET /owner/forms/{formId}/webhooks",
     need: "editor",
     ok: 200,
@@ -643,6 +655,12 @@ export const CONSOLE_CASES: RouteCase[] = [
       form: {},
     }),
   },
+  {
+    route: "GET /console/audit",
+    need: "admin",
+    ok: 200,
+    request: () => ({ method: "GET", path: "/console/audit" }),
+  },
 ];
 
 const RANK = { viewer: 1, editor: 2, owner: 3 } as const;
@@ -665,8 +683,10 @@ export interface Expected {
 /** What `persona` should get from `c` over the API (`console`: in the console). */
 export function expected(c: RouteCase, persona: Persona, console = false): Expected {
   if (console) {
-    // Pages answer HTML: the status tells. A session carries every scope.
-    const { status } = expected(c, persona === "noScope" ? "owner" : persona);
+    // Pages answer HTML: the status tells. A session carries every scope (but the person behind
+    // the scopeless token is no instance admin).
+    const asOwner = persona === "noScope" && c.need !== "admin";
+    const { status } = expected(c, asOwner ? "owner" : persona);
     if (persona !== "expired") return { status };
     const { method, path } = c.request(DUMMY);
     // No session: the front page is the sign-in page; other pages send there; actions 401.

@@ -1,0 +1,249 @@
+/**
+ * The console's Audit page (instance admins): the audit log (src/audit) newest first, in
+ * plain words (src/audit/words.ts), filtered by person, database and action, a page at a
+ * time; whether the chain verifies now; and how to export and verify it off the server.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { type AuditVerification, verifyAuditStore } from "../audit/verify.ts";
+import { auditPage } from "../audit/pages.ts";
+import { ACTION_WORDS } from "../audit/words.ts";
+import { Invalid } from "../errors/index.ts";
+import { AUDIT_ACTIONS, type AuditAction, type AuditEntry } from "../store/ports/audit.ts";
+import type { Person } from "../store/ports/people.ts";
+import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
+import { ColumnHeads, ErrorBox, html, Page } from "./layout.tsx";
+import type { Session } from "./sessions.ts";
+
+/** Entries on one page. */
+const PAGE_SIZE = 50;
+
+/** The page's filters and cursor, as its query string holds them. */
+interface AuditQuery {
+  person: string;
+  database: string;
+  action: AuditAction | "";
+  before: number | null;
+}
+
+/** The filters of `query` (`?person=&database=&action=&before=`); a 400 for what none can be. */
+function auditQuery(query: (name: string) => string | undefined): AuditQuery {
+  const action = query("action") ?? "";
+  if (action !== "" && !(AUDIT_ACTIONS as readonly string[]).includes(action)) {
+    throw new Invalid("invalid_request", `No audit action "${action.slice(0, 64)}"`);
+  }
+  const before = query("before") ?? "";
+  if (before !== "" && !/^[1-9][0-9]{0,15}$/.test(before)) {
+    throw new Invalid("invalid_request", `Invalid page "${before.slice(0, 64)}"`);
+  }
+  return {
+    person: query("person") ?? "",
+    database: query("database") ?? "",
+    action: action as AuditAction | "",
+    before: before === "" ? null : Number(before),
+  };
+}
+
+/** The page's address with `query`'s filters and the cursor `before`. */
+function pageHref(query: AuditQuery, before: number | null): string {
+  const params = new URLSearchParams();
+  if (query.person) params.set("person", query.person);
+  if (query.database) params.set("database", query.database);
+  if (query.action) params.set("action", query.action);
+  if (before !== null) params.set("before", String(before));
+  const search = params.toString();
+  return `/console/audit${search ? `?${search}` : ""}`;
+}
+
+/** Who did it, in words: the person's name and email, or who acts without signing in. */
+function who(entry: AuditEntry, people: Map<string, Person>): string {
+  const { personId, tokenId, detail } = entry.event;
+  if (personId === null) {
+    return detail?.via === "cli" ? "Someone at the server's command line" : "Someone not signed in";
+  }
+  const person = people.get(personId);
+  const name = person ? `${person.name} (${person.email})` : `A removed person (${personId})`;
+  return tokenId ? `${name}, with an API token` : name;
+}
+
+/** What it was done to: the target's kind in words and its id, a form linked. */
+function Target({ entry }: { entry: AuditEntry }) {
+  const target = entry.event.target;
+  if (!target) return null;
+  const kind = target.kind.replaceAll("_", " ");
+  if (target.kind === "form") {
+    return <a href={`/console/forms/${encodeURIComponent(target.id)}`}>{`${kind} ${target.id}`}</a>;
+  }
+  return <>{`${kind} ${target.id}`}</>;
+}
+
+/** The small facts of an entry (a role, a count, a format), and whether it failed. */
+function Facts({ entry }: { entry: AuditEntry }) {
+  const facts = Object.entries(entry.event.detail ?? {})
+    .filter(([name]) => name !== "via")
+    .map(([name, value]) => `${name.replaceAll("_", " ")}: ${value}`);
+  if (entry.event.outcome === "failure") facts.unshift("it failed");
+  return facts.length > 0 ? <span class="muted">{` (${facts.join(", ")})`}</span> : null;
+}
+
+/** Whether the chain verifies now, in words. */
+function Verification({ result }: { result: AuditVerification }) {
+  if (!result.ok) {
+    return <ErrorBox text={`The audit log does not verify now: ${result.problem.message}.`} />;
+  }
+  const from = result.from.seq === 0
+    ? "from its start"
+    : `from the signed checkpoint at entry ${result.from.seq} (older entries were pruned)`;
+  return (
+    <p class="notice" role="status">
+      {`The audit log verifies now: ${result.entries} entries ${from}, each chained to the one ` +
+        `before, none changed, removed or reordered.`}
+    </p>
+  );
+}
+
+function AuditPage(props: {
+  session: Session;
+  query: AuditQuery;
+  entries: AuditEntry[];
+  next: number | null;
+  people: Person[];
+  databases: { id: string; name: string }[];
+  verification: AuditVerification;
+}) {
+  const { session, query, entries, next } = props;
+  const people = new Map(props.people.map((p) => [p.id, p]));
+  const databases = new Map(props.databases.map((d) => [d.id, d.name]));
+  const filtered = query.person !== "" || query.database !== "" || query.action !== "";
+  return (
+    <Page title="Audit" session={session}>
+      <p>
+        Who did what on this instance: sign-ins, changes to people, tokens, forms and webhooks,
+        records viewed, exported and deleted, keys exported and backups. The log never holds what
+        was submitted, a password, a token or a secret.
+      </p>
+      <Verification result={props.verification} />
+      <p>
+        To keep proof away from this server, export the log on it with{" "}
+        <code>sealpost audit export --out FILE</code> and keep the file elsewhere.{" "}
+        <code>sealpost audit verify FILE</code>{" "}
+        checks a file and names the first entry that was changed, removed or reordered; a later
+        export must still hold the head of an earlier one.
+      </p>
+      <form method="get" action="/console/audit" class="filters" role="search">
+        <div>
+          <label for="person">Person</label>
+          <select id="person" name="person">
+            <option value="">Everyone</option>
+            {props.people.map((p) => (
+              <option value={p.id} selected={p.id === query.person}>
+                {`${p.name} (${p.email})`}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="database">Database</label>
+          <select id="database" name="database">
+            <option value="">Every database</option>
+            {props.databases.map((d) => (
+              <option value={d.id} selected={d.id === query.database}>{d.name}</option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="action">Action</label>
+          <select id="action" name="action">
+            <option value="">Every action</option>
+            {AUDIT_ACTIONS.map((a) => (
+              <option value={a} selected={a === query.action}>{ACTION_WORDS[a]}</option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <button type="submit">Show</button>
+        </div>
+      </form>
+      {entries.length === 0
+        ? <p>{filtered ? "No entry matches these filters." : "Nothing is recorded yet."}</p>
+        : (
+          <div class="scroll">
+            <table>
+              <ColumnHeads names={["When", "Who", "Did", "Database", "On"]} />
+              <tbody>
+                {entries.map((entry) => (
+                  <tr>
+                    <td>
+                      <time datetime={entry.at}>{entry.at.replace("T", " ").slice(0, 19)}</time>
+                    </td>
+                    <td>{who(entry, people)}</td>
+                    <td>
+                      {ACTION_WORDS[entry.event.action]}
+                      <Facts entry={entry} />
+                    </td>
+                    <td>
+                      {entry.event.databaseId
+                        ? databases.get(entry.event.databaseId) ?? entry.event.databaseId
+                        : ""}
+                    </td>
+                    <td>
+                      <Target entry={entry} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      <nav aria-label="Pages">
+        {query.before !== null && <a href={pageHref(query, null)}>Newest entries</a>}{" "}
+        {next !== null && <a href={pageHref(query, next)}>Older entries</a>}
+      </nav>
+    </Page>
+  );
+}
+
+/**
+ * Mounts the Audit page.
+ *
+ * @example
+ * ```ts
+ * app.route("/", auditRoutes(deps));
+ * ```
+ */
+export function auditRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  const { vault } = deps;
+
+  app.get("/console/audit", async (c) => {
+    vault.access.admin(c.var.session);
+    const query = auditQuery((name) => c.req.query(name));
+    const page = await auditPage(vault.store.audit, {
+      limit: PAGE_SIZE,
+      ...(query.before !== null ? { before: query.before } : {}),
+      ...(query.person ? { personId: query.person } : {}),
+      ...(query.database ? { databaseId: query.database } : {}),
+      ...(query.action ? { action: query.action } : {}),
+    });
+    const [people, databases, key] = await Promise.all([
+      vault.store.people.list(),
+      vault.store.vaultDatabases.list(),
+      vault.keys.manifestKey(),
+    ]);
+    const verification = await verifyAuditStore(vault.store.audit, key.publicKey);
+    return c.html(html(
+      <AuditPage
+        session={c.var.session}
+        query={query}
+        entries={page.items}
+        next={page.next}
+        people={people}
+        databases={databases}
+        verification={verification}
+      />,
+    ));
+  });
+
+  return app;
+}
