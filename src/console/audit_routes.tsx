@@ -72,8 +72,13 @@ function Target({ entry }: { entry: AuditEntry }) {
   const target = entry.event.target;
   if (!target) return null;
   const kind = target.kind.replaceAll("_", " ");
+  // A form is named by its id, a record by its form's and its own: `formId/recordId`.
+  const [formId, recordId] = target.id.split("/").map(encodeURIComponent);
   if (target.kind === "form") {
-    return <a href={`/console/forms/${encodeURIComponent(target.id)}`}>{`${kind} ${target.id}`}</a>;
+    return <a href={`/console/forms/${formId}`}>{`${kind} ${target.id}`}</a>;
+  }
+  if (target.kind === "record" && recordId) {
+    return <a href={`/console/forms/${formId}/records/${recordId}`}>{`${kind} ${target.id}`}</a>;
   }
   return <>{`${kind} ${target.id}`}</>;
 }
