@@ -117,6 +117,7 @@ Deno.test("metrics: names and values after known traffic", async () => {
         ["sealpost_process_memory_bytes", "gauge"],
         ["sealpost_build_info", "gauge"],
         ["sealpost_tls_certificate_days_left", "gauge"],
+        ["sealpost_audit_failures_total", "counter"],
       ]
     ) {
       assert.equal(text.split(`# TYPE ${name} ${type}\n`).length, 2, `${name} ${type}`);
@@ -169,6 +170,8 @@ Deno.test("metrics: names and values after known traffic", async () => {
     assert.equal(sample(text, "sealpost_blobs"), 1);
     assert.ok(sample(text, 'sealpost_process_memory_bytes{kind="rss"}')! > 0);
     assert.equal(sample(text, "sealpost_webhook_retry_backlog"), 0);
+    // Every audit entry of the calls above was recorded.
+    assert.equal(sample(text, "sealpost_audit_failures_total"), 0);
   } finally {
     await inst.close();
     await receiver.close();
