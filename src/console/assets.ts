@@ -70,7 +70,6 @@ legend { font-weight: 600; }
 .filters { display: flex; gap: 1rem; flex-wrap: wrap; align-items: flex-end; }
 .filters label { margin: 0; }
 .muted { color: var(--muted); }
-.scroll { overflow-x: auto; }
 pre { background: var(--alt); padding: .5rem; overflow: auto; white-space: pre-wrap;
   overflow-wrap: anywhere; }
 svg.chart { max-width: 100%; height: auto; }
@@ -90,6 +89,17 @@ del { background: #ffebe9; }
 @media (max-width: 900px) { .builder { grid-template-columns: minmax(0, 1fr); } }
 /* On a phone, a wide table scrolls inside itself instead of widening the page. */
 @media (max-width: 700px) { table { display: block; overflow-x: auto; } }
+/* A table of class "stack" (the audit log) becomes one block per row on a phone instead,
+   each cell named by its data-label. */
+@media (max-width: 700px) {
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden;
+    clip: rect(0 0 0 0); }
+  table.stack tr { border: 1px solid var(--line); margin-bottom: .5rem; }
+  table.stack td { border: 0; }
+  table.stack td:empty { display: none; }
+  table.stack td::before { content: attr(data-label) ": "; font-weight: 600; }
+}
 iframe.form-preview { width: 100%; height: 80vh; border: 1px solid var(--line); }
 textarea.message { font-family: inherit; min-height: 4rem; }
 .closed-message { white-space: pre-line; border-left: 4px solid var(--line); padding-left: .6rem; }

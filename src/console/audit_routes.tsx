@@ -16,6 +16,9 @@ import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
 import { ColumnHeads, ErrorBox, html, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
 
+/** The table's columns (each cell names its own as `data-label`, for phones). */
+const COLUMNS = ["When (UTC)", "Who", "Did", "Database", "On"];
+
 /** Entries on one page. */
 const PAGE_SIZE = 50;
 
@@ -56,6 +59,11 @@ function pageHref(query: AuditQuery, before: number | null): string {
   return `/console/audit${search ? `?${search}` : ""}`;
 }
 
+/** A person as the page names them: their name and email (the email alone without a name). */
+function personWords(person: Person): string {
+  return person.name ? `${person.name} (${person.email})` : person.email;
+}
+
 /** Who did it, in words: the person's name and email, or who acts without signing in. */
 function who(entry: AuditEntry, people: Map<string, Person>): string {
   const { personId, tokenId, detail } = entry.event;
@@ -63,7 +71,7 @@ function who(entry: AuditEntry, people: Map<string, Person>): string {
     return detail?.via === "cli" ? "Someone at the server's command line" : "Someone not signed in";
   }
   const person = people.get(personId);
-  const name = person ? `${person.name} (${person.email})` : `A removed person (${personId})`;
+  const name = person ? personWords(person) : `A removed person (${personId})`;
   return tokenId ? `${name}, with an API token` : name;
 }
 
@@ -83,12 +91,20 @@ function Target({ entry }: { entry: AuditEntry }) {
   return <>{`${kind} ${target.id}`}</>;
 }
 
+/** A detail's name in words: `schemaVersion` and `schema_version` are "schema version". */
+function words(name: string): string {
+  return name.replace(/([a-z])([A-Z])/g, "$1 $2").replaceAll("_", " ").toLowerCase();
+}
+
 /** The small facts of an entry (a role, a count, a format), and whether it failed. */
 function Facts({ entry }: { entry: AuditEntry }) {
   const facts = Object.entries(entry.event.detail ?? {})
     .filter(([name]) => name !== "via")
-    .map(([name, value]) => `${name.replaceAll("_", " ")}: ${value}`);
-  if (entry.event.outcome === "failure") facts.unshift("it failed");
+    .map(([name, value]) => `${words(name)}: ${value}`);
+  // "failed to sign in" says so already.
+  if (entry.event.outcome === "failure" && !ACTION_WORDS[entry.event.action].includes("fail")) {
+    facts.unshift("it failed");
+  }
   return facts.length > 0 ? <span class="muted">{` (${facts.join(", ")})`}</span> : null;
 }
 
@@ -142,9 +158,7 @@ function AuditPage(props: {
           <select id="person" name="person">
             <option value="">Everyone</option>
             {props.people.map((p) => (
-              <option value={p.id} selected={p.id === query.person}>
-                {`${p.name} (${p.email})`}
-              </option>
+              <option value={p.id} selected={p.id === query.person}>{personWords(p)}</option>
             ))}
           </select>
         </div>
@@ -173,33 +187,31 @@ function AuditPage(props: {
       {entries.length === 0
         ? <p>{filtered ? "No entry matches these filters." : "Nothing is recorded yet."}</p>
         : (
-          <div class="scroll">
-            <table>
-              <ColumnHeads names={["When", "Who", "Did", "Database", "On"]} />
-              <tbody>
-                {entries.map((entry) => (
-                  <tr>
-                    <td>
-                      <time datetime={entry.at}>{entry.at.replace("T", " ").slice(0, 19)}</time>
-                    </td>
-                    <td>{who(entry, people)}</td>
-                    <td>
-                      {ACTION_WORDS[entry.event.action]}
-                      <Facts entry={entry} />
-                    </td>
-                    <td>
-                      {entry.event.databaseId
-                        ? databases.get(entry.event.databaseId) ?? entry.event.databaseId
-                        : ""}
-                    </td>
-                    <td>
-                      <Target entry={entry} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <table class="stack">
+            <ColumnHeads names={COLUMNS} />
+            <tbody>
+              {entries.map((entry) => (
+                <tr>
+                  <td data-label={COLUMNS[0]}>
+                    <time datetime={entry.at}>{entry.at.replace("T", " ").slice(0, 19)}</time>
+                  </td>
+                  <td data-label={COLUMNS[1]}>{who(entry, people)}</td>
+                  <td data-label={COLUMNS[2]}>
+                    {ACTION_WORDS[entry.event.action]}
+                    <Facts entry={entry} />
+                  </td>
+                  <td data-label={COLUMNS[3]}>
+                    {entry.event.databaseId
+                      ? databases.get(entry.event.databaseId) ?? entry.event.databaseId
+                      : ""}
+                  </td>
+                  <td data-label={COLUMNS[4]}>
+                    <Target entry={entry} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         )}
       <nav aria-label="Pages">
         {query.before !== null && <a href={pageHref(query, null)}>Newest entries</a>}{" "}
