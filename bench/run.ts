@@ -8,6 +8,7 @@ const known = [
   "disk",
   "upload",
   "crypto",
+  "password",
   "ingest",
   "ingest_flat",
   "kv_flat",

@@ -2,10 +2,11 @@
  * `deno task bundle`: the whole program as one self-contained JavaScript file,
  * `dist/sealpost.js`, run with `deno run -A --unstable-kv dist/sealpost.js <command>`.
  *
- * `deno bundle` does not follow `new Worker(new URL(…))`, so the vault's opener worker is
- * bundled first, and `src/vault/open_worker_url.ts` is mapped (through a generated import map)
- * to a module that holds that code as a string and starts it from a `blob:` URL. The output is
- * checked: no `npm:` import and no reference to a source file is left in it.
+ * `deno bundle` does not follow `new Worker(new URL(…))`, so each worker ({@link WORKERS}: the
+ * vault's opener, the password hasher) is bundled first, and the module that locates it is
+ * mapped (through a generated import map) to a module that holds that code as a string and
+ * starts it from a `blob:` URL. The output is checked: no `npm:` import and no reference to a
+ * source file is left in it.
  *
  * Usage: `deno run -A src/build/bundle.ts [--output FILE]` (default `dist/sealpost.js`).
  *
@@ -34,11 +35,32 @@ async function denoBundle(args: string[]): Promise<void> {
   }
 }
 
-/** The module that replaces `open_worker_url.ts` in the bundle: the worker's code, inline. */
-function embeddedWorkerModule(workerCode: string): string {
+/** A worker module and the module that locates it (exporting `locator()`, a URL string). */
+interface WorkerEntry {
+  worker: string;
+  locatorModule: string;
+  locator: string;
+}
+
+/** Every worker the program starts. */
+export const WORKERS: readonly WorkerEntry[] = [
+  {
+    worker: "src/vault/open_worker.ts",
+    locatorModule: "src/vault/open_worker_url.ts",
+    locator: "openWorkerUrl",
+  },
+  {
+    worker: "src/people/password_worker.ts",
+    locatorModule: "src/people/password_worker_url.ts",
+    locator: "passwordWorkerUrl",
+  },
+];
+
+/** The module that replaces a worker's locator in the bundle: the worker's code, inline. */
+function embeddedWorkerModule(locator: string, workerCode: string): string {
   return `const CODE = ${JSON.stringify(workerCode)};
 let url;
-export function openWorkerUrl() {
+export function ${locator}() {
   return url ??= URL.createObjectURL(new Blob([CODE], { type: "text/javascript" }));
 }
 `;
@@ -77,20 +99,21 @@ export async function buildBundle(output: string = BUNDLE_OUTPUT): Promise<numbe
   const work = join(dirname(target), ".bundle-work");
   await Deno.mkdir(work, { recursive: true });
   try {
-    const workerJs = join(work, "open_worker.js");
-    await denoBundle(["--output", workerJs, "src/vault/open_worker.ts"]);
-    const embedded = join(work, "open_worker_url.js");
-    await Deno.writeTextFile(embedded, embeddedWorkerModule(await Deno.readTextFile(workerJs)));
+    const mapped: Record<string, string> = {};
+    for (const { worker, locatorModule, locator } of WORKERS) {
+      const name = worker.replace(/^.*\//, "").replace(/\.ts$/, "");
+      const workerJs = join(work, `${name}.js`);
+      await denoBundle(["--output", workerJs, worker]);
+      const embedded = join(work, `${name}_url.js`);
+      const code = await Deno.readTextFile(workerJs);
+      await Deno.writeTextFile(embedded, embeddedWorkerModule(locator, code));
+      mapped[new URL(locatorModule, ROOT).href] = `file://${embedded}`;
+    }
     const config = JSON.parse(await Deno.readTextFile(path("deno.json")));
     const importMap = join(work, "import_map.json");
     await Deno.writeTextFile(
       importMap,
-      JSON.stringify({
-        imports: {
-          ...config.imports,
-          [new URL("src/vault/open_worker_url.ts", ROOT).href]: `file://${embedded}`,
-        },
-      }),
+      JSON.stringify({ imports: { ...config.imports, ...mapped } }),
     );
     await denoBundle(["--import-map", importMap, "--output", target, "main.ts"]);
     const code = await Deno.readTextFile(target);

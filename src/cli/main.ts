@@ -46,6 +46,7 @@ const OWN_MODULE = new Map<string, () => Promise<Run>>([
     "migrate-store",
     async () => afterName((await import("./migrate_store.ts")).migrateStoreCommand),
   ],
+  ["audit", async () => afterName((await import("./audit.ts")).auditCommand)],
   ["key", async () => afterName((await import("./key_export.ts")).keyCommand)],
   ["doctor", async () => afterName((await import("./doctor.ts")).doctorCommand)],
   ["blob", async () => afterName((await import("./blob.ts")).blobCommand)],
@@ -76,6 +77,9 @@ Commands:
                         Unpack a backup into a new, empty data dir
   migrate-store --config FILE
                         Copy a stopped KV/fs instance into PostgreSQL/S3
+  audit export --out FILE | audit verify [FILE]
+                        The audit log as signed JSON lines, and its check
+                        (see "sealpost audit --help")
   key export-age FINGERPRINT --out FILE
                         A database's private key as an age identity (age -d -i FILE)
   doctor                Check a live deployment: base URL, TLS, clock, data dir modes,

@@ -181,6 +181,10 @@ export const ConfigSchema = z.strictObject({
     blob_reads: RateLimit.default({ per_minute: 600, burst: 100 }),
     /** The vault's owner API (/vault/*). */
     vault: RateLimit.default({ per_minute: 1200, burst: 200 }),
+    /** Console sign-in attempts per client address (src/people/sign_in_limits.ts). */
+    sign_in_address: RateLimit.default({ per_minute: 30, burst: 30 }),
+    /** Console sign-in attempts per account (the email asked for, known or not). */
+    sign_in_account: RateLimit.default({ per_minute: 3, burst: 10 }),
     /** Addresses tracked per family; past it the least recently seen is forgotten. */
     max_tracked_addresses: z.number().int().min(100).max(10_000_000).default(100_000),
   }).prefault({}),
@@ -226,6 +230,11 @@ export const ConfigSchema = z.strictObject({
   retention: z.strictObject({
     /** Seconds between two retention sweeps. */
     sweep_interval_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
+  }).prefault({}),
+  // audit (src/audit): the instance's hash-chained log of who did what.
+  audit: z.strictObject({
+    /** Entries older than this many days are pruned (a signed checkpoint keeps the chain). */
+    retention_days: z.number().int().min(0).max(100 * 365).default(0),
   }).prefault({}),
   // console (src/console): the owner's web console, served by the vault.
   console: z.strictObject({

@@ -12,6 +12,12 @@ export { js as CONSOLE_JS } from "../web/assets/console_js.ts";
 /** Where the console serves its island. */
 export const CONSOLE_SCRIPT_PATH = "/console/assets/console.js";
 
+/** The passkey island (register, sign in: src/web/islands/passkey.ts), bundled likewise. */
+export { js as PASSKEY_JS } from "../web/assets/passkey_js.ts";
+
+/** Where the console serves the passkey island (on the sign-in and Security pages only). */
+export const PASSKEY_SCRIPT_PATH = "/console/assets/passkey.js";
+
 /** Where the console serves the form page's style sheet (for the builder's preview). */
 export const FORM_STYLE_PATH = "/console/assets/form.css";
 

@@ -15,6 +15,7 @@ import { claimDataDir, dataPaths, readCredentials, readIfExists } from "../store
 import { KV_FILE, migrateStore as migrateKvSchema, openStore } from "../store/kv/index.ts";
 import { type BlobCopyReport, copyBlobsToS3 } from "./migrate_blobs.ts";
 import {
+  copyAuditFromKv,
   copyEnvelopesFromKv,
   copyRelayMetaFromKv,
   copyVaultFromKv,
@@ -40,6 +41,7 @@ export const KV_COPY_STEPS: KvCopyStep[] = [
   { name: "envelopes", copy: copyEnvelopesFromKv },
   { name: "vault", copy: copyVaultFromKv },
   { name: "webhooks", copy: copyWebhooksFromKv },
+  { name: "audit", copy: copyAuditFromKv },
 ];
 
 /** The move cannot start or was refused; the message says why. */

@@ -31,6 +31,7 @@ import { PeriodicTask } from "../blobs/index.ts";
 import { quarantineRelease, releaseFiles, type ReleaseResult } from "./file_release.ts";
 import { invalidCursor, recordConflict, recordNotFound } from "./record_errors.ts";
 import { sweepRetention } from "./retention.ts";
+import { pruneAudit } from "../audit/retention.ts";
 import type { RelayLink } from "./relay_link.ts";
 
 /** The first-run demo form, kept so `serve` can print it on every start. */
@@ -60,6 +61,8 @@ export interface VaultOptions extends IngestOptions {
   publicUrl?: string;
   /** Where people's actions are reported (default: nowhere). */
   audit?: AuditLog;
+  /** Audit entries older than this many days are pruned by maintenance (0 or absent: kept). */
+  auditRetentionDays?: number;
 }
 
 /**
@@ -158,12 +161,20 @@ export class Vault {
 
   /**
    * One maintenance pass at `nowMs`: the retention sweep, then every pending file release
-   * (of deletes, of updates that dropped files, and of passes the relay missed).
+   * (of deletes, of updates that dropped files, and of passes the relay missed), then the audit
+   * log's retention (src/audit/retention.ts).
    */
-  async maintain(nowMs = Date.now()): Promise<{ deleted: number; released: ReleaseResult }> {
+  async maintain(
+    nowMs = Date.now(),
+  ): Promise<{ deleted: number; released: ReleaseResult; auditPruned: number }> {
     const deleted = await sweepRetention(this.store, nowMs);
     if (deleted > 0) this.options.onRecordsDeleted?.("retention", deleted);
-    return { deleted, released: await this.#releaseFiles() };
+    const released = await this.#releaseFiles();
+    const days = this.options.auditRetentionDays ?? 0;
+    const auditPruned = days > 0
+      ? await pruneAudit(this.store.audit, await this.keys.manifestKey(), days, new Date(nowMs))
+      : 0;
+    return { deleted, released, auditPruned };
   }
 
   /** Runs {@link maintain} every `intervalMs` until {@link stopMaintenance}. */

@@ -80,5 +80,6 @@ export async function openVault(setup: VaultSetup): Promise<Vault> {
     observe: setup.observe,
     onRecordsDeleted: setup.onRecordsDeleted,
     publicUrl: publicBaseUrl(config),
+    auditRetentionDays: config.audit.retention_days,
   });
 }

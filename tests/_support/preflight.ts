@@ -1,6 +1,6 @@
 /**
  * Run first by `deno task test`: makes sure the programs the tests use outside Deno are there
- * (Chromium, python3 with PyNaCl, Node.js, age, openssl, and the Ceph object gateway, PostgreSQL
+ * (Chromium, python3 with PyNaCl and argon2-cffi, oathtool, Node.js, age, openssl, and the Ceph object gateway, PostgreSQL
  * and pebble that `tests/_support/services/` starts on loopback), so that a missing one stops the run at once with
  * the command that fixes it, instead of failing tests halfway through.
  *
@@ -47,6 +47,16 @@ export const REQUIREMENTS: Requirement[] = [
     what: `Node.js (${NODE}; the SDK under Node)`,
     debianPackage: "nodejs",
     present: () => succeeds(NODE, ["--version"]),
+  },
+  {
+    what: `${PYTHON} with argon2-cffi (password hash interop tests)`,
+    debianPackage: "python3-argon2",
+    present: () => succeeds(PYTHON, ["-c", "import argon2"]),
+  },
+  {
+    what: "oathtool (TOTP interop tests)",
+    debianPackage: "oathtool",
+    present: () => succeeds("oathtool", ["--version"]),
   },
   {
     what: `age (${AGE}; encrypted-file interop tests)`,

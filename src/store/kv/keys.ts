@@ -196,3 +196,40 @@ export const peopleKeys = {
   /** A ticket by the SHA-256 of its secret (expires with the ticket). */
   ticket: (idHash: string) => ["people", "tickets", idHash] as const,
 };
+
+// ---------------------------------------------------------------------------------------------
+// Sign-in factors (src/store/kv/sign_in_factors.ts): passkeys, TOTP, recovery codes.
+// ---------------------------------------------------------------------------------------------
+
+/** Key builders of the sign-in factors. */
+export const signInKeys = {
+  /** credentialId → a Passkey. */
+  passkey: (credentialId: string) => ["sign_in", "passkeys", credentialId] as const,
+  /** A person's passkeys (the value: the passkey's createdAt), for listing. */
+  personPasskey: (personId: string, credentialId: string) =>
+    ["sign_in", "person_passkeys", personId, credentialId] as const,
+  personPasskeys: (personId: string) => ["sign_in", "person_passkeys", personId] as const,
+  /** personId → a TotpFactor. */
+  totp: (personId: string) => ["sign_in", "totp", personId] as const,
+  /** One unused recovery code of a person (the value is null). */
+  recoveryCode: (personId: string, hash: string) =>
+    ["sign_in", "recovery_codes", personId, hash] as const,
+  recoveryCodes: (personId: string) => ["sign_in", "recovery_codes", personId] as const,
+  /** How many times a person's recovery codes were replaced (a number). */
+  recoveryGeneration: (personId: string) => ["sign_in", "recovery_generations", personId] as const,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Audit (src/audit): the instance's hash-chained log of who did what. Under the "audit" root.
+// ---------------------------------------------------------------------------------------------
+
+/** Key builders of the audit log. */
+export const auditKeys = {
+  /** Entry `seq` (an `AuditEntry`). */
+  entry: (seq: number) => ["audit", "entries", seq] as const,
+  entries: () => ["audit", "entries"] as const,
+  /** The last entry's `{ seq, hash }`, kept when the entry is pruned (appends check it). */
+  head: () => ["audit", "head"] as const,
+  /** The signed checkpoint of the last prune. */
+  checkpoint: () => ["audit", "checkpoint"] as const,
+};

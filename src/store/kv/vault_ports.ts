@@ -4,6 +4,7 @@
  * @module
  */
 import type { VaultPorts } from "../ports/bundle.ts";
+import { KvAudit } from "./audit.ts";
 import { RecordEventAnnouncer } from "../ports/record_events.ts";
 import { KvFileReleases } from "./file_releases.ts";
 import { KvForms } from "./forms.ts";
@@ -14,6 +15,7 @@ import { KvQuarantine } from "./quarantine.ts";
 import { KvRecords } from "./records.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvTickets } from "./tickets.ts";
+import { KvSignInFactors } from "./sign_in_factors.ts";
 import { KvVaultDatabases } from "./vault_databases.ts";
 
 /**
@@ -36,5 +38,7 @@ export function vaultKvPorts(kv: Deno.Kv, announcer = new RecordEventAnnouncer()
     memberships: new KvMemberships(kv),
     personTokens: new KvPersonTokens(kv),
     tickets: new KvTickets(kv),
+    signInFactors: new KvSignInFactors(kv),
+    audit: new KvAudit(kv),
   };
 }

@@ -7,6 +7,7 @@
  * @module
  */
 export { describePgUrl, openPg, type Sql } from "./db.ts";
+export { copyAuditFromKv } from "./from_kv/audit.ts";
 export { copyEnvelopesFromKv } from "./from_kv/envelopes.ts";
 export { copyRelayMetaFromKv } from "./from_kv/relay_meta.ts";
 export { copyVaultFromKv } from "./from_kv/vault.ts";

@@ -6,6 +6,7 @@
  * @module
  */
 import type { VaultPorts } from "../ports/bundle.ts";
+import { PgAudit } from "./audit.ts";
 import type { Sql } from "./db.ts";
 import { PgFileReleases } from "./file_releases.ts";
 import { PgForms } from "./forms.ts";
@@ -16,6 +17,7 @@ import { PgQuarantine } from "./quarantine.ts";
 import { PgRecords } from "./records.ts";
 import { PgSessions } from "./sessions.ts";
 import { PgTickets } from "./tickets.ts";
+import { PgSignInFactors } from "./sign_in_factors.ts";
 import { PgVaultDatabases } from "./vault_databases.ts";
 
 /**
@@ -40,5 +42,7 @@ export function vaultPgPorts(sql: Sql): VaultPorts {
     memberships: new PgMemberships(sql),
     personTokens: new PgPersonTokens(sql),
     tickets: new PgTickets(sql),
+    signInFactors: new PgSignInFactors(sql),
+    audit: new PgAudit(sql),
   };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuditPort } from "./audit.ts";
 import type { BlobMetaPort } from "./blob_meta.ts";
 import type { EnvelopePort } from "./envelopes.ts";
 import type { FileReleasesPort } from "./file_releases.ts";
@@ -20,6 +21,7 @@ import type { RateLimitPort } from "./rate_limits.ts";
 import type { RecordsPort } from "./records.ts";
 import type { SessionsPort } from "./sessions.ts";
 import type { TicketsPort } from "./tickets.ts";
+import type { SignInFactorsPort } from "./sign_in_factors.ts";
 import type { VaultDatabasesPort } from "./vault_databases.ts";
 import type { WebhookPorts } from "./webhooks.ts";
 
@@ -43,6 +45,9 @@ export interface VaultPorts {
   memberships: MembershipsPort;
   personTokens: PersonTokensPort;
   tickets: TicketsPort;
+  signInFactors: SignInFactorsPort;
+  /** The instance's audit log (src/audit). */
+  audit: AuditPort;
 }
 
 /** The ports of one store, by the part of the program that uses them. */

@@ -3,8 +3,9 @@
  * PostgreSQL, for `sealpost migrate-store`: databases and facts, forms and their versions,
  * records (tombstones too) with their saved versions, pending file releases, quarantined
  * envelopes with their sealed boxes, console sessions, the record events not yet consumed,
- * and people with their memberships, tokens and unexpired tickets. Counts (records, a
- * database's owners), days and the by-time index are queries on PostgreSQL: nothing to copy.
+ * people with their memberships, tokens and unexpired tickets, and sign-in factors (passkeys,
+ * TOTP, recovery codes). Counts (records, a database's owners), days and the by-time index are
+ * queries on PostgreSQL: nothing to copy.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import { toBase64 } from "../../../crypto/encoding.ts";
 import { keys, vaultKeys } from "../../kv/keys.ts";
 import { parseJsonParts, readJsonParts, readParts } from "../../kv/parts.ts";
 import type { ConsoleSession } from "../../ports/sessions.ts";
+import type { Passkey, TotpFactor } from "../../ports/sign_in_factors.ts";
 import type { VaultFileReleaseRow } from "../../kv/file_releases.ts";
 import type { VaultRecordRow } from "../../kv/record_writes.ts";
 import type { QuarantinedEnvelope } from "../../ports/quarantine.ts";
@@ -89,6 +91,19 @@ async function* outboxEvents(kv: Deno.Kv): AsyncIterable<object> {
 }
 
 const count = (done: { n: number }[]) => done.length;
+
+/**
+ * The insert of rows, JSON objects named by column, into `table`: `columns` maps each column
+ * to its SQL type (the statement reads the JSON array as a record set of those).
+ */
+function columns(table: string, types: Record<string, string>): Insert {
+  const names = Object.keys(types).join(", ");
+  const typed = Object.entries(types).map(([name, type]) => `${name} ${type}`).join(", ");
+  const statement = `insert into ${table} (${names})
+    select * from json_to_recordset($1::text::json) as x(${typed})
+    on conflict do nothing returning 1 as n`;
+  return async (q, json) => count(await q.unsafe(statement, [json]));
+}
 
 /** The insert of rows `{ key, data }` into a table of a text key and a JSON column. */
 function keyed(table: string, keyColumn: string, dataColumn: string): Insert {
@@ -215,13 +230,53 @@ export async function copyVaultFromKv(
           expires_at: new Date(row.createdAt + SESSION_MAX_MS).toISOString(),
         },
     ),
-    async (q, json) =>
-      count(
-        await q`insert into vault_console_sessions (id_hash, user_id, data, seen_at, expires_at)
-          select * from json_to_recordset(${json}::text::json) as x(id_hash text,
-            user_id text, data jsonb, seen_at bigint, expires_at timestamptz)
-          on conflict do nothing returning 1 as n`,
-      ),
+    columns("vault_console_sessions", {
+      id_hash: "text",
+      user_id: "text",
+      data: "jsonb",
+      seen_at: "bigint",
+      expires_at: "timestamptz",
+    }),
+  );
+  copied.passkeys = await copy(
+    sql,
+    rows<Passkey>(kv, ["sign_in", "passkeys"], (p) => ({
+      credential_id: p.credentialId,
+      person_id: p.personId,
+      counter: p.counter,
+      last_used_at: p.lastUsedAt,
+      data: p,
+    })),
+    columns("vault_passkeys", {
+      credential_id: "text",
+      person_id: "text",
+      counter: "bigint",
+      last_used_at: "text",
+      data: "jsonb",
+    }),
+  );
+  copied.totpFactors = await copy(
+    sql,
+    rows<TotpFactor>(kv, ["sign_in", "totp"], (f, key) => ({
+      person_id: key.at(-1),
+      secret: f.secret,
+      last_step: f.lastStep,
+      created_at: f.createdAt,
+    })),
+    columns("vault_totp_factors", {
+      person_id: "text",
+      secret: "text",
+      last_step: "bigint",
+      created_at: "text",
+    }),
+  );
+  copied.recoveryCodes = await copy(
+    sql,
+    rows(kv, ["sign_in", "recovery_codes"], (_, key) => ({
+      person_id: key.at(-2),
+      code_hash: key.at(-1),
+    })),
+    columns("vault_recovery_codes", { person_id: "text", code_hash: "text" }),
   );
   copied.recordEvents = await copy(sql, outboxEvents(kv), async (q, json) =>
     count(

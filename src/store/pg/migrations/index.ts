@@ -8,6 +8,8 @@
 import type { PgMigration } from "../migrate.ts";
 import { baseline } from "./0001_baseline.ts";
 import { people } from "./0002_people.ts";
+import { signIn } from "./0003_sign_in.ts";
+import { audit } from "./0004_audit.ts";
 
 /** The PostgreSQL schema, step by step. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [baseline, people];
+export const PG_MIGRATIONS: readonly PgMigration[] = [baseline, people, signIn, audit];

@@ -95,6 +95,26 @@ async function fill(v: VaultPorts) {
     address: "192.0.2.1",
     agent: "test",
   }, 3600_000);
+  await v.signInFactors.add({
+    credentialId: "cred-1",
+    personId: "p1",
+    publicKey: "pQECAyYgASFYIA",
+    counter: 0,
+    transports: ["internal"],
+    deviceType: "multiDevice",
+    backedUp: true,
+    name: "Laptop",
+    createdAt: AT,
+    lastUsedAt: null,
+  });
+  await v.signInFactors.updateCounter("cred-1", 7, AT);
+  await v.signInFactors.setTotp("p1", {
+    secret: "JBSWY3DPEHPK3PXP",
+    lastStep: null,
+    createdAt: AT,
+  });
+  await v.signInFactors.useTotpStep("p1", 1234);
+  await v.signInFactors.setRecoveryCodes("p1", ["a".repeat(64), "b".repeat(64)]);
   await fillPeople(v);
 }
 
@@ -159,6 +179,9 @@ async function view(v: VaultPorts) {
       ...await v.memberships.ofPerson("p2"),
     ],
     tokens: await v.personTokens.list("p1"),
+    passkeys: await v.signInFactors.list("p1"),
+    totp: await v.signInFactors.getTotp("p1"),
+    recoveryCodes: await v.signInFactors.recoveryCodesLeft("p1"),
   };
 }
 
@@ -179,6 +202,9 @@ Deno.test("copyVaultFromKv: every vault row reads back the same through the Post
       fileReleases: 1,
       quarantine: 1,
       sessions: 1,
+      passkeys: 1,
+      totpFactors: 1,
+      recoveryCodes: 2,
       recordEvents: 8,
       people: 2,
       memberships: 2,
