@@ -1,17 +1,15 @@
 /**
  * Where the vault, the webhooks and the console report what people do: an {@link AuditLog}
  * takes one {@link AuditEvent} per action (never a value, a secret or an email body). The
- * default sink keeps nothing; the audit log (src/audit/log.ts) is one that appends. The event and
- * its actions are the audit port's (src/store/ports/audit.ts): one vocabulary.
+ * default sink keeps nothing; the audit log (src/audit) is one that appends.
  *
  * @module
  */
-
 import type { AuditAction, AuditEvent } from "../store/ports/audit.ts";
 
 export type { AuditAction, AuditEvent } from "../store/ports/audit.ts";
 
-/** Takes the events of actions. */
+/** Takes the events of actions (src/audit/log.ts's `AuditLog` is one). */
 export interface AuditLog {
   record(event: AuditEvent): void;
 }
