@@ -124,6 +124,27 @@ function Verification({ result }: { result: AuditVerification }) {
   );
 }
 
+/** One filter of the page: a labelled choice of `choices` (`[value, words]`), or `all`. */
+function Filter(
+  { name, label, all, value, choices }: {
+    name: string;
+    label: string;
+    all: string;
+    value: string;
+    choices: [string, string][];
+  },
+) {
+  return (
+    <div>
+      <label for={name}>{label}</label>
+      <select id={name} name={name}>
+        <option value="">{all}</option>
+        {choices.map(([v, words]) => <option value={v} selected={v === value}>{words}</option>)}
+      </select>
+    </div>
+  );
+}
+
 function AuditPage(props: {
   session: Session;
   query: AuditQuery;
@@ -153,33 +174,27 @@ function AuditPage(props: {
         export must still hold the head of an earlier one.
       </p>
       <form method="get" action="/console/audit" class="filters" role="search">
-        <div>
-          <label for="person">Person</label>
-          <select id="person" name="person">
-            <option value="">Everyone</option>
-            {props.people.map((p) => (
-              <option value={p.id} selected={p.id === query.person}>{personWords(p)}</option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="database">Database</label>
-          <select id="database" name="database">
-            <option value="">Every database</option>
-            {props.databases.map((d) => (
-              <option value={d.id} selected={d.id === query.database}>{d.name}</option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="action">Action</label>
-          <select id="action" name="action">
-            <option value="">Every action</option>
-            {AUDIT_ACTIONS.map((a) => (
-              <option value={a} selected={a === query.action}>{ACTION_WORDS[a]}</option>
-            ))}
-          </select>
-        </div>
+        <Filter
+          name="person"
+          label="Person"
+          all="Everyone"
+          value={query.person}
+          choices={props.people.map((p) => [p.id, personWords(p)])}
+        />
+        <Filter
+          name="database"
+          label="Database"
+          all="Every database"
+          value={query.database}
+          choices={props.databases.map((d) => [d.id, d.name])}
+        />
+        <Filter
+          name="action"
+          label="Action"
+          all="Every action"
+          value={query.action}
+          choices={AUDIT_ACTIONS.map((a) => [a, ACTION_WORDS[a]])}
+        />
         <div>
           <button type="submit">Show</button>
         </div>
