@@ -54,6 +54,11 @@ test("audit: every vault, webhook and console action writes its entry, with no c
       200,
       "record edit",
     );
+    // The records read through the API (as `sealpost records export` does): one entry a read.
+    const listed = await call(`${forms}/records?limit=1`, { token });
+    ok(listed, 200, "records");
+    const next = `${forms}/records?limit=1&cursor=${listed.body.nextCursor}`;
+    ok(await call(next, { token }), 200, "the next page (no entry of its own)");
     ok(await call(`${forms}/close`, { method: "POST", token, json: {} }), 200, "close");
     ok(await call(`${forms}/reopen`, { method: "POST", token }), 200, "reopen");
 
@@ -139,7 +144,7 @@ test("audit: every vault, webhook and console action writes its entry, with no c
       ["webhook_updated", 2, hook.body.id],
       ["webhook_secret_revealed", 3, null],
       ["webhook_deleted", 2, null],
-      ["records_exported", 1, formId],
+      ["records_exported", 2, formId],
       ["record_deleted", 1, recordTarget],
       ["form_deleted", 1, formId],
     ];
@@ -154,7 +159,11 @@ test("audit: every vault, webhook and console action writes its entry, with no c
     // The API's entries name the token; the console's (a session) name none.
     const views = of("record_viewed");
     assert.deepEqual(views.map((e) => e.event.tokenId ?? null).sort(), [tokenId, null].sort());
-    assert.equal(of("records_exported")[0].event.tokenId, undefined);
+    assert.deepEqual(
+      of("records_exported").map((e) => [e.event.detail?.format, e.event.tokenId ?? null]),
+      [["jsonl", null], ["api", tokenId]],
+      "newest first: the console's download, the API's read",
+    );
     const reveals = of("webhook_secret_revealed").map((e) => e.event.target?.id);
     assert.deepEqual(reveals.sort(), [hook.body.id, hook.body.id, consoleHook].sort());
 

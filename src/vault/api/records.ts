@@ -107,9 +107,19 @@ const deleteRecord = createRoute(forVault({
 export function addRecordRoutes({ app, vault, body }: VaultApi): void {
   app.openapi(listRecords, async (c) => {
     const { formId } = c.req.valid("param");
-    await vault.forms.get(vault.access.gate(c.var.person, NEED.read), formId);
+    const form = await vault.forms.get(vault.access.gate(c.var.person, NEED.read), formId);
     const { cursor, limit } = c.req.valid("query");
-    return c.json(await vault.listRecords(formId, cursor, limit), 200);
+    const page = await vault.listRecords(formId, cursor, limit);
+    // Reading a form's records through the API (`sealpost records list|export`): once per read,
+    // at its first page, not once a page.
+    if (cursor === undefined) {
+      vault.audit.record(actionBy(c.var.person, "records_exported", {
+        databaseId: form.databaseId,
+        target: { kind: "form", id: formId },
+        detail: { format: "api" },
+      }));
+    }
+    return c.json(page, 200);
   });
   app.openapi({ ...createRecord, middleware: body }, async (c) => {
     const { formId } = c.req.valid("param");
