@@ -29,6 +29,13 @@ type C = Context<ConsoleEnv>;
 const previewUrl = (formId: string) =>
   `/console/forms/${encodeURIComponent(formId)}/webhooks/preview`;
 
+/** Rethrows a 404 (of the form) as `notFound()` (of the webhook or delivery); other errors as they are. */
+function notFoundAs(notFound: () => NotFound): (err: unknown) => never {
+  return (err) => {
+    throw err instanceof NotFound ? notFound() : err;
+  };
+}
+
 /** Mounts the webhook pages. */
 export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
@@ -40,9 +47,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const row = /^[0-9a-f]{24}$/.test(id) ? await store.config(id) : null;
     if (!row) throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
     const form = await vault.forms.get(vault.access.gate(c.var.session, NEED.webhooks), row.formId)
-      .catch(() => {
-        throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
-      });
+      .catch(notFoundAs(() => new NotFound("webhook_not_found", `Webhook "${id}" not found`)));
     return { row, form };
   };
 
@@ -52,9 +57,8 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const row = stored && await store.config(stored.row.webhookId);
     const notFound = () => new NotFound("delivery_not_found", `Delivery "${id}" not found`);
     if (!stored || !row) throw notFound();
-    await vault.forms.get(vault.access.gate(c.var.session, NEED.webhooks), row.formId).catch(() => {
-      throw notFound();
-    });
+    await vault.forms.get(vault.access.gate(c.var.session, NEED.webhooks), row.formId)
+      .catch(notFoundAs(notFound));
     return { stored, row };
   };
 
