@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { actionBy } from "../audit/sink.ts";
 import { NEED } from "../people/access.ts";
 import { type Context, Hono } from "hono";
 import { httpError } from "../http/errors.ts";
@@ -41,6 +42,19 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
   const { vault, webhooks: engine } = deps;
   const { webhooks: store, deliveries } = engine;
+
+  /** Reports a configuration change (and a generated secret shown once) to the audit log. */
+  const report = (
+    c: C,
+    action: "webhook_created" | "webhook_updated" | "webhook_deleted",
+    row: WebhookConfig,
+    form: VaultForm,
+    secret: string | null,
+  ) => {
+    const rest = { databaseId: form.databaseId, target: { kind: "webhook", id: row.id } };
+    vault.audit.record(actionBy(c.var.session, action, rest));
+    if (secret) vault.audit.record(actionBy(c.var.session, "webhook_secret_revealed", rest));
+  };
 
   const ownWebhook = async (c: C): Promise<{ row: WebhookConfig; form: VaultForm }> => {
     const id = c.req.param("webhookId") ?? "";
@@ -186,6 +200,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         return c.html(html(await listPage(session, form, { posted: body, preview })));
       }
       await createConfig(store, row);
+      report(c, "webhook_created", row, form, secret);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20added.`, 303);
     } catch (err) {
@@ -223,6 +238,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         return await webhookPage(c, before, form, { posted: body, preview });
       }
       await updateConfig(store, before, row);
+      report(c, "webhook_updated", row, form, secret);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20saved.`, 303);
     } catch (err) {
@@ -249,6 +265,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.post("/console/webhooks/:webhookId/delete", async (c) => {
     const { row, form } = await ownWebhook(c);
     await store.removeConfig(row);
+    report(c, "webhook_deleted", row, form, null);
     return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}/webhooks`, 303);
   });
 
