@@ -70,6 +70,13 @@ function NewTokenForm(
               <code>{scope}</code>: {SCOPE_TEXT[scope]}
             </label>
           ))}
+          {offered.includes("relay:queue") && (
+            <p class="muted">
+              A <code>relay:queue</code>{" "}
+              token is also the relay's key to this instance's queues, and the relay knows no
+              expiry: it never expires, so choose “Never” below.
+            </p>
+          )}
         </fieldset>
         <label for="token-expiry">Expires</label>
         <select id="token-expiry" name="expiresInDays">

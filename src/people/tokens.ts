@@ -55,8 +55,7 @@ export const SCOPE_TEXT: Record<Scope, string> = {
   "records:write": "Add, change and delete records; retry or discard quarantined submissions",
   "forms:write": "Create forms, edit and publish their versions, close, reopen and delete them",
   "webhooks:write": "Set up webhooks, see their deliveries and send them again",
-  "relay:queue": "Run a vault worker that fetches sealed submissions from the relay " +
-    "(instance admins; such a token does not expire)",
+  "relay:queue": "Fetch sealed submissions from the relay as a vault worker (instance admins)",
   admin: "Manage people and the instance (instance admins)",
 };
 
