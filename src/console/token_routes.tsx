@@ -103,7 +103,7 @@ function NewToken({ token, view }: { token: string; view: TokenView }) {
         Copy it now (select it, then Ctrl+C or ⌘C): it is shown this once. Sealpost keeps only a
         hash of it; if you lose it, revoke it and make another.
       </p>
-      <p class="secret" aria-label="The new token">{token}</p>
+      <p class="secret" id="new-token-value">{token}</p>
       <p class="muted">
         Use it as <code>SEALPOST_TOKEN</code> for the <code>sealpost</code> command line, or as{" "}
         <code>Authorization: Bearer …</code> on the API.
@@ -226,10 +226,13 @@ export function tokenRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           Anything that uses it (a script, the command line, a vault worker) is refused from the
           next request on. This cannot be undone: make a new token if you need one again.
         </p>
+        {row.scopes.includes("relay:queue") && (
+          <p>It is a relay:queue token: the relay refuses it at once too.</p>
+        )}
         <form method="post" action={`${tokenPath(tokenId)}/revoke`} class="inline">
           <Csrf session={session} />
           <button type="submit" class="danger">Revoke token</button>
-        </form>
+        </form>{" "}
         <a href="/console/tokens">Keep it</a>
       </Page>,
     ));
