@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { Sessions } from "../../src/console/index.ts";
 import { SESSION_COOKIE } from "../../src/console/context.ts";
 import { call, startInstance } from "../_support/server.ts";
-import { assertAccessible, launch, screenshot } from "./_browser.ts";
+import { assertAccessible, launch, screenshot, watchProblems } from "./_browser.ts";
 
 Deno.test("console in Chromium: API tokens made, shown once, revoked", async () => {
   const inst = await startInstance();
@@ -33,13 +33,7 @@ Deno.test("console in Chromium: API tokens made, shown once, revoked", async () 
     ]);
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
-    const problems: string[] = [];
-    page.on("dialog", (d) => {
-      problems.push(`dialog: ${d.message()}`);
-      d.dismiss();
-    });
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e}`));
-    page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+    const problems = watchProblems(page);
 
     await page.goto(`${inst.url}/console`);
     await page.getByRole("link", { name: "API tokens" }).click();
