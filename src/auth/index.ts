@@ -10,7 +10,7 @@
  * @module
  */
 export type { AdminPrincipal, OwnerPrincipal, PersonPrincipal, Principal } from "./principals.ts";
-export { authenticate, mintToken, principalOfToken, type TokenSource } from "./tokens.ts";
+export { authenticate, mintToken, type TokenSource } from "./tokens.ts";
 export { EditTokens } from "./edit_tokens.ts";
 export { assertOwns, authorize, bearerOf } from "./rules.ts";
 export {
