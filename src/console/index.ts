@@ -8,6 +8,7 @@
  * - `record_routes.tsx`, `records_page.tsx`, `record_query.ts`, `values.tsx`, `export.ts`:
  *   records.
  * - `lifecycle_routes.tsx`: closing, reopening and deleting a form.
+ * - `token_routes.tsx`: the person's API tokens.
  * - `audit_routes.tsx`: the audit log (instance admins).
  * - `quarantine_routes.tsx`, `webhook_routes.tsx`, `form_routes.tsx`: the rest.
  *
@@ -32,6 +33,7 @@ import { lifecycleRoutes } from "./lifecycle_routes.tsx";
 import { errorPage } from "./layout.tsx";
 import { quarantineRoutes } from "./quarantine_routes.tsx";
 import { recordRoutes } from "./record_routes.tsx";
+import { tokenRoutes } from "./token_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 
 /** What a form or record id can be (as the owner API's path parameters allow). */
@@ -106,6 +108,7 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route("/", recordRoutes(deps));
   app.route("/", quarantineRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", tokenRoutes(deps));
   app.route("/", lifecycleRoutes(deps));
   app.route("/", auditRoutes(deps));
   app.route("/", formRoutes(deps));

@@ -37,6 +37,7 @@ export function Page({ title, session, children }: PageProps) {
               <a href="/console">Forms</a>
               <a href="/console/forms/new">New form</a>
               <a href="/console/quarantine">Quarantine</a>
+              <a href="/console/tokens">API tokens</a>
               {session.instanceAdmin && <a href="/console/audit">Audit</a>}
             </nav>
           )}
