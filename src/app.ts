@@ -5,6 +5,9 @@
  * @module
  */
 import { adoptOwnerToken } from "./people/bootstrap.ts";
+import { peopleServices } from "./people/index.ts";
+import { peopleRoutes } from "./people/api/index.ts";
+import type { Mailer } from "./people/mailer.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { largeTransfer } from "./http/transfer_regime.ts";
 import { instanceRoutes } from "./admin/api/instance.ts";
@@ -54,6 +57,8 @@ export interface AppDeps {
   storePing?: () => Promise<void>;
   /** The public base URL once listening (with port 0, the real port); default from config. */
   baseUrl?: () => string;
+  /** Where invitations are mailed (src/people/mailer.ts); none by default. */
+  mailer?: Mailer;
 }
 
 /** Builds the application. */
@@ -156,6 +161,12 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     identity: deps.identity,
   };
   if (deps.vault) app.route("/", vaultRoutes(deps.vault, personTokens!));
+  // People and each database's members (src/people): the vault's, beside its routes.
+  const peopleSide = deps.vault && peopleServices(deps.vault, deps.mailer);
+  const baseUrl = deps.baseUrl ?? (() => publicBaseUrl(config));
+  if (peopleSide) {
+    app.route("/", peopleRoutes({ services: peopleSide, tokens: personTokens!, baseUrl }));
+  }
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
     app.use("/vault-files/*", rateLimit(limiter("blob_reads", "vault_files"), proxies));
@@ -183,7 +194,17 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     });
     // Its own buckets with the vault API's rule: sign-in guesses count against an address.
     app.use("/console/*", rateLimit(limiter("vault", "console"), proxies));
-    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions, tokens: personTokens! }));
+    app.route(
+      "/",
+      consoleRoutes({
+        ...deps,
+        vault: deps.vault,
+        sessions,
+        tokens: personTokens!,
+        people: peopleSide!,
+        baseUrl,
+      }),
+    );
   }
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -18,6 +18,12 @@ export { js as PASSKEY_JS } from "../web/assets/passkey_js.ts";
 /** Where the console serves the passkey island (on the sign-in and Security pages only). */
 export const PASSKEY_SCRIPT_PATH = "/console/assets/passkey.js";
 
+/** The one-time link island (src/web/islands/ticket_link.ts), bundled likewise. */
+export { js as TICKET_JS } from "../web/assets/ticket_link_js.ts";
+
+/** Where the console serves the one-time link island (invitation and set-password pages). */
+export const TICKET_SCRIPT_PATH = "/console/assets/ticket.js";
+
 /** Where the console serves the form page's style sheet (for the builder's preview). */
 export const FORM_STYLE_PATH = "/console/assets/form.css";
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { PersonTokenSource } from "../people/person_tokens.ts";
+import type { PeopleServices } from "../people/index.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { type Config, publicBaseUrl } from "../config/index.ts";
@@ -24,6 +25,10 @@ export interface ConsoleDeps {
   sessions: Sessions;
   /** Where a token pasted at sign-in is checked (until the email and password sign-in). */
   tokens: PersonTokenSource;
+  /** People, members and invitations (src/people). */
+  people: PeopleServices;
+  /** The public base URL (one-time links point there). */
+  baseUrl: () => string;
 }
 
 /** Hono environment of the console's routes. */
