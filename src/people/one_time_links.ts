@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { base64url, sha256Hex } from "../auth/tokens.ts";
+import { newTokenParts, sha256Hex } from "../auth/tokens.ts";
 import type { Ticket, TicketKind, TicketsPort } from "../store/ports/tickets.ts";
 
 /** How long a set-password link and an invitation stay valid: 7 days. */
@@ -34,9 +34,10 @@ export async function issueTicket(
   data: Record<string, unknown>,
   now: number = Date.now(),
 ): Promise<{ secret: string; expiresAt: number }> {
-  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  // A token's secret part: 32 random bytes, unpadded base64url, and its SHA-256.
+  const { secret, secretHash } = await newTokenParts();
   const expiresAt = now + LINK_TTL_MS;
-  await tickets.save(await sha256Hex(secret), { kind, personId, data, expiresAt });
+  await tickets.save(secretHash, { kind, personId, data, expiresAt });
   return { secret, expiresAt };
 }
 
