@@ -91,7 +91,7 @@ export function MembersPage({ session, db, members, done, error, invited }: Memb
                     <button
                       type="submit"
                       class="secondary"
-                      aria-label={`Change the role of ${who}`}
+                      aria-label={`Change role of ${who}`}
                     >
                       Change role
                     </button>
