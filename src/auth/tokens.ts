@@ -66,23 +66,6 @@ export async function mintToken(
 }
 
 /**
- * The principal token `id` stands for now; null once it is revoked (a console session made
- * from it ends then).
- *
- * @example
- * ```ts
- * const owner = await principalOfToken(identity, session.tokenId);
- * ```
- */
-export async function principalOfToken(
-  tokens: TokenSource,
-  id: string,
-): Promise<Principal | null> {
-  const row = await tokens.getToken(id);
-  return row && principalOf(row);
-}
-
-/**
  * The principal a presented token stands for, or null when it is malformed, unknown,
  * revoked, of another kind than its prefix says, or its secret is wrong.
  *

@@ -192,7 +192,7 @@ async function serve(flags: Flags): Promise<number> {
   try {
     init = await initDataDir(config);
     reportMigration(init.migration);
-    server = await startServer(config, { lock });
+    server = await startServer(config, { lock, firstUserId: init.userId });
   } catch (err) {
     lock.release();
     throw err;
