@@ -1,6 +1,5 @@
 import { sealpost } from "../_support/cli.ts";
 import assert from "node:assert/strict";
-import { spawnServer } from "../_support/process.ts";
 import { addPerson } from "../_support/people.ts";
 import { startInstance } from "../_support/server.ts";
 import { takeTicket } from "../../src/people/one_time_links.ts";
