@@ -15,6 +15,9 @@ import { ColumnHeads, html, Notice, Page } from "./layout.tsx";
 import { DatabaseTabs, MembersPage, type MembersPageProps, ROLES } from "./members_page.tsx";
 import type { Session } from "./sessions.ts";
 
+/** A form body as `formBody` reads it. */
+type FormFields = Awaited<ReturnType<typeof formBody>>;
+
 /** What a database or person id in a path can be. */
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -175,36 +178,45 @@ export function databaseRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     }
   });
 
-  app.post("/console/databases/:dbId/members/:personId/role", async (c) => {
-    const session = c.var.session;
-    const dbId = idParam(c.req.param("dbId"), "database");
-    const personId = idParam(c.req.param("personId"), "member");
-    const body = await formBody(c);
-    try {
-      const m = await members.setRole(session, dbId, personId, roleOf(field(body, "role")));
-      const done = `${m.name || m.email} is now ${m.role}.`;
-      return c.redirect(`/console/databases/${dbId}/members?done=${encodeURIComponent(done)}`, 303);
-    } catch (err) {
-      const { page, status } = await refused(session, dbId, err);
-      return c.html(page, status);
-    }
+  /**
+   * A member's action (`role`, `remove`): `act` answers the notice of the Members page it
+   * redirects to, or null to go to the front page; a refusal shows the page again.
+   */
+  const memberAction = (
+    action: string,
+    act: (
+      session: Session,
+      dbId: string,
+      personId: string,
+      body: FormFields,
+    ) => Promise<string | null>,
+  ) =>
+    app.post(`/console/databases/:dbId/members/:personId/${action}`, async (c) => {
+      const session = c.var.session;
+      const dbId = idParam(c.req.param("dbId"), "database");
+      const personId = idParam(c.req.param("personId"), "member");
+      try {
+        const done = await act(session, dbId, personId, await formBody(c));
+        if (done === null) return c.redirect("/console", 303);
+        const page = `/console/databases/${dbId}/members?done=${encodeURIComponent(done)}`;
+        return c.redirect(page, 303);
+      } catch (err) {
+        const { page, status } = await refused(session, dbId, err);
+        return c.html(page, status);
+      }
+    });
+
+  memberAction("role", async (session, dbId, personId, body) => {
+    const m = await members.setRole(session, dbId, personId, roleOf(field(body, "role")));
+    return `${m.name || m.email} is now ${m.role}.`;
   });
 
-  app.post("/console/databases/:dbId/members/:personId/remove", async (c) => {
-    const session = c.var.session;
-    const dbId = idParam(c.req.param("dbId"), "database");
-    const personId = idParam(c.req.param("personId"), "member");
-    try {
-      const person = await vault.store.people.get(personId);
-      await members.remove(session, dbId, personId);
-      // Removing oneself ends one's own sessions too: back to the sign-in page.
-      if (personId === session.personId) return c.redirect("/console", 303);
-      const done = `${person?.name || person?.email || personId} was removed.`;
-      return c.redirect(`/console/databases/${dbId}/members?done=${encodeURIComponent(done)}`, 303);
-    } catch (err) {
-      const { page, status } = await refused(session, dbId, err);
-      return c.html(page, status);
-    }
+  memberAction("remove", async (session, dbId, personId) => {
+    const person = await vault.store.people.get(personId);
+    await members.remove(session, dbId, personId);
+    // Removing oneself ends one's own sessions too: back to the sign-in page.
+    if (personId === session.personId) return null;
+    return `${person?.name || person?.email || personId} was removed.`;
   });
 
   return app;
