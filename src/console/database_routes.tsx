@@ -121,7 +121,9 @@ export function databaseRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const dbId = idParam(c.req.param("dbId"), "database");
     const gate = vault.access.gate(session, NEED.read);
     const db = await vault.database(gate, dbId);
-    const role = (await vault.store.memberships.get(db.id, session.personId))!.role;
+    const member = await vault.store.memberships.get(db.id, session.personId);
+    if (!member) throw new NotFound("database_not_found", `No database "${dbId}" in this vault`);
+    const role = member.role;
     const forms = (await vault.forms.list(gate)).filter((f) => f.databaseId === db.id);
     return c.html(
       html(
