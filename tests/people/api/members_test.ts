@@ -2,7 +2,7 @@
  * A database's members over real HTTP: owners only (others 403, non-members 404 as missing,
  * a token without the admin scope 403), the last owner kept (409 `last_owner`), invitations
  * single use and expiring (accepted at the console's invitation page), and a removal that ends
- * the removed person's sessions and tokens at once.
+ * the removed person's sessions and tokens at once. Each on Deno KV and on PostgreSQL.
  */
 import assert from "node:assert/strict";
 import { sha256Hex } from "../../../src/auth/tokens.ts";
@@ -10,8 +10,36 @@ import { addPerson } from "../../_support/people.ts";
 import { call, startInstance, type TestInstance } from "../../_support/server.ts";
 import { newDatabase } from "../../console/_fixture.ts";
 import { ConsoleClient, csrfOf } from "../../console/_client.ts";
+import { freshPg } from "../../store/contract/_pg.ts";
 
 const PASSWORD = "correct horse battery staple";
+
+/**
+ * Registers `body` as two tests, on an instance with Deno KV and on one with PostgreSQL (each
+ * closed afterwards).
+ */
+function onBoth(name: string, body: (inst: TestInstance) => Promise<void>): void {
+  for (const backend of ["kv", "postgres"] as const) {
+    Deno.test(`${name} (${backend})`, async () => {
+      const pg = backend === "postgres" ? await freshPg() : null;
+      const inst = await startInstance(
+        pg
+          ? {
+            SEALPOST_STORE_BACKEND: "postgres",
+            SEALPOST_POSTGRES_URL: `${pg.url}?search_path=${pg.schema}`,
+            SEALPOST_STORE_POSTGRES_POOL_SIZE: "4",
+          }
+          : {},
+      );
+      try {
+        await body(inst);
+      } finally {
+        await inst.close();
+        await pg?.close();
+      }
+    });
+  }
+}
 
 function members(inst: TestInstance, dbId: string, rest = ""): string {
   return `${inst.url}/vault/databases/${dbId}/members${rest}`;
@@ -43,9 +71,9 @@ async function acceptAsNew(inst: TestInstance, secret: string, name = "Ada") {
   return { browser, res, text: await res.text() };
 }
 
-Deno.test("members API: owners list, invite, change roles and remove; others may not", async () => {
-  const inst = await startInstance();
-  try {
+onBoth(
+  "members API: owners list, invite, change roles and remove; others may not",
+  async (inst) => {
     const dbId = await newDatabase(inst);
     const owner = inst.credentials.ownerToken;
     const editor = await addPerson(inst, { databaseId: dbId, role: "editor", name: "Ed" });
@@ -119,44 +147,37 @@ Deno.test("members API: owners list, invite, change roles and remove; others may
     });
     assert.equal(already.status, 409);
     assert.equal(already.body.error.code, "already_member");
-  } finally {
-    await inst.close();
+  },
+);
+
+onBoth("members API: the last owner can be neither demoted nor removed", async (inst) => {
+  const dbId = await newDatabase(inst);
+  const owner = inst.credentials.ownerToken;
+  const me = inst.credentials.userId;
+  for (const [method, json] of [["PATCH", { role: "editor" }], ["DELETE", undefined]] as const) {
+    const res = await call(members(inst, dbId, `/${me}`), { method, token: owner, json });
+    assert.equal(res.status, 409, method);
+    assert.equal(res.body.error.code, "last_owner");
+    assert.match(res.body.error.message, /at least one owner/);
   }
+  // With a second owner, the first may step down.
+  const second = await addPerson(inst, { databaseId: dbId, role: "owner" });
+  const down = await call(members(inst, dbId, `/${me}`), {
+    method: "PATCH",
+    token: owner,
+    json: { role: "editor" },
+  });
+  assert.equal(down.status, 200);
+  const last = await call(members(inst, dbId, `/${second.personId}`), {
+    method: "DELETE",
+    token: second.token,
+  });
+  assert.equal(last.status, 409);
 });
 
-Deno.test("members API: the last owner can be neither demoted nor removed", async () => {
-  const inst = await startInstance();
-  try {
-    const dbId = await newDatabase(inst);
-    const owner = inst.credentials.ownerToken;
-    const me = inst.credentials.userId;
-    for (const [method, json] of [["PATCH", { role: "editor" }], ["DELETE", undefined]] as const) {
-      const res = await call(members(inst, dbId, `/${me}`), { method, token: owner, json });
-      assert.equal(res.status, 409, method);
-      assert.equal(res.body.error.code, "last_owner");
-      assert.match(res.body.error.message, /at least one owner/);
-    }
-    // With a second owner, the first may step down.
-    const second = await addPerson(inst, { databaseId: dbId, role: "owner" });
-    const down = await call(members(inst, dbId, `/${me}`), {
-      method: "PATCH",
-      token: owner,
-      json: { role: "editor" },
-    });
-    assert.equal(down.status, 200);
-    const last = await call(members(inst, dbId, `/${second.personId}`), {
-      method: "DELETE",
-      token: second.token,
-    });
-    assert.equal(last.status, 409);
-  } finally {
-    await inst.close();
-  }
-});
-
-Deno.test("invitations: a new person joins once; a used, expired or foreign link does not work", async () => {
-  const inst = await startInstance();
-  try {
+onBoth(
+  "invitations: a new person joins once; a used, expired or foreign link does not work",
+  async (inst) => {
     const dbId = await newDatabase(inst);
     const secret = await invite(inst, dbId, "Ada@Example.org", "editor");
     // A weak password is refused before the link is used.
@@ -229,71 +250,64 @@ Deno.test("invitations: a new person joins once; a used, expired or foreign link
     );
     assert.equal(accepted.status, 303);
     assert.equal((await ports.memberships.get(dbId, existing.personId))?.role, "viewer");
-  } finally {
-    await inst.close();
-  }
-});
+  },
+);
 
-Deno.test("removal: the removed person's sessions and tokens end at once", async () => {
-  const inst = await startInstance();
-  try {
-    const dbId = await newDatabase(inst);
-    const otherDb = await newDatabase(inst);
-    const owner = inst.credentials.ownerToken;
-    const form = await call(`${inst.url}/vault/forms`, {
-      method: "POST",
-      token: owner,
-      json: { databaseId: dbId, title: "T", fields: [{ id: "a", kind: "text", label: "A" }] },
-    });
-    assert.equal(form.status, 201, JSON.stringify(form.body));
-    const formUrl = `${inst.url}/vault/forms/${form.body.formId}`;
+onBoth("removal: the removed person's sessions and tokens end at once", async (inst) => {
+  const dbId = await newDatabase(inst);
+  const otherDb = await newDatabase(inst);
+  const owner = inst.credentials.ownerToken;
+  const form = await call(`${inst.url}/vault/forms`, {
+    method: "POST",
+    token: owner,
+    json: { databaseId: dbId, title: "T", fields: [{ id: "a", kind: "text", label: "A" }] },
+  });
+  assert.equal(form.status, 201, JSON.stringify(form.body));
+  const formUrl = `${inst.url}/vault/forms/${form.body.formId}`;
 
-    // Only a member here: removed, every token of theirs is revoked and their session ends.
-    const solo = await addPerson(inst, { databaseId: dbId, role: "editor" });
-    const soloBrowser = new ConsoleClient(inst.url);
-    await soloBrowser.signIn(solo.token);
-    assert.equal((await call(formUrl, { token: solo.token })).status, 200);
-    const removed = await call(members(inst, dbId, `/${solo.personId}`), {
-      method: "DELETE",
-      token: owner,
-    });
-    assert.equal(removed.status, 200);
-    assert.deepEqual(removed.body, { sessionsEnded: 1, tokensRevoked: 1 });
-    assert.equal((await call(formUrl, { token: solo.token })).status, 401);
-    const page = await soloBrowser.request(`/console/forms/${form.body.formId}`);
-    assert.equal(page.status, 303, "the session is gone: back to sign-in");
-    await page.body?.cancel();
+  // Only a member here: removed, every token of theirs is revoked and their session ends.
+  const solo = await addPerson(inst, { databaseId: dbId, role: "editor" });
+  const soloBrowser = new ConsoleClient(inst.url);
+  await soloBrowser.signIn(solo.token);
+  assert.equal((await call(formUrl, { token: solo.token })).status, 200);
+  const removed = await call(members(inst, dbId, `/${solo.personId}`), {
+    method: "DELETE",
+    token: owner,
+  });
+  assert.equal(removed.status, 200);
+  assert.deepEqual(removed.body, { sessionsEnded: 1, tokensRevoked: 1 });
+  assert.equal((await call(formUrl, { token: solo.token })).status, 401);
+  const page = await soloBrowser.request(`/console/forms/${form.body.formId}`);
+  assert.equal(page.status, 303, "the session is gone: back to sign-in");
+  await page.body?.cancel();
 
-    // A member of another database too: the session ends, the token stays for the other
-    // database and finds nothing of this one.
-    const both = await addPerson(inst, { databaseId: dbId, role: "viewer" });
-    await inst.server.vault!.store.memberships.put({
-      databaseId: otherDb,
-      personId: both.personId,
-      role: "viewer",
-      since: new Date().toISOString(),
-    });
-    const bothBrowser = new ConsoleClient(inst.url);
-    await bothBrowser.signIn(both.token);
-    const out = await call(members(inst, dbId, `/${both.personId}`), {
-      method: "DELETE",
-      token: owner,
-    });
-    assert.deepEqual(out.body, { sessionsEnded: 1, tokensRevoked: 0 });
-    const gone = await call(formUrl, { token: both.token });
-    assert.equal(gone.status, 404);
-    assert.equal(gone.body.error.code, "form_not_found");
-    const dbs = await call(`${inst.url}/vault/databases`, { token: both.token });
-    assert.deepEqual(dbs.body.items.map((d: { id: string }) => d.id), [otherDb]);
-    const again = await bothBrowser.request("/console");
-    assert.equal(again.status, 200);
-    assert.match(await again.text(), /Sign in/);
-    const twice = await call(members(inst, dbId, `/${both.personId}`), {
-      method: "DELETE",
-      token: owner,
-    });
-    assert.equal(twice.status, 404);
-  } finally {
-    await inst.close();
-  }
+  // A member of another database too: the session ends, the token stays for the other
+  // database and finds nothing of this one.
+  const both = await addPerson(inst, { databaseId: dbId, role: "viewer" });
+  await inst.server.vault!.store.memberships.put({
+    databaseId: otherDb,
+    personId: both.personId,
+    role: "viewer",
+    since: new Date().toISOString(),
+  });
+  const bothBrowser = new ConsoleClient(inst.url);
+  await bothBrowser.signIn(both.token);
+  const out = await call(members(inst, dbId, `/${both.personId}`), {
+    method: "DELETE",
+    token: owner,
+  });
+  assert.deepEqual(out.body, { sessionsEnded: 1, tokensRevoked: 0 });
+  const gone = await call(formUrl, { token: both.token });
+  assert.equal(gone.status, 404);
+  assert.equal(gone.body.error.code, "form_not_found");
+  const dbs = await call(`${inst.url}/vault/databases`, { token: both.token });
+  assert.deepEqual(dbs.body.items.map((d: { id: string }) => d.id), [otherDb]);
+  const again = await bothBrowser.request("/console");
+  assert.equal(again.status, 200);
+  assert.match(await again.text(), /Sign in/);
+  const twice = await call(members(inst, dbId, `/${both.personId}`), {
+    method: "DELETE",
+    token: owner,
+  });
+  assert.equal(twice.status, 404);
 });
