@@ -8,6 +8,8 @@ import { adoptOwnerToken } from "./people/bootstrap.ts";
 import { peopleServices } from "./people/index.ts";
 import { peopleRoutes } from "./people/api/index.ts";
 import type { Mailer } from "./people/mailer.ts";
+import { tokenRoutes } from "./people/api/tokens.ts";
+import { PersonTokens } from "./people/tokens.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { largeTransfer } from "./http/transfer_regime.ts";
 import { instanceRoutes } from "./admin/api/instance.ts";
@@ -160,6 +162,17 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
       adoptOwnerToken({ vault: deps.vault!.store, identity: deps.identity }, token),
     identity: deps.identity,
   };
+  // People's API tokens (src/people/api/tokens.ts): ahead of the vault's routes, whose
+  // `/vault/*` authentication would otherwise run for them a second time.
+  const apiTokens = deps.vault && new PersonTokens({
+    tokens: deps.vault.store.personTokens,
+    people: deps.vault.store.people,
+    facts: deps.vault.store.vaultDatabases,
+    relay: deps.identity,
+    access: deps.vault.access,
+    audit: deps.vault.audit,
+  });
+  if (apiTokens) app.route("/", tokenRoutes(apiTokens, personTokens!));
   if (deps.vault) app.route("/", vaultRoutes(deps.vault, personTokens!));
   // People and each database's members (src/people): the vault's, beside its routes.
   const peopleSide = deps.vault && peopleServices(deps.vault, deps.mailer);
@@ -203,6 +216,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         tokens: personTokens!,
         people: peopleSide!,
         baseUrl,
+        apiTokens: apiTokens!,
       }),
     );
   }

@@ -40,6 +40,7 @@ const OWN_MODULE = new Map<string, () => Promise<Run>>([
   ["form", async () => (await import("./form.ts")).formCommand],
   ["records", async () => (await import("./records.ts")).recordsCommand],
   ["quarantine", async () => (await import("./quarantine.ts")).quarantineCommand],
+  ["token", async () => (await import("./token.ts")).tokenCommand],
   ["webhook", async () => (await import("./webhook.ts")).webhookCommand],
   ["deliveries", async () => (await import("./webhook.ts")).webhookCommand],
   ["backup", async () => (await import("./backup.ts")).backupCommand],
@@ -73,6 +74,9 @@ Commands:
   blob put ...          Upload a file, print its file reference ("sealpost blob --help")
   db|form|records|quarantine ...
                         The vault's owner commands (see "sealpost form --help")
+  token create|list|revoke ...
+                        Your API tokens: scoped, shown once, revocable
+                        (see "sealpost token --help")
   webhook add|list|show|edit|remove|test ...
                         A form's webhooks (see "sealpost webhook --help")
   deliveries list|show|retry ...

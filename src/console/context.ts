@@ -7,6 +7,7 @@
  */
 import type { PersonTokenSource } from "../people/person_tokens.ts";
 import type { PeopleServices } from "../people/index.ts";
+import type { PersonTokens } from "../people/tokens.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { type Config, publicBaseUrl } from "../config/index.ts";
@@ -29,6 +30,8 @@ export interface ConsoleDeps {
   people: PeopleServices;
   /** The public base URL (one-time links point there). */
   baseUrl: () => string;
+  /** People's API tokens (the "API tokens" page). */
+  apiTokens: PersonTokens;
 }
 
 /** Hono environment of the console's routes. */

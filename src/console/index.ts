@@ -10,6 +10,7 @@
  * - `lifecycle_routes.tsx`: closing, reopening and deleting a form.
  * - `database_routes.tsx`, `members_page.tsx`: databases and their members;
  *   `invitation_routes.tsx`: accepting an invitation.
+ * - `token_routes.tsx`: the person's API tokens.
  * - `quarantine_routes.tsx`, `webhook_routes.tsx`, `form_routes.tsx`: the rest.
  *
  * @module
@@ -34,6 +35,7 @@ import { lifecycleRoutes } from "./lifecycle_routes.tsx";
 import { errorPage } from "./layout.tsx";
 import { quarantineRoutes } from "./quarantine_routes.tsx";
 import { recordRoutes } from "./record_routes.tsx";
+import { tokenRoutes } from "./token_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 import { databaseRoutes } from "./database_routes.tsx";
 import { invitationRoutes } from "./invitation_routes.tsx";
@@ -116,6 +118,7 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route("/", recordRoutes(deps));
   app.route("/", quarantineRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", tokenRoutes(deps));
   app.route("/", lifecycleRoutes(deps));
   app.route("/", formRoutes(deps));
   app.route("/", databaseRoutes(deps));

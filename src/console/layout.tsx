@@ -41,6 +41,7 @@ export function Page({ title, session, script, children }: PageProps) {
               <a href="/console/forms/new">New form</a>
               <a href="/console/quarantine">Quarantine</a>
               <a href="/console/databases">Databases</a>
+              <a href="/console/tokens">API tokens</a>
             </nav>
           )}
           {session && (
