@@ -3,35 +3,13 @@
  * which database, never a value.
  */
 import assert from "node:assert/strict";
-import type { AuditEvent } from "../../src/audit/sink.ts";
 import { NEED } from "../../src/people/access.ts";
-import { bootstrapPeople } from "../../src/people/bootstrap.ts";
-import { createUser } from "../../src/relay/identity.ts";
-import { FormDirectory } from "../../src/relay/manifests.ts";
-import { openStore } from "../../src/store/kv/file.ts";
-import { relayKvPorts } from "../../src/store/kv/relay_ports.ts";
-import { vaultKvPorts } from "../../src/store/kv/vault_ports.ts";
-import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
+import { auditedVault } from "./_audited_vault.ts";
 
 Deno.test("vault actions report who did what on which database, never a value", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sealpost-audit-sites-" });
-  const kv = await openStore(dir);
+  const { vault, events, first, close } = await auditedVault();
   try {
-    const relay = await relayKvPorts(kv, dir);
-    const link = new LocalRelayLink(relay, new FormDirectory(relay), "http://127.0.0.1:9", null);
-    const events: AuditEvent[] = [];
-    const vault = new Vault(vaultKvPorts(kv), new VaultKeys(dir, null), link, {
-      batchSize: 10,
-      pollIntervalMs: 60_000,
-      audit: { record: (event) => events.push(event) },
-    });
-    const { user } = await createUser(relay.identity, "");
-    const first = await bootstrapPeople({
-      vault: vault.store,
-      identity: relay.identity,
-      first: { userId: user.id, ownerToken: "" },
-      host: "audit.example",
-    });
+    const user = { id: first.personId };
     const gate = vault.access.gate(first, NEED.deleteForm);
     const db = await vault.createDatabase(first, "main");
     const fields = [{ id: "name", kind: "text", label: "Name" }];
@@ -62,7 +40,6 @@ Deno.test("vault actions report who did what on which database, never a value", 
     }
     assert.ok(!JSON.stringify(events).includes("value"), "no record value is reported");
   } finally {
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
+    await close();
   }
 });

@@ -4,36 +4,14 @@
  * database, and never an email, a link's secret or a password.
  */
 import assert from "node:assert/strict";
-import type { AuditEvent } from "../../src/audit/sink.ts";
-import { bootstrapPeople } from "../../src/people/bootstrap.ts";
 import { peopleServices } from "../../src/people/index.ts";
 import { stopPasswordHasher } from "../../src/people/password.ts";
-import { createUser } from "../../src/relay/identity.ts";
-import { FormDirectory } from "../../src/relay/manifests.ts";
-import { openStore } from "../../src/store/kv/file.ts";
-import { relayKvPorts } from "../../src/store/kv/relay_ports.ts";
-import { vaultKvPorts } from "../../src/store/kv/vault_ports.ts";
-import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
+import { auditedVault } from "./_audited_vault.ts";
 
 Deno.test("people and members report person_created, member_invited, joined, role changed, removed", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sealpost-members-" });
-  const kv = await openStore(dir);
+  const { vault, events, first, close } = await auditedVault();
   try {
-    const relay = await relayKvPorts(kv, dir);
-    const link = new LocalRelayLink(relay, new FormDirectory(relay), "http://127.0.0.1:9", null);
-    const events: AuditEvent[] = [];
-    const vault = new Vault(vaultKvPorts(kv), new VaultKeys(dir, null), link, {
-      batchSize: 10,
-      pollIntervalMs: 60_000,
-      audit: { record: (event) => events.push(event) },
-    });
-    const { user } = await createUser(relay.identity, "");
-    const first = await bootstrapPeople({
-      vault: vault.store,
-      identity: relay.identity,
-      first: { userId: user.id, ownerToken: "" },
-      host: "members.example",
-    });
+    const user = { id: first.personId };
     const db = await vault.createDatabase(first, "main");
     const mailed: string[] = [];
     const { people, members, invitations } = peopleServices(vault, {
@@ -89,7 +67,6 @@ Deno.test("people and members report person_created, member_invited, joined, rol
     }
   } finally {
     stopPasswordHasher();
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
+    await close();
   }
 });
