@@ -14,22 +14,19 @@ import { type Context, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import { DomainError, Forbidden } from "../errors/index.ts";
-import { clientIp } from "../http/client_ip.ts";
 import { httpError } from "../http/errors.ts";
-import { AddressRanges } from "../ip/address.ts";
 import type { Acceptor } from "../people/invitations.ts";
 import { PASSWORD_MIN } from "../people/password.ts";
 import { TICKET_SCRIPT_PATH } from "./assets.ts";
 import {
-  clearConsoleCookie,
   type ConsoleDeps,
   type ConsoleEnv,
   CSRF_FIELD,
   field,
   formBody,
-  SESSION_COOKIE,
   sessionOf,
   setConsoleCookie,
+  startSession,
 } from "./context.ts";
 import { ErrorBox, html, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
@@ -173,14 +170,8 @@ export function invitationRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       return page(c, session, secret, err.message, status);
     }
     if (!session) {
-      const { cookie } = await deps.sessions.create(joined.person, {
-        method: "password",
-        secondFactor: false,
-        address: clientIp(c, new AddressRanges(deps.config.server.trusted_proxies)),
-        agent: c.req.header("user-agent") ?? "",
-      });
-      clearConsoleCookie(c, deps.config, INVITE_COOKIE);
-      setConsoleCookie(c, deps.config, SESSION_COOKIE, cookie, deps.sessions.limits.maxSeconds);
+      const how = { method: "password", secondFactor: false } as const;
+      await startSession(c, deps, joined.person, how, INVITE_COOKIE);
     }
     const done = `Welcome: you are now ${joined.role} of this database.`;
     return c.redirect(
