@@ -5,6 +5,9 @@
  * @module
  */
 import { adoptOwnerToken } from "./people/bootstrap.ts";
+import { peopleServices } from "./people/index.ts";
+import { peopleRoutes } from "./people/api/index.ts";
+import type { Mailer } from "./people/mailer.ts";
 import { tokenRoutes } from "./people/api/tokens.ts";
 import { PersonTokens } from "./people/tokens.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -57,6 +60,8 @@ export interface AppDeps {
   storePing?: () => Promise<void>;
   /** The public base URL once listening (with port 0, the real port); default from config. */
   baseUrl?: () => string;
+  /** Where invitations are mailed (src/people/mailer.ts); none by default. */
+  mailer?: Mailer;
 }
 
 /** Builds the application. */
@@ -175,6 +180,12 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     const { access, audit, store } = deps.vault;
     app.route("/", auditRoutes({ tokens: personTokens!, access, log: audit, port: store.audit }));
   }
+  // People and each database's members (src/people): the vault's, beside its routes.
+  const peopleSide = deps.vault && peopleServices(deps.vault, deps.mailer);
+  const baseUrl = deps.baseUrl ?? (() => publicBaseUrl(config));
+  if (peopleSide) {
+    app.route("/", peopleRoutes({ services: peopleSide, tokens: personTokens!, baseUrl }));
+  }
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
     app.use("/vault-files/*", rateLimit(limiter("blob_reads", "vault_files"), proxies));
@@ -209,6 +220,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         vault: deps.vault,
         sessions,
         tokens: personTokens!,
+        people: peopleSide!,
+        baseUrl,
         apiTokens: apiTokens!,
       }),
     );

@@ -18,6 +18,9 @@ import { helpText, programCommand } from "./program.ts";
 import { flagOptions, JSON_AND_HELP } from "./args.ts";
 import type { DemoInfo } from "../vault/index.ts";
 import { shareLink } from "../web/links.ts";
+import { firstPerson } from "../init/first_person.ts";
+import { passwordLinkOf } from "../people/people.ts";
+import { DomainError } from "../errors/index.ts";
 
 /** A command's runner: resolves to the exit code. */
 type Run = (args: string[]) => Promise<number>;
@@ -62,8 +65,11 @@ Usage: sealpost <command> [options]
 
 Commands:
   serve                 Run the service (initialises an empty data dir first)
-  init                  Prepare a data dir: relay secret, admin token, first user
-  user add --name NAME  Create a user (admin token) and print its owner token
+  init [--email ADDR]   Prepare a data dir: relay secret, admin token, first user
+                        and person (an instance admin), and their set-password link
+  user add --email ADDR [--name NAME] [--admin]
+                        Add a person (instance admin's token); prints their one-time
+                        set-password link
   submit ...            Seal and submit values to a form (see "sealpost submit --help")
   blob put ...          Upload a file, print its file reference ("sealpost blob --help")
   db|form|records|quarantine ...
@@ -116,19 +122,23 @@ the certificate files of [server.tls] (they are also watched), without dropping 
   --role relay   the public half alone: intake, uploads, queues; no private key
   --role vault   the owner half, pulling from --relay URL (token: SEALPOST_RELAY_TOKEN once)
 `,
-  init: `Usage: sealpost init [--config FILE] [--data DIR] [--json]
+  init: `Usage: sealpost init [--email ADDR] [--config FILE] [--data DIR] [--json]
 
 Prepares a data dir, idempotently: relay secret, admin token, a first user with its owner
-token, and credentials.json (0600). --json prints
-{"dataDir","baseUrl","userId","ownerToken","adminToken"}.
+token, and credentials.json (0600). The first user is also the first person, an instance
+admin, whose email is --email (else a placeholder; a later "init --email" changes it): while
+they have set no password, init prints a one-time set-password link for them (7 days).
+--json prints {"dataDir","baseUrl","userId","ownerToken","adminToken","person"}.
 With store.backend = "postgres" the relay secret is kept in the database, and a database
 another process initialised is joined: no new tokens (ownerToken and adminToken are null).
 `,
-  "user add":
-    `Usage: sealpost user add --name NAME [--url URL] [--token ADMIN_TOKEN] [--data DIR] [--json]
+  "user add": `Usage: sealpost user add --email ADDR [--name NAME] [--admin]
+                        [--url URL] [--token TOKEN] [--data DIR] [--json]
 
-Creates a user through the admin API of a running instance and prints its owner token once.
-The admin token comes from --token, SEALPOST_TOKEN, or the data dir's credentials.json.
+Adds a person through the people API of a running instance and prints their one-time
+set-password link (7 days; the link is shown once, the password is theirs alone). --admin
+makes them an instance admin. The token is an instance admin's with the admin scope: --token,
+SEALPOST_TOKEN, or the owner token of the data dir's credentials.json (the first person's).
 `,
 };
 
@@ -143,7 +153,9 @@ const OPTIONS = {
     "url",
     "token",
     "name",
+    "email",
   ]),
+  admin: { type: "boolean" },
   ...JSON_AND_HELP,
   version: { type: "boolean", short: "V" },
 } as const;
@@ -205,12 +217,16 @@ async function serve(flags: Flags): Promise<number> {
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   if (init.created) {
+    // The first person's one-time link (src/people/people.ts), while they have no password.
+    const link = server.vault && server.firstPerson &&
+      await passwordLinkOf(server.vault.store, server.firstPerson.personId, server.baseUrl);
     console.log(
       `Sealpost ${VERSION} initialised ${config.data_dir} and listens on ${server.url}\n` +
         `  public base URL:  ${server.baseUrl}\n` +
         `  credentials:      ${
           dataPaths(config.data_dir).credentials
         } (owner and admin tokens, 0600)\n` +
+        (link ? `  set password:     ${link.link} (the first person's, one-time)\n` : "") +
         `  API description:  ${server.url}/openapi.json`,
     );
   } else {
@@ -275,6 +291,8 @@ async function init(flags: Flags): Promise<number> {
   const config = await configFrom(flags);
   const result = await initDataDir(config);
   reportMigration(result.migration);
+  // The first person (src/init/first_person.ts): null for a relay, or a joined store.
+  const person = await firstPerson(config, flags.email);
   const report = {
     dataDir: result.dataDir,
     baseUrl: publicBaseUrl(config),
@@ -282,37 +300,52 @@ async function init(flags: Flags): Promise<number> {
     // Null when this process joined a database another process initialised.
     ownerToken: result.credentials?.ownerToken ?? null,
     adminToken: result.credentials?.adminToken ?? null,
+    person,
   };
   if (flags.json) console.log(JSON.stringify(report));
   else {
     console.log(
       `${result.created ? "Initialised" : "Already initialised:"} ${result.dataDir}\n` +
         `  user id:     ${report.userId}\n` +
-        `  credentials: ${credentialsNote(result)}`,
+        `  credentials: ${credentialsNote(result)}` +
+        (person ? `\n  first person: ${person.email} (instance admin)` : "") +
+        (person?.setPasswordLink
+          ? `\n  set password: ${person.setPasswordLink} (one-time link, until ${
+            person.expiresAt!.slice(0, 10)
+          })`
+          : ""),
     );
   }
   return 0;
 }
 
 async function userAdd(flags: Flags): Promise<number> {
-  if (!flags.name) {
-    console.error("Missing --name");
+  if (!flags.email) {
+    console.error(`Missing --email\n\n${helpText(COMMAND_HELP["user add"])}`);
     return 2;
   }
   const client = await SealpostClient.resolve({
     url: flags.url,
     token: flags.token,
     data: flags.data,
-    role: "admin",
+    role: "owner",
   });
-  const created = await client.call<{ user: { id: string; name: string }; ownerToken: string }>(
-    "POST",
-    "/admin/users",
-    { name: flags.name },
-  );
-  if (flags.json) console.log(JSON.stringify(created));
+  const added = await client.call<{
+    person: { id: string; email: string };
+    setPasswordLink: string;
+    expiresAt: string;
+  }>("POST", "/vault/people", {
+    email: flags.email,
+    name: flags.name ?? "",
+    instanceAdmin: flags.admin === true,
+  });
+  if (flags.json) console.log(JSON.stringify(added));
   else {
-    console.log(`user id:     ${created.user.id}\nowner token: ${created.ownerToken} (shown once)`);
+    console.log(
+      `person id:    ${added.person.id} (${added.person.email})\n` +
+        `set password: ${added.setPasswordLink}\n` +
+        `  (a one-time link, shown once, until ${added.expiresAt.slice(0, 10)}: send it to them)`,
+    );
   }
   return 0;
 }
@@ -365,7 +398,7 @@ export async function main(args: string[]): Promise<number> {
     if (
       err instanceof ConfigError || err instanceof ApiCallError || err instanceof ListenError ||
       err instanceof SchemaVersionError || err instanceof DataDirError ||
-      err instanceof PgUnavailableError
+      err instanceof PgUnavailableError || err instanceof DomainError
     ) {
       console.error(err.message);
       return 1;

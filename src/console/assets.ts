@@ -18,6 +18,12 @@ export { js as PASSKEY_JS } from "../web/assets/passkey_js.ts";
 /** Where the console serves the passkey island (on the sign-in and Security pages only). */
 export const PASSKEY_SCRIPT_PATH = "/console/assets/passkey.js";
 
+/** The one-time link island (src/web/islands/ticket_link.ts), bundled likewise. */
+export { js as TICKET_JS } from "../web/assets/ticket_link_js.ts";
+
+/** Where the console serves the one-time link island (invitation and set-password pages). */
+export const TICKET_SCRIPT_PATH = "/console/assets/ticket.js";
+
 /** Where the console serves the form page's style sheet (for the builder's preview). */
 export const FORM_STYLE_PATH = "/console/assets/form.css";
 
@@ -55,9 +61,11 @@ td.value { max-width: 28rem; overflow-wrap: anywhere; white-space: pre-wrap; }
 .secret { font-family: ui-monospace, monospace; background: var(--alt); padding: .5rem;
   border: 1px dashed var(--muted); overflow-wrap: anywhere; }
 form.inline { display: inline; margin: 0; }
+td select { width: auto; }
 label { display: block; font-weight: 600; margin-top: .6rem; }
 label.check { font-weight: 400; }
 input[type=text], input[type=url], input[type=password], input[type=number], input[type=date],
+input[type=email],
 input[type=search], select, textarea { width: 100%; max-width: 40rem; padding: .35rem;
   border: 1px solid var(--muted); border-radius: 3px; font: inherit; }
 textarea { min-height: 6rem; font-family: ui-monospace, monospace; }

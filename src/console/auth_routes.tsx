@@ -8,8 +8,6 @@
 import { type Context, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { timingSafeEqual } from "../crypto/hmac.ts";
-import { clientIp } from "../http/client_ip.ts";
-import { AddressRanges } from "../ip/address.ts";
 import { NEED } from "../people/access.ts";
 import { authenticatePerson } from "../people/person_tokens.ts";
 import {
@@ -23,6 +21,7 @@ import {
   sessionOf,
   setConsoleCookie,
   SIGN_IN_COOKIE,
+  startSession,
 } from "./context.ts";
 import { AddressWarningBox } from "./address_warning.tsx";
 import { flaggedWebhooks, flagReason } from "./flags.ts";
@@ -99,14 +98,8 @@ export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         401,
       );
     }
-    const { cookie } = await deps.sessions.create(person, {
-      method: "password",
-      secondFactor: false,
-      address: clientIp(c, new AddressRanges(deps.config.server.trusted_proxies)),
-      agent: c.req.header("user-agent") ?? "",
-    });
-    clearConsoleCookie(c, deps.config, SIGN_IN_COOKIE);
-    setConsoleCookie(c, deps.config, SESSION_COOKIE, cookie, deps.sessions.limits.maxSeconds);
+    const how = { method: "password", secondFactor: false } as const;
+    await startSession(c, deps, person, how, SIGN_IN_COOKIE);
     return c.redirect("/console", 303);
   });
 

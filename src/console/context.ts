@@ -6,6 +6,7 @@
  * @module
  */
 import type { PersonTokenSource } from "../people/person_tokens.ts";
+import type { PeopleServices } from "../people/index.ts";
 import type { PersonTokens } from "../people/tokens.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
@@ -13,8 +14,9 @@ import { type Config, publicBaseUrl } from "../config/index.ts";
 import { Forbidden, Invalid, Unauthenticated } from "../errors/index.ts";
 import type { Vault } from "../vault/index.ts";
 import type { WebhookEngine } from "../webhooks/index.ts";
-import type { Session, Sessions } from "./sessions.ts";
-import { viaTrustedProxy } from "../http/client_ip.ts";
+import type { Session, Sessions, SignIn } from "./sessions.ts";
+import type { Person } from "../store/ports/people.ts";
+import { clientIp, viaTrustedProxy } from "../http/client_ip.ts";
 import { AddressRanges } from "../ip/address.ts";
 
 /** What the console needs from the process: the vault and webhook services, in-process. */
@@ -25,6 +27,10 @@ export interface ConsoleDeps {
   sessions: Sessions;
   /** Where a token pasted at sign-in is checked (until the email and password sign-in). */
   tokens: PersonTokenSource;
+  /** People, members and invitations (src/people). */
+  people: PeopleServices;
+  /** The public base URL (one-time links point there). */
+  baseUrl: () => string;
   /** People's API tokens (the "API tokens" page). */
   apiTokens: PersonTokens;
 }
@@ -64,6 +70,26 @@ export function setConsoleCookie(
     path: "/console",
     maxAge: maxAgeSeconds,
   });
+}
+
+/**
+ * Signs `person` in: a new session (its address and browser noted), its cookie set; the
+ * pre-sign-in cookie `formCookie` cleared.
+ */
+export async function startSession(
+  c: Context,
+  deps: ConsoleDeps,
+  person: Person,
+  how: Pick<SignIn, "method" | "secondFactor">,
+  formCookie: string,
+): Promise<void> {
+  const { cookie } = await deps.sessions.create(person, {
+    ...how,
+    address: clientIp(c, new AddressRanges(deps.config.server.trusted_proxies)),
+    agent: c.req.header("user-agent") ?? "",
+  });
+  clearConsoleCookie(c, deps.config, formCookie);
+  setConsoleCookie(c, deps.config, SESSION_COOKIE, cookie, deps.sessions.limits.maxSeconds);
 }
 
 /** Deletes a console cookie. */

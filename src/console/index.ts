@@ -8,6 +8,8 @@
  * - `record_routes.tsx`, `records_page.tsx`, `record_query.ts`, `values.tsx`, `export.ts`:
  *   records.
  * - `lifecycle_routes.tsx`: closing, reopening and deleting a form.
+ * - `database_routes.tsx`, `members_page.tsx`: databases and their members;
+ *   `invitation_routes.tsx`: accepting an invitation.
  * - `token_routes.tsx`: the person's API tokens.
  * - `audit_routes.tsx`: the audit log (instance admins).
  * - `quarantine_routes.tsx`, `webhook_routes.tsx`, `form_routes.tsx`: the rest.
@@ -24,6 +26,8 @@ import {
   CONSOLE_SCRIPT_PATH,
   FORM_CSS,
   FORM_STYLE_PATH,
+  TICKET_JS,
+  TICKET_SCRIPT_PATH,
 } from "./assets.ts";
 import { auditRoutes } from "./audit_routes.tsx";
 import { authRoutes } from "./auth_routes.tsx";
@@ -35,6 +39,8 @@ import { quarantineRoutes } from "./quarantine_routes.tsx";
 import { recordRoutes } from "./record_routes.tsx";
 import { tokenRoutes } from "./token_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
+import { databaseRoutes } from "./database_routes.tsx";
+import { invitationRoutes } from "./invitation_routes.tsx";
 
 /** What a form or record id can be (as the owner API's path parameters allow). */
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -43,6 +49,8 @@ const ID = /^[A-Za-z0-9_-]{1,128}$/;
 const OPEN = new Set([
   "/console",
   "/console/sign-in",
+  "/console/invitations",
+  TICKET_SCRIPT_PATH,
   "/console/assets/console.css",
   CONSOLE_SCRIPT_PATH,
   FORM_STYLE_PATH,
@@ -100,6 +108,10 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     c.header("content-type", "text/javascript; charset=utf-8");
     return c.body(CONSOLE_JS);
   });
+  app.get(TICKET_SCRIPT_PATH, (c) => {
+    c.header("content-type", "text/javascript; charset=utf-8");
+    return c.body(TICKET_JS);
+  });
   app.get(FORM_STYLE_PATH, (c) => {
     c.header("content-type", "text/css; charset=utf-8");
     return c.body(FORM_CSS);
@@ -112,6 +124,8 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route("/", lifecycleRoutes(deps));
   app.route("/", auditRoutes(deps));
   app.route("/", formRoutes(deps));
+  app.route("/", databaseRoutes(deps));
+  app.route("/", invitationRoutes(deps));
   app.onError((err, c) => {
     const wantsHtml = (c.req.header("accept") ?? "").includes("text/html");
     const known = httpError(err);

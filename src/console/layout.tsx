@@ -14,11 +14,13 @@ export interface PageProps {
   title: string;
   /** The signed-in session (null on the sign-in page: no navigation). */
   session: Session | null;
+  /** The path of an island this page alone loads (a one-time link's page). */
+  script?: string;
   children?: Child;
 }
 
 /** A whole console page: head, top bar with navigation and sign-out, main content. */
-export function Page({ title, session, children }: PageProps) {
+export function Page({ title, session, script, children }: PageProps) {
   return (
     <html lang="en">
       <head>
@@ -28,6 +30,7 @@ export function Page({ title, session, children }: PageProps) {
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/console/assets/console.css" />
         {session && <script type="module" src={CONSOLE_SCRIPT_PATH}></script>}
+        {script && <script type="module" src={script}></script>}
       </head>
       <body>
         <header class="top">
@@ -37,6 +40,7 @@ export function Page({ title, session, children }: PageProps) {
               <a href="/console">Forms</a>
               <a href="/console/forms/new">New form</a>
               <a href="/console/quarantine">Quarantine</a>
+              <a href="/console/databases">Databases</a>
               <a href="/console/tokens">API tokens</a>
               {session.instanceAdmin && <a href="/console/audit">Audit</a>}
             </nav>

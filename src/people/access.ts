@@ -27,7 +27,8 @@ export type Need = readonly [Role, Scope];
  * The needs of the vault's, the webhooks' and the console's actions: reads (databases,
  * forms, versions, manifests, records, files, exports); form changes (create, versions,
  * settings, publish, close, reopen); record edits and the quarantine; webhooks and their
- * deliveries; form deletion (an owner's).
+ * deliveries; form deletion and the members of a database (an owner's; members need the
+ * `admin` scope, the scope of people).
  */
 export const NEED = {
   read: ["viewer", "records:read"],
@@ -36,6 +37,7 @@ export const NEED = {
   records: ["editor", "records:write"],
   webhooks: ["editor", "webhooks:write"],
   deleteForm: ["owner", "forms:write"],
+  members: ["owner", "admin"],
 } as const satisfies Record<string, Need>;
 
 /** The 403 of a member whose role is below what the action needs. */

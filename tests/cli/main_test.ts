@@ -1,6 +1,8 @@
 import { sealpost } from "../_support/cli.ts";
 import assert from "node:assert/strict";
-import { spawnServer } from "../_support/process.ts";
+import { addPerson } from "../_support/people.ts";
+import { startInstance } from "../_support/server.ts";
+import { takeTicket } from "../../src/people/one_time_links.ts";
 import { freshPg } from "../store/contract/_pg.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -31,8 +33,16 @@ Deno.test("init --json: creates the data dir once, secrets 0600, idempotent", as
       "baseUrl",
       "dataDir",
       "ownerToken",
+      "person",
       "userId",
     ]);
+    // The first user is the first person, an instance admin, with a set-password link.
+    assert.equal(report.person.personId, report.userId);
+    assert.equal(report.person.email, "owner@127.0.0.1.invalid");
+    assert.match(
+      report.person.setPasswordLink,
+      /^http:\/\/127\.0\.0\.1:8080\/console\/set-password#/,
+    );
     assert.match(report.ownerToken, /^spo_/);
     assert.match(report.adminToken, /^spa_/);
     assert.equal(report.baseUrl, "http://127.0.0.1:8080");
@@ -40,7 +50,18 @@ Deno.test("init --json: creates the data dir once, secrets 0600, idempotent", as
       assert.equal((await Deno.stat(`${data}/${file}`)).mode! & 0o777, 0o600, file);
     }
     const second = await sealpost(["init", "--json", "--data", data]);
-    assert.deepEqual(JSON.parse(second.stdout), report, "a second init changes nothing");
+    const again = JSON.parse(second.stdout);
+    // Nothing changes but a new link for the first person, who has no password yet.
+    assert.notEqual(again.person.setPasswordLink, report.person.setPasswordLink);
+    const withoutLink = (r: typeof report) => ({
+      ...r,
+      person: { ...r.person, setPasswordLink: "", expiresAt: "" },
+    });
+    assert.deepEqual(withoutLink(again), withoutLink(report), "a second init changes nothing");
+    const named = await sealpost(["init", "--email", "Ada@Example.org", "--data", data]);
+    assert.equal(named.code, 0, named.stderr);
+    assert.match(named.stdout, /first person: ada@example\.org \(instance admin\)/);
+    assert.match(named.stdout, /set password: http:\/\/127\.0\.0\.1:8080\/console\/set-password#/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -89,6 +110,7 @@ Deno.test("serve: says how to reach a new instance once; SIGTERM drains and exit
     const start = () => serve(dir, {}, "inherit");
     const first = await start();
     assert.match(first.banner, /initialised/);
+    assert.match(first.banner, /set password: +http:\/\/\S+\/console\/set-password#/);
     assert.match(first.banner, /credentials\.json/);
     assert.doesNotMatch(first.banner, /spo_|spa_/, "tokens are not printed");
     const url = /listens on (http:\/\/\S+)/.exec(first.banner)![1];
@@ -156,45 +178,82 @@ Deno.test("serve: warns about SEALPOST_* variables that nothing reads, then runs
   }
 });
 
-Deno.test("user add: creates a user through the admin API of a running instance", async () => {
-  const dir = await Deno.makeTempDir();
-  const server = await spawnServer(dir);
+Deno.test("user add --email: adds a person and prints a one-time set-password link that works", async () => {
+  const inst = await startInstance();
   try {
     const added = await sealpost([
       "user",
       "add",
+      "--email",
+      "Carol@Example.org",
       "--name",
-      "carol",
-      "--json",
-      "--data",
-      dir,
+      "Carol",
       "--url",
-      server.url,
+      inst.url,
+      "--token",
+      inst.credentials.ownerToken,
     ]);
     assert.equal(added.code, 0, added.stderr);
-    const created = JSON.parse(added.stdout);
-    assert.equal(created.user.name, "carol");
-    const me = await fetch(`${server.url}/owner/me`, {
-      headers: { authorization: `Bearer ${created.ownerToken}` },
-    });
-    assert.equal((await me.json()).user.name, "carol");
-    const denied = await sealpost([
+    const link = /set password: (\S+)/.exec(added.stdout)?.[1] ?? "";
+    assert.ok(link.startsWith(`${inst.server.baseUrl}/console/set-password#`), added.stdout);
+    assert.match(added.stdout, /shown once/);
+    const ports = inst.server.vault!.store;
+    const carol = (await ports.people.byEmail("carol@example.org"))!;
+    assert.equal(carol.name, "Carol");
+    assert.equal(carol.instanceAdmin, false);
+    assert.equal(carol.passwordHash, null, "no password is made for them");
+    const ticket = await takeTicket(ports.tickets, link.split("#")[1], "set_password");
+    assert.equal(ticket?.personId, carol.id, "the link is Carol's set_password ticket");
+
+    const admin = await sealpost([
       "user",
       "add",
-      "--name",
-      "x",
+      "--email",
+      "dan@example.org",
+      "--admin",
+      "--json",
       "--url",
-      server.url,
+      inst.url,
       "--token",
-      server.credentials.ownerToken,
+      inst.credentials.ownerToken,
     ]);
-    assert.equal(denied.code, 1);
-    assert.match(denied.stderr, /admin token/);
-    const missing = await sealpost(["user", "add", "--data", dir]);
+    assert.equal(admin.code, 0, admin.stderr);
+    const created = JSON.parse(admin.stdout);
+    assert.equal(created.person.instanceAdmin, true);
+    assert.match(created.setPasswordLink, /#[A-Za-z0-9_-]{43}$/);
+
+    const taken = await sealpost([
+      "user",
+      "add",
+      "--email",
+      "carol@example.org",
+      "--url",
+      inst.url,
+      "--token",
+      inst.credentials.ownerToken,
+    ]);
+    assert.equal(taken.code, 1);
+    assert.match(taken.stderr, /carol@example.org/);
+    const plain = await addPerson(inst);
+    for (const token of [plain.token, inst.credentials.adminToken]) {
+      const denied = await sealpost([
+        "user",
+        "add",
+        "--email",
+        "x@example.org",
+        "--url",
+        inst.url,
+        "--token",
+        token,
+      ]);
+      assert.equal(denied.code, 1);
+      assert.match(denied.stderr, /instance admin|owner token/);
+    }
+    const missing = await sealpost(["user", "add", "--url", inst.url]);
     assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /Missing --email/);
   } finally {
-    await server.stop();
-    await Deno.remove(dir, { recursive: true });
+    await inst.close();
   }
 });
 
@@ -259,7 +318,7 @@ Deno.test("init --json on postgres: the first process initialises, the next join
     );
     assert.deepEqual(
       { ...joined, dataDir: "" },
-      { ...created, dataDir: "", ownerToken: null, adminToken: null },
+      { ...created, dataDir: "", ownerToken: null, adminToken: null, person: null },
     );
     assert.doesNotMatch(first.stderr + second.stderr, /sealpost:[^@]*@/, "no password shown");
   } finally {

@@ -78,7 +78,8 @@ export interface RouteCase {
 }
 
 const FIELDS = [{ id: "name", kind: "text", label: "Name" }];
-
+/** An email nobody has yet (people and invitations). */
+const newEmail = () => `p${crypto.getRandomValues(new Uint8Array(6)).toHex()}@example.org`;
 const HOOK = "https://e.example/h";
 /** The console builder's form of a one-field form, published. */
 const BUILDER = {
@@ -426,6 +427,57 @@ export const API_CASES: RouteCase[] = [
     notFound: "delivery_not_found",
     request: (f) => ({ method: "POST", path: `/owner/deliveries/${f.deliveryId}/retry` }),
   },
+  {
+    route: "GET /vault/people",
+    need: "admin",
+    ok: 200,
+    request: () => ({ method: "GET", path: "/vault/people" }),
+  },
+  {
+    route: "POST /vault/people",
+    need: "admin",
+    ok: 201,
+    request: () => ({ method: "POST", path: "/vault/people", json: { email: newEmail() } }),
+  },
+  {
+    route: "GET /vault/databases/{dbId}/members",
+    need: "owner",
+    ok: 200,
+    notFound: "database_not_found",
+    request: (f) => ({ method: "GET", path: `/vault/databases/${f.databaseId}/members` }),
+  },
+  {
+    route: "POST /vault/databases/{dbId}/members",
+    need: "owner",
+    ok: 201,
+    notFound: "database_not_found",
+    request: (f) => ({
+      method: "POST",
+      path: `/vault/databases/${f.databaseId}/members`,
+      json: { email: newEmail(), role: "viewer" },
+    }),
+  },
+  // Called on a person who is no member: an owner gets past the gate to that 404.
+  {
+    route: "PATCH /vault/databases/{dbId}/members/{personId}",
+    need: "owner",
+    ok: 404,
+    okCode: "member_not_found",
+    notFound: "database_not_found",
+    request: (f) => ({
+      method: "PATCH",
+      path: `/vault/databases/${f.databaseId}/members/nobody`,
+      json: { role: "viewer" },
+    }),
+  },
+  {
+    route: "DELETE /vault/databases/{dbId}/members/{personId}",
+    need: "owner",
+    ok: 404,
+    okCode: "member_not_found",
+    notFound: "database_not_found",
+    request: (f) => ({ method: "DELETE", path: `/vault/databases/${f.databaseId}/members/nobody` }),
+  },
 ];
 
 /** The console's pages and actions (each behind a session). */
@@ -725,6 +777,55 @@ export const CONSOLE_CASES: RouteCase[] = [
     need: "admin",
     ok: 200,
     request: () => ({ method: "GET", path: "/console/audit" }),
+  },
+  {
+    route: "GET /console/databases",
+    need: "viewer",
+    list: true,
+    ok: 200,
+    request: () => ({ method: "GET", path: "/console/databases" }),
+  },
+  {
+    route: "GET /console/databases/{dbId}",
+    need: "viewer",
+    ok: 200,
+    request: (f) => ({ method: "GET", path: `/console/databases/${f.databaseId}` }),
+  },
+  {
+    route: "GET /console/databases/{dbId}/members",
+    need: "owner",
+    ok: 200,
+    request: (f) => ({ method: "GET", path: `/console/databases/${f.databaseId}/members` }),
+  },
+  {
+    route: "POST /console/databases/{dbId}/members",
+    need: "owner",
+    ok: 200,
+    request: (f) => ({
+      method: "POST",
+      path: `/console/databases/${f.databaseId}/members`,
+      form: { email: newEmail(), role: "viewer" },
+    }),
+  },
+  {
+    route: "POST /console/databases/{dbId}/members/{personId}/role",
+    need: "owner",
+    ok: 404,
+    request: (f) => ({
+      method: "POST",
+      path: `/console/databases/${f.databaseId}/members/nobody/role`,
+      form: { role: "viewer" },
+    }),
+  },
+  {
+    route: "POST /console/databases/{dbId}/members/{personId}/remove",
+    need: "owner",
+    ok: 404,
+    request: (f) => ({
+      method: "POST",
+      path: `/console/databases/${f.databaseId}/members/nobody/remove`,
+      form: {},
+    }),
   },
 ];
 
