@@ -183,7 +183,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     });
     // Its own buckets with the vault API's rule: sign-in guesses count against an address.
     app.use("/console/*", rateLimit(limiter("vault", "console"), proxies));
-    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions, tokens: personTokens! }));
+    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions }));
   }
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

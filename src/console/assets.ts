@@ -18,6 +18,12 @@ export { js as PASSKEY_JS } from "../web/assets/passkey_js.ts";
 /** Where the console serves the passkey island (on the sign-in and Security pages only). */
 export const PASSKEY_SCRIPT_PATH = "/console/assets/passkey.js";
 
+/** The set-password island (the link's secret from its fragment: src/web/islands/set_password.ts). */
+export { js as SET_PASSWORD_JS } from "../web/assets/set_password_js.ts";
+
+/** Where the console serves the set-password island. */
+export const SET_PASSWORD_SCRIPT_PATH = "/console/assets/set-password.js";
+
 /** Where the console serves the form page's style sheet (for the builder's preview). */
 export const FORM_STYLE_PATH = "/console/assets/form.css";
 

@@ -14,11 +14,13 @@ export interface PageProps {
   title: string;
   /** The signed-in session (null on the sign-in page: no navigation). */
   session: Session | null;
+  /** Islands this page loads besides the console's own (e.g. the passkey island). */
+  scripts?: string[];
   children?: Child;
 }
 
 /** A whole console page: head, top bar with navigation and sign-out, main content. */
-export function Page({ title, session, children }: PageProps) {
+export function Page({ title, session, scripts = [], children }: PageProps) {
   return (
     <html lang="en">
       <head>
@@ -28,6 +30,7 @@ export function Page({ title, session, children }: PageProps) {
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/console/assets/console.css" />
         {session && <script type="module" src={CONSOLE_SCRIPT_PATH}></script>}
+        {scripts.map((src) => <script type="module" src={src}></script>)}
       </head>
       <body>
         <header class="top">
@@ -37,6 +40,7 @@ export function Page({ title, session, children }: PageProps) {
               <a href="/console">Forms</a>
               <a href="/console/forms/new">New form</a>
               <a href="/console/quarantine">Quarantine</a>
+              <a href="/console/security">Security</a>
             </nav>
           )}
           {session && (

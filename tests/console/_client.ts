@@ -1,7 +1,32 @@
 /**
- * A cookie-keeping HTTP client for the console's pages (over real HTTP), and sign-in.
+ * A cookie-keeping HTTP client for the console's pages (over real HTTP), sign-in with an email
+ * and a password, and the first person's password for tests ({@link firstPerson}).
  */
 import assert from "node:assert/strict";
+import { hashPassword } from "../../src/people/password.ts";
+import type { TestInstance } from "../_support/server.ts";
+
+/** How a test person signs in. */
+export interface Login {
+  email: string;
+  password: string;
+}
+
+/** The password tests give people. */
+export const TEST_PASSWORD = "correct horse battery staple";
+
+/**
+ * Gives person `personId` of `inst` (the first person, init's user, unless given) the password
+ * {@link TEST_PASSWORD} through the people port; answers how they sign in.
+ */
+export async function firstPerson(inst: TestInstance, personId?: string): Promise<Login> {
+  const people = inst.server.vault!.store.people;
+  const id = personId ?? inst.credentials.userId;
+  const passwordHash = await hashPassword(TEST_PASSWORD);
+  const person = await people.update(id, (p) => ({ ...p, passwordHash }));
+  assert.ok(person && person !== "email_taken", "the person exists");
+  return { email: person.email, password: TEST_PASSWORD };
+}
 
 /** A browser-like client: keeps cookies, reads CSRF tokens out of pages. */
 export class ConsoleClient {
@@ -49,10 +74,10 @@ export class ConsoleClient {
     return await this.request(path, { method: "POST", body });
   }
 
-  /** Signs in with `token`; returns the session's CSRF token. */
-  async signIn(token: string): Promise<string> {
+  /** Signs in with an email and a password; returns the session's CSRF token. */
+  async signIn(login: Login): Promise<string> {
     const form = await this.page("/console");
-    const response = await this.post("/console/sign-in", { token }, csrfOf(form));
+    const response = await this.post("/console/sign-in", { ...login }, csrfOf(form));
     await response.body?.cancel();
     assert.equal(response.status, 303);
     return csrfOf(await this.page("/console"));
