@@ -3,7 +3,12 @@
  * and a password, and the first person's password for tests ({@link firstPerson}).
  */
 import assert from "node:assert/strict";
+import { TOTP } from "otpauth";
+import { loadConfig } from "../../src/config/index.ts";
 import { hashPassword } from "../../src/people/password.ts";
+import { readCredentials } from "../../src/store/data_dir.ts";
+import { openConfiguredStore } from "../../src/store/open.ts";
+import type { PeoplePort } from "../../src/store/ports/people.ts";
 import type { TestInstance } from "../_support/server.ts";
 
 /** How a test person signs in. */
@@ -15,17 +20,32 @@ export interface Login {
 /** The password tests give people. */
 export const TEST_PASSWORD = "correct horse battery staple";
 
-/**
- * Gives person `personId` of `inst` (the first person, init's user, unless given) the password
- * {@link TEST_PASSWORD} through the people port; answers how they sign in.
- */
-export async function firstPerson(inst: TestInstance, personId?: string): Promise<Login> {
-  const people = inst.server.vault!.store.people;
-  const id = personId ?? inst.credentials.userId;
+/** Gives person `personId` the password {@link TEST_PASSWORD}; answers how they sign in. */
+export async function withPassword(people: PeoplePort, personId: string): Promise<Login> {
   const passwordHash = await hashPassword(TEST_PASSWORD);
-  const person = await people.update(id, (p) => ({ ...p, passwordHash }));
+  const person = await people.update(personId, (p) => ({ ...p, passwordHash }));
   assert.ok(person && person !== "email_taken", "the person exists");
   return { email: person.email, password: TEST_PASSWORD };
+}
+
+/** The first person (init's user) of an in-process instance, with {@link TEST_PASSWORD}. */
+export function firstPerson(inst: Pick<TestInstance, "server" | "credentials">): Promise<Login> {
+  return withPassword(inst.server.vault!.store.people, inst.credentials.userId);
+}
+
+/**
+ * The first person of the stopped instance of data dir `dataDir` (a `sealpost serve`
+ * subprocess that has run once), given {@link TEST_PASSWORD} in its store.
+ */
+export async function firstPersonOf(dataDir: string): Promise<Login> {
+  const config = await loadConfig({ env: {}, flags: { data: dataDir } });
+  const store = await openConfiguredStore(config);
+  try {
+    const { userId } = (await readCredentials(dataDir))!;
+    return await withPassword(store.ports.vault.people, userId);
+  } finally {
+    await store.close();
+  }
 }
 
 /** A browser-like client: keeps cookies, reads CSRF tokens out of pages. */
@@ -89,4 +109,11 @@ export function csrfOf(html: string): string {
   const match = /name="_csrf" value="([^"]+)"/.exec(html);
   assert.ok(match, "page has a CSRF field");
   return match[1];
+}
+
+/** The code of a TOTP secret at `at`, as an authenticator app shows it. */
+export function totpCode(secret: string, at = Date.now()): string {
+  return new TOTP({ secret, algorithm: "SHA1", digits: 6, period: 30 }).generate({
+    timestamp: at,
+  });
 }

@@ -4,17 +4,16 @@
  * set-password link used once.
  */
 import assert from "node:assert/strict";
-import { TOTP } from "otpauth";
 import { issueTicket } from "../../src/people/tickets.ts";
 import { startInstance, type TestInstance } from "../_support/server.ts";
-import { ConsoleClient, csrfOf, firstPerson, type Login, TEST_PASSWORD } from "./_client.ts";
-
-/** The current code of a TOTP secret, as an authenticator app shows it. */
-export function totpCode(secret: string, at = Date.now()): string {
-  return new TOTP({ secret, algorithm: "SHA1", digits: 6, period: 30 }).generate({
-    timestamp: at,
-  });
-}
+import {
+  ConsoleClient,
+  csrfOf,
+  firstPerson,
+  type Login,
+  TEST_PASSWORD,
+  totpCode,
+} from "./_client.ts";
 
 /** Posts the sign-in form with `login`; the response (body unread). */
 async function postSignIn(browser: ConsoleClient, login: Login): Promise<Response> {
