@@ -58,7 +58,9 @@ function PasswordSection({ session }: { session: Session }) {
         <PasswordRules />
         <label for="confirm">New password again</label>
         <input id="confirm" name="confirm" type="password" autocomplete="new-password" required />
-        <button type="submit">Change password</button>
+        <div>
+          <button type="submit">Change password</button>
+        </div>
       </form>
     </section>
   );
@@ -265,7 +267,9 @@ export function TotpSetupPage(
           autocomplete="one-time-code"
           required
         />
-        <button type="submit">Confirm</button>
+        <div>
+          <button type="submit">Confirm</button>
+        </div>
       </form>
       <p>
         <a href="/console/security">Cancel</a>

@@ -1,6 +1,6 @@
 /**
- * The set-password page of a one-time link, `/console/set-password#<secret>` (made by
- * `SignIn.issueSetPassword`: `sealpost init`, `sealpost user add`). The secret is in the
+ * The set-password page of a one-time link, `{public base URL}/console/set-password#<secret>`,
+ * the secret of a `set_password` ticket (src/people/tickets.ts `issueTicket`). The secret is in the
  * fragment, which no server, proxy or log ever sees; the set-password island copies it into
  * the form. Setting the password uses the link up and ends the person's sessions.
  *
@@ -57,7 +57,9 @@ function SetPasswordPage({ csrf, error }: { csrf: string; error?: string }) {
         <PasswordRules />
         <label for="confirm">New password again</label>
         <input id="confirm" name="confirm" type="password" autocomplete="new-password" required />
-        <button type="submit">Set password</button>
+        <div>
+          <button type="submit">Set password</button>
+        </div>
       </form>
     </Page>
   );

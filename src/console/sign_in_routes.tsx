@@ -94,7 +94,9 @@ function SignInPage({ csrf, error, email }: { csrf: string; error?: string; emai
           autocomplete="current-password"
           required
         />
-        <button type="submit">Sign in</button>
+        <div>
+          <button type="submit">Sign in</button>
+        </div>
       </form>
       <h2>Or</h2>
       <PasskeyButton
@@ -134,7 +136,9 @@ function SecondStepPage(
               spellcheck={false}
               required
             />
-            <button type="submit">Sign in</button>
+            <div>
+              <button type="submit">Sign in</button>
+            </div>
           </form>
         )
         : (
@@ -152,7 +156,9 @@ function SecondStepPage(
                   pattern="[0-9 ]{6,7}"
                   required
                 />
-                <button type="submit">Continue</button>
+                <div>
+                  <button type="submit">Continue</button>
+                </div>
               </form>
             )}
             {factors.passkeys > 0 && (

@@ -266,14 +266,6 @@ export class SignIn {
     return person;
   }
 
-  /**
-   * A one-time set-password ticket for `personId`, valid `validMs` (a day unless given): the
-   * secret of the link `/console/set-password#<secret>`.
-   */
-  issueSetPassword(personId: string, validMs = 24 * 3600_000): Promise<string> {
-    return this.#issue("set_password", personId, {}, validMs);
-  }
-
   async #storeHash(personId: string, passwordHash: string): Promise<Person | null> {
     const updatedAt = new Date(this.#now()).toISOString();
     const person = await this.deps.people.update(personId, (p) => ({
