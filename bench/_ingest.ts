@@ -4,6 +4,8 @@
  * database and a published form, and a sender queueing sealed 1 KiB submissions through
  * intake as the relay's POST does.
  */
+import { NEED } from "../src/people/access.ts";
+import { bootstrapPeople } from "../src/people/bootstrap.ts";
 import { createUser } from "../src/relay/identity.ts";
 import { EditTokens } from "../src/auth/index.ts";
 import { FormDirectory } from "../src/relay/manifests.ts";
@@ -38,8 +40,15 @@ export async function openIngestBench() {
     pollIntervalMs: 1000,
   });
   const { user } = await createUser(relay.identity, "bench");
-  const db = await vault.createDatabase(user.id, "bench");
-  const form = await vault.createForm(user.id, {
+  const first = await bootstrapPeople({
+    vault: vault.store,
+    identity: relay.identity,
+    first: { userId: user.id, ownerToken: "" },
+    host: "bench.example",
+  });
+  const gate = vault.access.gate(first, NEED.forms);
+  const db = await vault.createDatabase(first, "bench");
+  const form = await vault.createForm(gate, {
     databaseId: db.id,
     title: "Bench",
     fields: [
@@ -49,7 +58,7 @@ export async function openIngestBench() {
       { id: "rating", label: "Rating", kind: "number" },
     ],
   });
-  const { manifest } = await vault.publish(user.id, form.formId);
+  const { manifest } = await vault.publish(gate, form.formId);
   let sent = 0;
 
   /** Seals and submits `count` submissions, 100 at a time; answers their ciphertexts. */

@@ -162,7 +162,7 @@ async function main() {
   const ports = webhookKvPorts(kv, queue, announcer);
   const engine = new WebhookEngine({
     ...ports,
-    forms: { ownerOf: () => Promise.resolve("u"), fields: () => Promise.resolve(fields) },
+    forms: { databaseOf: () => Promise.resolve("d"), fields: () => Promise.resolve(fields) },
     settings,
   });
   await engine.start();

@@ -1,6 +1,7 @@
 /**
  * Who is asking: the principals a bearer token (or a console session) stands for. An admin
- * manages users; an owner acts on its own user's data, so it always carries that `userId`.
+ * manages users; an owner acts on its own relay account's data (queues, manifests, files), so
+ * it always carries that `userId`; a person acts on the vault's databases they are a member of.
  *
  * @module
  */
@@ -14,10 +15,10 @@ export interface AdminPrincipal {
   readonly tokenId: string;
 }
 
-/** The holder of an owner token (`spo_…`) or of a console session made from one. */
+/** The holder of an owner token (`spo_…`) on the relay's routes. */
 export interface OwnerPrincipal {
   readonly kind: "owner";
-  /** The id of the token it presented (or its console session was made from). */
+  /** The id of the token it presented. */
   readonly tokenId: string;
   /** The user whose forms, databases, records, queues and files it may touch. */
   readonly userId: string;

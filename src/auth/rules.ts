@@ -62,8 +62,8 @@ export function authorize<K extends Principal["kind"]>(
  *
  * @example
  * ```ts
- * assertOwns(owner.userId, await forms.ownerOf(formId), () =>
- *   new NotFound("form_not_found", `Form "${formId}" not found`));
+ * assertOwns(owner.userId, recipient?.userId, () =>
+ *   new NotFound("recipient_not_found", `No recipient "${fingerprint}"`));
  * ```
  */
 export function assertOwns(

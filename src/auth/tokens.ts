@@ -15,15 +15,7 @@ export type TokenSource = Pick<IdentityPort, "getToken">;
 const PREFIX = { owner: "spo", admin: "spa" } as const;
 const TOKEN_RE = /^(sp[oa])_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
 
-/**
- * Bytes as unpadded base64url (the secret part of tokens).
- *
- * @example
- * ```ts
- * base64url(crypto.getRandomValues(new Uint8Array(32))); // 43 characters
- * ```
- */
-export function base64url(bytes: Uint8Array): string {
+function base64url(bytes: Uint8Array): string {
   return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
@@ -41,6 +33,21 @@ export async function sha256Hex(text: string): Promise<string> {
 }
 
 /**
+ * The parts of a new token: a random id (24 hex digits), a random secret (43 base64url
+ * characters) and the secret's stored hash; `<prefix>_<id>_<secret>` is the token.
+ *
+ * @example
+ * ```ts
+ * const { id, secret, secretHash } = await newTokenParts();
+ * ```
+ */
+export async function newTokenParts(): Promise<{ id: string; secret: string; secretHash: string }> {
+  const id = crypto.getRandomValues(new Uint8Array(12)).toHex();
+  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  return { id, secret, secretHash: await sha256Hex(secret) };
+}
+
+/**
  * Makes a new token for `kind` (and `userId` for owner tokens) and the row to store.
  * The token string is returned once and never kept.
  *
@@ -53,33 +60,9 @@ export async function mintToken(
   kind: ApiToken["kind"],
   userId: string | null,
 ): Promise<{ token: string; row: ApiToken }> {
-  const id = crypto.getRandomValues(new Uint8Array(12)).toHex();
-  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const row: ApiToken = {
-    id,
-    kind,
-    userId,
-    secretHash: await sha256Hex(secret),
-    createdAt: new Date().toISOString(),
-  };
+  const { id, secret, secretHash } = await newTokenParts();
+  const row: ApiToken = { id, kind, userId, secretHash, createdAt: new Date().toISOString() };
   return { token: `${PREFIX[kind]}_${id}_${secret}`, row };
-}
-
-/**
- * The principal token `id` stands for now; null once it is revoked (a console session made
- * from it ends then).
- *
- * @example
- * ```ts
- * const owner = await principalOfToken(identity, session.tokenId);
- * ```
- */
-export async function principalOfToken(
-  tokens: TokenSource,
-  id: string,
-): Promise<Principal | null> {
-  const row = await tokens.getToken(id);
-  return row && principalOf(row);
 }
 
 /**

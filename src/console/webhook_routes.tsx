@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { actionBy } from "../audit/sink.ts";
 import { NEED } from "../people/access.ts";
 import { type Context, Hono } from "hono";
 import { httpError } from "../http/errors.ts";
@@ -29,20 +30,38 @@ type C = Context<ConsoleEnv>;
 const previewUrl = (formId: string) =>
   `/console/forms/${encodeURIComponent(formId)}/webhooks/preview`;
 
+/** Rethrows a 404 (of the form) as `notFound()` (of the webhook or delivery); other errors as they are. */
+function notFoundAs(notFound: () => NotFound): (err: unknown) => never {
+  return (err) => {
+    throw err instanceof NotFound ? notFound() : err;
+  };
+}
+
 /** Mounts the webhook pages. */
 export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
   const { vault, webhooks: engine } = deps;
   const { webhooks: store, deliveries } = engine;
 
+  /** Reports a configuration change (and a generated secret shown once) to the audit log. */
+  const report = (
+    c: C,
+    action: "webhook_created" | "webhook_updated" | "webhook_deleted",
+    row: WebhookConfig,
+    form: VaultForm,
+    secret: string | null,
+  ) => {
+    const rest = { databaseId: form.databaseId, target: { kind: "webhook", id: row.id } };
+    vault.audit.record(actionBy(c.var.session, action, rest));
+    if (secret) vault.audit.record(actionBy(c.var.session, "webhook_secret_revealed", rest));
+  };
+
   const ownWebhook = async (c: C): Promise<{ row: WebhookConfig; form: VaultForm }> => {
     const id = c.req.param("webhookId") ?? "";
     const row = /^[0-9a-f]{24}$/.test(id) ? await store.config(id) : null;
     if (!row) throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
     const form = await vault.forms.get(vault.access.gate(c.var.session, NEED.webhooks), row.formId)
-      .catch(() => {
-        throw new NotFound("webhook_not_found", `Webhook "${id}" not found`);
-      });
+      .catch(notFoundAs(() => new NotFound("webhook_not_found", `Webhook "${id}" not found`)));
     return { row, form };
   };
 
@@ -52,9 +71,8 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const row = stored && await store.config(stored.row.webhookId);
     const notFound = () => new NotFound("delivery_not_found", `Delivery "${id}" not found`);
     if (!stored || !row) throw notFound();
-    await vault.forms.get(vault.access.gate(c.var.session, NEED.webhooks), row.formId).catch(() => {
-      throw notFound();
-    });
+    await vault.forms.get(vault.access.gate(c.var.session, NEED.webhooks), row.formId)
+      .catch(notFoundAs(notFound));
     return { stored, row };
   };
 
@@ -182,6 +200,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         return c.html(html(await listPage(session, form, { posted: body, preview })));
       }
       await createConfig(store, row);
+      report(c, "webhook_created", row, form, secret);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20added.`, 303);
     } catch (err) {
@@ -219,6 +238,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         return await webhookPage(c, before, form, { posted: body, preview });
       }
       await updateConfig(store, before, row);
+      report(c, "webhook_updated", row, form, secret);
       if (secret) return await webhookPage(c, row, form, { secret });
       return c.redirect(`/console/webhooks/${row.id}?done=Webhook%20saved.`, 303);
     } catch (err) {
@@ -245,6 +265,7 @@ export function webhookRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.post("/console/webhooks/:webhookId/delete", async (c) => {
     const { row, form } = await ownWebhook(c);
     await store.removeConfig(row);
+    report(c, "webhook_deleted", row, form, null);
     return c.redirect(`/console/forms/${encodeURIComponent(form.formId)}/webhooks`, 303);
   });
 

@@ -8,7 +8,7 @@
  * @module
  */
 import type { PersonPrincipal } from "../auth/principals.ts";
-import { base64url, sha256Hex, type TokenSource } from "../auth/tokens.ts";
+import { newTokenParts, sha256Hex, type TokenSource } from "../auth/tokens.ts";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import type { PeoplePort } from "../store/ports/people.ts";
 import type { PersonToken, PersonTokensPort, Scope } from "../store/ports/person_tokens.ts";
@@ -43,14 +43,13 @@ export async function mintPersonToken(
   scopes: Scope[],
   expiresAt: string | null,
 ): Promise<{ token: string; row: PersonToken }> {
-  const id = crypto.getRandomValues(new Uint8Array(12)).toHex();
-  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const { id, secret, secretHash } = await newTokenParts();
   const row: PersonToken = {
     id,
     personId,
     name,
     scopes,
-    secretHash: await sha256Hex(secret),
+    secretHash,
     createdAt: new Date().toISOString(),
     expiresAt,
     lastUsedAt: null,

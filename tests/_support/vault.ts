@@ -2,6 +2,7 @@
  * Vault fixture: a database, a published form of `fields`, and the manifest-key pin.
  */
 import assert from "node:assert/strict";
+import { ACCOUNT_FACT } from "../../src/people/bootstrap.ts";
 import { call, type TestInstance } from "./server.ts";
 
 /**
@@ -32,7 +33,12 @@ export async function vaultForm(
   return { token, db: db.body, form: form.body, pin: key.body.fingerprint as string };
 }
 
-/** Creates a user named `name` (`user add --name`, over the admin API); its owner token. */
+/**
+ * Makes the instance publish under an account named `name` (`user add --name`, over the admin
+ * API): that account becomes the vault's account (new databases are created under it, and its
+ * name is the owner's name on the form page) and gets a person, as bootstrap does for accounts;
+ * answers its owner token (the person's token on first use).
+ */
 export async function namedOwner(inst: TestInstance, name: string): Promise<string> {
   const user = await call(`${inst.url}/admin/users`, {
     method: "POST",
@@ -40,5 +46,18 @@ export async function namedOwner(inst: TestInstance, name: string): Promise<stri
     json: { name },
   });
   assert.equal(user.status, 201, JSON.stringify(user.body));
+  const ports = inst.server.vault!.store;
+  const now = new Date().toISOString();
+  const id: string = user.body.user.id;
+  await ports.vaultDatabases.setFact(ACCOUNT_FACT, id);
+  await ports.people.create({
+    id,
+    email: `${id}@test.invalid`,
+    name,
+    passwordHash: null,
+    instanceAdmin: true,
+    createdAt: now,
+    updatedAt: now,
+  });
   return user.body.ownerToken;
 }

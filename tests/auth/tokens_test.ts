@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { authenticate, mintToken, principalOfToken } from "../../src/auth/index.ts";
+import { authenticate, mintToken } from "../../src/auth/index.ts";
 import type { ApiToken } from "../../src/store/ports/identity.ts";
 
 /** Token rows by id, as the identity port keeps them (deleting one revokes it). */
@@ -71,18 +71,5 @@ Deno.test("authenticate: an owner row without a user stands for nobody", async (
   await withTokens(async (tokens) => {
     const orphan = await stored(tokens, "owner", null);
     assert.equal(await authenticate(tokens, orphan.token), null);
-  });
-});
-
-Deno.test("principalOfToken: the principal of a token id while its row exists", async () => {
-  await withTokens(async (tokens) => {
-    const owner = await stored(tokens, "owner", "u1");
-    assert.deepEqual(await principalOfToken(tokens, owner.row.id), {
-      kind: "owner",
-      tokenId: owner.row.id,
-      userId: "u1",
-    });
-    tokens.delete(owner.row.id);
-    assert.equal(await principalOfToken(tokens, owner.row.id), null);
   });
 });

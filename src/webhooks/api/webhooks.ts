@@ -272,7 +272,7 @@ export function mountWebhooks(
   auth: MiddlewareHandler[],
   { access, audit }: { access: Access; audit: AuditLog },
 ): void {
-  const { webhooks: store, forms } = engine;
+  const { webhooks: store } = engine;
   const body = jsonBody(() => 512 * 1024, {
     code: "payload_too_large",
     message: "Request body exceeds 512 KiB",
