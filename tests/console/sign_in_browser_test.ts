@@ -92,6 +92,8 @@ Deno.test("Chromium: password and TOTP, a passkey, a recovery code once, set-pas
     await page.getByRole("cell", { name: "Test laptop", exact: true }).waitFor();
     await page.getByText("10 of 10 recovery codes left").waitFor();
     await checkPage(page, "console-security");
+    await page.evaluate(`document.getElementById("passkeys-h").scrollIntoView()`);
+    await screenshot(page, "console-security-passkeys-desktop");
     await signOut(page);
 
     // Password, then the second step: a TOTP code (the next step: the set-up code is used).
