@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { issueTicket } from "../../src/people/tickets.ts";
+import { freePort } from "../_support/process.ts";
 import { startInstance } from "../_support/server.ts";
 import { assertAccessible, launch, screenshot, signInWith } from "./_browser.ts";
 import { firstPerson, totpCode } from "./_client.ts";
@@ -21,14 +22,6 @@ async function checkPage(page: Page, name: string): Promise<void> {
     await screenshot(page, `${name}-${size}`);
   }
   await page.setViewportSize(SIZES.desktop);
-}
-
-/** A free loopback port (a passkey's relying party is `localhost:<port>`, known up front). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 async function signOut(page: Page): Promise<void> {
