@@ -10,7 +10,7 @@ import type { ConsoleSession } from "../store/ports/sessions.ts";
 import { RECOVERY_CODE_COUNT } from "../people/recovery_codes.ts";
 import { PASSKEY_SCRIPT_PATH } from "./assets.ts";
 import { ActionButton, ColumnHeads, Csrf, ErrorBox, Notice, Page } from "./layout.tsx";
-import { PasswordRules } from "./set_password_routes.tsx";
+import { CodeField, NewPasswordFields } from "./password_fields.tsx";
 import type { Session } from "./sessions.ts";
 
 /** What the Security page shows. */
@@ -46,18 +46,7 @@ function PasswordSection({ session }: { session: Session }) {
           autocomplete="current-password"
           required
         />
-        <label for="password">New password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          aria-describedby="password-rules"
-          required
-        />
-        <PasswordRules />
-        <label for="confirm">New password again</label>
-        <input id="confirm" name="confirm" type="password" autocomplete="new-password" required />
+        <NewPasswordFields />
         <div>
           <button type="submit">Change password</button>
         </div>
@@ -258,15 +247,7 @@ export function TotpSetupPage(
       <form method="post" action="/console/security/totp">
         <Csrf session={session} />
         <input type="hidden" name="secret" value={secret} />
-        <label for="code">The six-digit code the app shows now</label>
-        <input
-          id="code"
-          name="code"
-          type="text"
-          inputmode="numeric"
-          autocomplete="one-time-code"
-          required
-        />
+        <CodeField label="The six-digit code the app shows now" />
         <div>
           <button type="submit">Confirm</button>
         </div>

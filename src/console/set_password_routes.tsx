@@ -10,7 +10,7 @@ import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { timingSafeEqual } from "../crypto/hmac.ts";
 import { Invalid } from "../errors/index.ts";
-import { checkPassword, PASSWORD_MIN } from "../people/password.ts";
+import { checkPassword } from "../people/password.ts";
 import type { SignIn } from "../people/sign_in.ts";
 import { SET_PASSWORD_SCRIPT_PATH } from "./assets.ts";
 import {
@@ -23,16 +23,7 @@ import {
   SIGN_IN_COOKIE,
 } from "./context.ts";
 import { ErrorBox, html, Page } from "./layout.tsx";
-
-/** The password rules in plain words (src/people/password.ts decides). */
-export function PasswordRules() {
-  return (
-    <p class="muted" id="password-rules">
-      {`At least ${PASSWORD_MIN} characters; nothing else is asked. A few unrelated words ` +
-        "make a good password that is easy to type."}
-    </p>
-  );
-}
+import { NewPasswordFields } from "./password_fields.tsx";
 
 function SetPasswordPage({ csrf, error }: { csrf: string; error?: string }) {
   return (
@@ -45,18 +36,7 @@ function SetPasswordPage({ csrf, error }: { csrf: string; error?: string }) {
       <form method="post" action="/console/set-password">
         <input type="hidden" name={CSRF_FIELD} value={csrf} />
         <input type="hidden" name="ticket" data-ticket />
-        <label for="password">New password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          aria-describedby="password-rules"
-          required
-        />
-        <PasswordRules />
-        <label for="confirm">New password again</label>
-        <input id="confirm" name="confirm" type="password" autocomplete="new-password" required />
+        <NewPasswordFields />
         <div>
           <button type="submit">Set password</button>
         </div>

@@ -40,6 +40,7 @@ import {
   SIGN_IN_COOKIE,
 } from "./context.ts";
 import { ErrorBox, html, Page } from "./layout.tsx";
+import { CodeField } from "./password_fields.tsx";
 
 /** The one answer to a wrong email or password (no hint which). */
 export const WRONG_SIGN_IN = "That email and password do not match an account.";
@@ -146,16 +147,7 @@ function SecondStepPage(
             {factors.totp && (
               <form method="post" action="/console/sign-in/second-factor">
                 <input type="hidden" name={CSRF_FIELD} value={csrf} />
-                <label for="code">Code from your authenticator app</label>
-                <input
-                  id="code"
-                  name="code"
-                  type="text"
-                  inputmode="numeric"
-                  autocomplete="one-time-code"
-                  pattern="[0-9 ]{6,7}"
-                  required
-                />
+                <CodeField label="Code from your authenticator app" />
                 <div>
                   <button type="submit">Continue</button>
                 </div>

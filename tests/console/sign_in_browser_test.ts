@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { issueTicket } from "../../src/people/tickets.ts";
+import { addVirtualAuthenticator } from "../_support/chromium.ts";
 import { freePort } from "../_support/process.ts";
 import { startInstance } from "../_support/server.ts";
 import { assertAccessible, launch, screenshot, signInWith } from "./_browser.ts";
@@ -67,18 +68,7 @@ Deno.test("Chromium: password and TOTP, a passkey, a recovery code once, set-pas
     await page.getByRole("link", { name: "I saved them" }).click();
 
     // A passkey, through a virtual authenticator.
-    const cdp = await browser.context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(browser.context, page);
     await page.getByLabel("Name of the new passkey").fill("Test laptop");
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await page.getByText("Passkey added.").first().waitFor();
