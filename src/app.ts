@@ -5,6 +5,8 @@
  * @module
  */
 import { adoptOwnerToken } from "./people/bootstrap.ts";
+import { tokenRoutes } from "./people/api/tokens.ts";
+import { PersonTokens } from "./people/tokens.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { largeTransfer } from "./http/transfer_regime.ts";
 import { instanceRoutes } from "./admin/api/instance.ts";
@@ -155,6 +157,17 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
       adoptOwnerToken({ vault: deps.vault!.store, identity: deps.identity }, token),
     identity: deps.identity,
   };
+  // People's API tokens (src/people/api/tokens.ts): ahead of the vault's routes, whose
+  // `/vault/*` authentication would otherwise run for them a second time.
+  const apiTokens = deps.vault && new PersonTokens({
+    tokens: deps.vault.store.personTokens,
+    people: deps.vault.store.people,
+    facts: deps.vault.store.vaultDatabases,
+    relay: deps.identity,
+    access: deps.vault.access,
+    audit: deps.vault.audit,
+  });
+  if (apiTokens) app.route("/", tokenRoutes(apiTokens, personTokens!));
   if (deps.vault) app.route("/", vaultRoutes(deps.vault, personTokens!));
   // Encrypted record files, decrypted by the vault at links it signs (src/vault/files.ts).
   if (deps.vault) {
@@ -183,7 +196,15 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     });
     // Its own buckets with the vault API's rule: sign-in guesses count against an address.
     app.use("/console/*", rateLimit(limiter("vault", "console"), proxies));
-    app.route("/", consoleRoutes({ ...deps, vault: deps.vault, sessions }));
+    app.route(
+      "/",
+      consoleRoutes({
+        ...deps,
+        vault: deps.vault,
+        sessions,
+        apiTokens: apiTokens!,
+      }),
+    );
   }
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -50,7 +50,7 @@ export interface RunningServer {
   vault: Vault | null;
   /**
    * The first person (`init`'s user, src/people/bootstrap.ts) with every scope; null without a
-   * vault or without this data dir's credentials (a process joining another's database).
+   * vault, or without knowing init's user (neither `firstUserId` nor a credentials file).
    */
   firstPerson: PersonPrincipal | null;
   /** Uploaded files (null for role `vault`). */
@@ -78,19 +78,23 @@ export interface RunningServer {
  */
 export async function startServer(
   config: Config,
-  options: { lock?: DataDirLock } = {},
+  options: { lock?: DataDirLock; firstUserId?: string } = {},
 ): Promise<RunningServer> {
   // One process per data dir: the lock is held until shutdown (src/store/data_dir.ts).
   const lock = options.lock ?? await claimDataDir(config.data_dir);
   try {
-    return await start(config, lock);
+    return await start(config, lock, options.firstUserId);
   } catch (err) {
     lock.release();
     throw err;
   }
 }
 
-async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
+async function start(
+  config: Config,
+  lock: DataDirLock,
+  firstUserId: string | undefined,
+): Promise<RunningServer> {
   // Every store port (src/store/ports) on the configured backend (src/store/open.ts), opened
   // once: the relay's envelope queues, identity, manifests and blob metadata; the vault's; the
   // webhooks'; and the relay secret every process of the store shares.
@@ -142,13 +146,16 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   });
   // People (src/people/bootstrap.ts): init's user and the accounts with vault databases become
   // persons, their owner tokens person tokens; once for all the processes of a shared store.
+  // Init's user: as `init` reported it (a process that joined a shared store has no
+  // credentials file), else this data dir's credentials.
   const credentials = vault ? await readCredentials(config.data_dir) : null;
-  const firstPerson = vault && credentials
+  const userId = firstUserId ?? credentials?.userId;
+  const firstPerson = vault && userId
     ? await opened.exclusive("people_bootstrap", () =>
       bootstrapPeople({
         vault: store.vault,
         identity: relay.identity,
-        first: credentials,
+        first: { userId, ownerToken: credentials?.ownerToken ?? null },
         host: new URL(publicBaseUrl(config)).hostname,
       }))
     : null;

@@ -5,56 +5,11 @@
  *
  * @module
  */
+import type { AuditAction, AuditEvent } from "../store/ports/audit.ts";
 
-/** The actions the audit log knows. */
-export type AuditAction =
-  | "sign_in"
-  | "sign_in_failed"
-  | "sign_out"
-  | "second_factor_added"
-  | "second_factor_removed"
-  | "passkey_added"
-  | "passkey_removed"
-  | "recovery_code_used"
-  | "password_set"
-  | "person_created"
-  | "member_invited"
-  | "member_joined"
-  | "member_role_changed"
-  | "member_removed"
-  | "token_created"
-  | "token_revoked"
-  | "form_created"
-  | "form_updated"
-  | "form_published"
-  | "form_closed"
-  | "form_reopened"
-  | "form_deleted"
-  | "webhook_created"
-  | "webhook_updated"
-  | "webhook_deleted"
-  | "webhook_secret_revealed"
-  | "record_viewed"
-  | "records_exported"
-  | "record_deleted"
-  | "record_created"
-  | "record_updated"
-  | "key_exported"
-  | "backup_created"
-  | "database_created";
+export type { AuditAction, AuditEvent } from "../store/ports/audit.ts";
 
-/** One action: who (a person, and the token used), on what, how it went. */
-export interface AuditEvent {
-  action: AuditAction;
-  personId: string | null;
-  tokenId?: string;
-  databaseId?: string;
-  target?: { kind: string; id: string };
-  outcome?: "ok" | "failure";
-  detail?: Record<string, string | number | boolean>;
-}
-
-/** Takes the events of actions. */
+/** Takes the events of actions (src/audit/log.ts's `AuditLog` is one). */
 export interface AuditLog {
   record(event: AuditEvent): void;
 }

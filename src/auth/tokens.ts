@@ -2,6 +2,8 @@
  * API tokens: `spo_<id>_<secret>` (owner) and `spa_<id>_<secret>` (admin). Only a SHA-256 of
  * the secret part is stored (in the identity port, src/store/ports/identity.ts); a presented
  * secret is compared in constant time, and the token stands for the principal of its row.
+ * A person's token with the scope `relay:queue` (`spt_…`, src/people/tokens.ts) is also an
+ * owner row here, so a vault worker may present it to the relay.
  *
  * @module
  */
@@ -13,7 +15,12 @@ import { type Principal, principalOf } from "./principals.ts";
 export type TokenSource = Pick<IdentityPort, "getToken">;
 
 const PREFIX = { owner: "spo", admin: "spa" } as const;
-const TOKEN_RE = /^(sp[oa])_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
+const TOKEN_RE = /^(sp[oat])_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
+
+/** Whether a token written with `prefix` may stand for a row of `kind`. */
+function prefixFits(prefix: string, kind: ApiToken["kind"]): boolean {
+  return prefix === PREFIX[kind] || (prefix === "spt" && kind === "owner");
+}
 
 function base64url(bytes: Uint8Array): string {
   return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
@@ -67,7 +74,8 @@ export async function mintToken(
 
 /**
  * The principal a presented token stands for, or null when it is malformed, unknown,
- * revoked, of another kind than its prefix says, or its secret is wrong.
+ * revoked, of another kind than its prefix says (`spt_`: an owner row), or its secret is
+ * wrong.
  *
  * @example
  * ```ts
@@ -82,6 +90,6 @@ export async function authenticate(
   if (!match) return null;
   const [, prefix, id, secret] = match;
   const row = await tokens.getToken(id);
-  if (!row || PREFIX[row.kind] !== prefix) return null;
+  if (!row || !prefixFits(prefix, row.kind)) return null;
   return timingSafeEqual(await sha256Hex(secret), row.secretHash) ? principalOf(row) : null;
 }

@@ -37,6 +37,7 @@ const OWN_MODULE = new Map<string, () => Promise<Run>>([
   ["form", async () => (await import("./form.ts")).formCommand],
   ["records", async () => (await import("./records.ts")).recordsCommand],
   ["quarantine", async () => (await import("./quarantine.ts")).quarantineCommand],
+  ["token", async () => (await import("./token.ts")).tokenCommand],
   ["webhook", async () => (await import("./webhook.ts")).webhookCommand],
   ["deliveries", async () => (await import("./webhook.ts")).webhookCommand],
   ["backup", async () => (await import("./backup.ts")).backupCommand],
@@ -67,6 +68,9 @@ Commands:
   blob put ...          Upload a file, print its file reference ("sealpost blob --help")
   db|form|records|quarantine ...
                         The vault's owner commands (see "sealpost form --help")
+  token create|list|revoke ...
+                        Your API tokens: scoped, shown once, revocable
+                        (see "sealpost token --help")
   webhook add|list|show|edit|remove|test ...
                         A form's webhooks (see "sealpost webhook --help")
   deliveries list|show|retry ...
@@ -180,7 +184,7 @@ async function serve(flags: Flags): Promise<number> {
   try {
     init = await initDataDir(config);
     reportMigration(init.migration);
-    server = await startServer(config, { lock });
+    server = await startServer(config, { lock, firstUserId: init.userId });
   } catch (err) {
     lock.release();
     throw err;

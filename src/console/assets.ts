@@ -100,4 +100,5 @@ textarea.message { font-family: inherit; min-height: 4rem; }
 .closed-message { white-space: pre-line; border-left: 4px solid var(--line); padding-left: .6rem; }
 .tag { font-size: .8rem; border: 1px solid var(--muted); border-radius: 3px; padding: 0 .3rem;
   margin-left: .4rem; color: var(--muted); }
+code.tag { display: inline-block; white-space: nowrap; overflow-wrap: normal; margin: .1rem .4rem .1rem 0; }
 `;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { PersonTokens } from "../people/tokens.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { type Config, publicBaseUrl } from "../config/index.ts";
@@ -24,6 +25,8 @@ export interface ConsoleDeps {
   sessions: Sessions;
   /** The buckets of the sign-in limits (src/people/sign_in_limits.ts). */
   rateLimits: RateLimitPort;
+  /** People's API tokens (the "API tokens" page). */
+  apiTokens: PersonTokens;
 }
 
 /** Hono environment of the console's routes. */

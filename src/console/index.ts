@@ -11,6 +11,7 @@
  * - `record_routes.tsx`, `records_page.tsx`, `record_query.ts`, `values.tsx`, `export.ts`:
  *   records.
  * - `lifecycle_routes.tsx`: closing, reopening and deleting a form.
+ * - `token_routes.tsx`: the person's API tokens.
  * - `quarantine_routes.tsx`, `webhook_routes.tsx`, `form_routes.tsx`: the rest.
  *
  * @module
@@ -44,6 +45,7 @@ import { recordRoutes } from "./record_routes.tsx";
 import { securityRoutes } from "./security_routes.tsx";
 import { setPasswordRoutes } from "./set_password_routes.tsx";
 import { signInRoutes } from "./sign_in_routes.tsx";
+import { tokenRoutes } from "./token_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 
 /** What a form or record id can be (as the owner API's path parameters allow). */
@@ -166,6 +168,7 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route("/", recordRoutes(deps));
   app.route("/", quarantineRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", tokenRoutes(deps));
   app.route("/", lifecycleRoutes(deps));
   app.route("/", formRoutes(deps));
   app.onError((err, c) => {

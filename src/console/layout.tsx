@@ -40,6 +40,7 @@ export function Page({ title, session, scripts = [], children }: PageProps) {
               <a href="/console">Forms</a>
               <a href="/console/forms/new">New form</a>
               <a href="/console/quarantine">Quarantine</a>
+              <a href="/console/tokens">API tokens</a>
               <a href="/console/security">Security</a>
             </nav>
           )}

@@ -61,6 +61,9 @@ export const ChallengeIdSchema: z.ZodString = hexId(32, "");
 /** A webhook id: 24 lowercase hex characters. */
 export const WebhookIdSchema: z.ZodString = hexId(24, "");
 
+/** A person's API token id: 24 lowercase hex characters. */
+export const TokenIdSchema: z.ZodString = hexId(24, "");
+
 /** A delivery id: 32 lowercase hex characters. */
 export const DeliveryIdSchema: z.ZodString = hexId(32, "");
 

@@ -25,8 +25,11 @@ export const ACCOUNT_FACT = "account";
 export interface PeopleBootstrap {
   vault: Pick<VaultPorts, "people" | "memberships" | "personTokens" | "vaultDatabases">;
   identity: Pick<IdentityPort, "getUser"> & TokenSource;
-  /** `init`'s user and owner token (credentials.json). */
-  first: { userId: string; ownerToken: string };
+  /**
+   * `init`'s user and owner token (credentials.json; null in a process that joined a shared
+   * store: the token becomes a person token on its first use).
+   */
+  first: { userId: string; ownerToken: string | null };
   /** The first person's email (`init --email`); else `owner@<host>.invalid`. */
   email?: string;
   /** The instance's host name, for placeholder emails. */
@@ -62,7 +65,7 @@ export async function bootstrapPeople(setup: PeopleBootstrap): Promise<PersonPri
     await ownerOf(setup, db.id, first.userId, db.createdAt);
     if (db.userId !== first.userId) await ownerOf(setup, db.id, db.userId, db.createdAt);
   }
-  await adoptOwnerToken(setup, first.ownerToken);
+  if (first.ownerToken) await adoptOwnerToken(setup, first.ownerToken);
   return {
     kind: "person",
     personId: first.userId,

@@ -59,10 +59,10 @@ export interface VaultOptions extends IngestOptions {
   onRecordsDeleted?: (reason: "owner" | "retention", count: number) => void;
   /** The vault's public base URL, for decrypted-file links (default: the relay's URL). */
   publicUrl?: string;
-  /** Audit entries older than this many days are pruned by maintenance (0 or absent: kept). */
-  auditRetentionDays?: number;
   /** Where people's actions are reported (default: nowhere). */
   audit?: AuditLog;
+  /** Audit entries older than this many days are pruned by maintenance (0 or absent: kept). */
+  auditRetentionDays?: number;
 }
 
 /**

@@ -8,6 +8,7 @@ import { type Gate, NEED } from "../../src/people/access.ts";
 import { ACCOUNT_FACT } from "../../src/people/bootstrap.ts";
 import { mintPersonToken } from "../../src/people/person_tokens.ts";
 import type { Role } from "../../src/store/ports/memberships.ts";
+import type { Person } from "../../src/store/ports/people.ts";
 import { type Scope, SCOPES } from "../../src/store/ports/person_tokens.ts";
 import type { Vault } from "../../src/vault/index.ts";
 import type { TestInstance } from "./server.ts";
@@ -42,6 +43,19 @@ export async function ownerGate(vault: Vault, userId: string): Promise<Gate> {
     sessionId: null,
   };
   return vault.access.gate(person, NEED.deleteForm);
+}
+
+/** Person `id` (Ada, no password, not an admin), as a store keeps one. */
+export function adaPerson(id: string): Person {
+  return {
+    id,
+    email: "ada@example.org",
+    name: "Ada",
+    passwordHash: null,
+    instanceAdmin: false,
+    createdAt: "2026-01-01T00:00:00Z",
+    updatedAt: "2026-01-01T00:00:00Z",
+  };
 }
 
 /** A person made for a test: its id and a token string. */

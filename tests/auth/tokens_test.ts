@@ -67,6 +67,20 @@ Deno.test("authenticate: revoked, wrong secret, swapped prefix or malformed is n
   });
 });
 
+Deno.test("authenticate: spt_ (a person's relay:queue token) stands for its owner row only", async () => {
+  await withTokens(async (tokens) => {
+    const owner = await stored(tokens, "owner", "u1");
+    const admin = await stored(tokens, "admin", null);
+    const asPerson = owner.token.replace(/^spo_/, "spt_");
+    assert.deepEqual(await authenticate(tokens, asPerson), {
+      kind: "owner",
+      tokenId: owner.row.id,
+      userId: "u1",
+    });
+    assert.equal(await authenticate(tokens, admin.token.replace(/^spa_/, "spt_")), null);
+  });
+});
+
 Deno.test("authenticate: an owner row without a user stands for nobody", async () => {
   await withTokens(async (tokens) => {
     const orphan = await stored(tokens, "owner", null);

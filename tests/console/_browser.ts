@@ -21,6 +21,23 @@ export async function launch(): Promise<{ context: BrowserContext; close(): Prom
   };
 }
 
+/**
+ * Collects what should not happen on `page`: a dialog (dismissed), a page error, a console
+ * error. The returned list grows as they happen.
+ */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("dialog", (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    d.dismiss();
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+  });
+  return problems;
+}
+
 /** Violations axe-core reports as serious or critical on the current page. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol: the page's CSP does not apply to it.

@@ -11,7 +11,7 @@ import type { Page } from "playwright-core";
 import { FIELD_KINDS } from "../../src/forms/fields.ts";
 import { Buffer } from "node:buffer";
 import { call, startInstance } from "../_support/server.ts";
-import { assertAccessible, launch, screenshot, signInWith } from "./_browser.ts";
+import { assertAccessible, launch, screenshot, signInWith, watchProblems } from "./_browser.ts";
 import { firstPerson } from "./_client.ts";
 import { newDatabase, PNG, startReceiver, waitFor } from "./_fixture.ts";
 
@@ -35,15 +35,7 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
     await newDatabase(inst); // the builder's "Database" choice
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
-    const problems: string[] = [];
-    page.on("dialog", (d) => {
-      problems.push(`dialog: ${d.message()}`);
-      d.dismiss();
-    });
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e}`));
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(`console: ${m.text()}`);
-    });
+    const problems = watchProblems(page);
 
     // Sign in.
     await page.goto(`${inst.url}/console`);

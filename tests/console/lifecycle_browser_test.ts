@@ -7,7 +7,7 @@
 import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { startInstance } from "../_support/server.ts";
-import { assertAccessible, launch, screenshot, signInWith } from "./_browser.ts";
+import { assertAccessible, launch, screenshot, signInWith, watchProblems } from "./_browser.ts";
 import { firstPerson } from "./_client.ts";
 
 Deno.test("console in Chromium: close, reopen and delete the demo form", async () => {
@@ -19,13 +19,7 @@ Deno.test("console in Chromium: close, reopen and delete the demo form", async (
     );
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
-    const problems: string[] = [];
-    page.on("dialog", (d) => {
-      problems.push(`dialog: ${d.message()}`);
-      d.dismiss();
-    });
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e}`));
-    page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+    const problems = watchProblems(page);
 
     await page.goto(`${inst.url}/console`);
     await signInWith(page, await firstPerson(inst));

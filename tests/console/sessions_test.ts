@@ -3,6 +3,7 @@
  * pages over real HTTP (wrong password, cookie flags, CSRF refusals, sign-out everywhere, the
  * relay role serving no console).
  */
+import { adaPerson } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { Sessions } from "../../src/console/sessions.ts";
 import { KvSessions } from "../../src/store/kv/sessions.ts";
@@ -22,15 +23,7 @@ const SIGN_IN = {
 /** A session store in memory, and the people it checks (removed: deleted). */
 async function memoryStore() {
   const kv = await Deno.openKv(":memory:");
-  const owner: Person = {
-    id: "person-1",
-    email: "ada@example.org",
-    name: "Ada",
-    passwordHash: null,
-    instanceAdmin: false,
-    createdAt: "2026-01-01T00:00:00Z",
-    updatedAt: "2026-01-01T00:00:00Z",
-  };
+  const owner = adaPerson("person-1");
   const people = new Map<string, Person>([[owner.id, owner]]);
   const port = new KvSessions(kv);
   const lookup = (id: string) => Promise.resolve(people.get(id) ?? null);

@@ -45,6 +45,8 @@ export interface Fixture {
   webhookId: string;
   deliveryId: string;
   quarantineId: string;
+  /** A token of a person who is none of the callers. */
+  tokenId: string;
 }
 
 /** One route (or page) of the matrix. */
@@ -64,6 +66,11 @@ export interface RouteCase {
   missing?: number;
   /** Changes or removes its resources: each call gets fresh ones. */
   fresh?: boolean;
+  /**
+   * A `person` route that still needs a scope of the token (making a token: no scope its
+   * maker lacks): a token without it gets 403 `insufficient_scope`.
+   */
+  scoped?: boolean;
   /** The request on fixture `f`. */
   request(
     f: Fixture,
@@ -71,6 +78,7 @@ export interface RouteCase {
 }
 
 const FIELDS = [{ id: "name", kind: "text", label: "Name" }];
+
 const HOOK = "https://e.example/h";
 /** The console builder's form of a one-field form, published. */
 const BUILDER = {
@@ -303,6 +311,31 @@ export const API_CASES: RouteCase[] = [
     request: () => ({ method: "POST", path: "/vault/ingest" }),
   },
   {
+    route: "GET /vault/tokens",
+    need: "person",
+    ok: 200,
+    request: () => ({ method: "GET", path: "/vault/tokens" }),
+  },
+  {
+    route: "POST /vault/tokens",
+    need: "person",
+    scoped: true,
+    ok: 201,
+    request: () => ({
+      method: "POST",
+      path: "/vault/tokens",
+      json: { name: "matrix", scopes: ["records:read"] },
+    }),
+  },
+  {
+    // Another person's token answers like a missing one: every caller gets the 404.
+    route: "DELETE /vault/tokens/{tokenId}",
+    need: "person",
+    ok: 404,
+    okCode: "token_not_found",
+    request: (f) => ({ method: "DELETE", path: `/vault/tokens/${f.tokenId}` }),
+  },
+  {
     route: "GET /owner/forms/{formId}/webhooks",
     need: "editor",
     ok: 200,
@@ -385,6 +418,38 @@ export const API_CASES: RouteCase[] = [
 
 /** The console's pages and actions (each behind a session). */
 export const CONSOLE_CASES: RouteCase[] = [
+  {
+    route: "GET /console/tokens",
+    need: "person",
+    ok: 200,
+    request: () => ({ method: "GET", path: "/console/tokens" }),
+  },
+  {
+    route: "POST /console/tokens",
+    need: "person",
+    ok: 200,
+    request: () => ({
+      method: "POST",
+      path: "/console/tokens",
+      form: { name: "matrix", scopes: "records:read", expiresInDays: "0" },
+    }),
+  },
+  {
+    route: "GET /console/tokens/{tokenId}/revoke",
+    need: "person",
+    ok: 404,
+    request: (f) => ({ method: "GET", path: `/console/tokens/${f.tokenId}/revoke` }),
+  },
+  {
+    route: "POST /console/tokens/{tokenId}/revoke",
+    need: "person",
+    ok: 404,
+    request: (f) => ({
+      method: "POST",
+      path: `/console/tokens/${f.tokenId}/revoke`,
+      form: {},
+    }),
+  },
   {
     route: "GET /console",
     need: "viewer",
@@ -674,7 +739,7 @@ export function expected(c: RouteCase, persona: Persona, console = false): Expec
   }
   const ok = { status: c.ok, ...(c.okCode ? { code: c.okCode } : {}) };
   if (persona === "expired") return { status: 401, code: "unauthorized" };
-  if (persona === "noScope" && c.need !== "person") {
+  if (persona === "noScope" && (c.need !== "person" || c.scoped)) {
     return c.need === "admin"
       ? { status: 403, code: "forbidden" }
       : { status: 403, code: "insufficient_scope" };
@@ -695,6 +760,7 @@ const DUMMY: Fixture = {
   webhookId: "",
   deliveryId: "",
   quarantineId: "",
+  tokenId: "",
 };
 
 /** The instance, its callers' tokens and console clients, and how to make fresh resources. */
@@ -755,6 +821,7 @@ export async function startMatrix(): Promise<Matrix> {
       webhookId: webhook.body.id,
       deliveryId: "",
       quarantineId: `${submissionId}.1`,
+      tokenId: (await addPerson(inst)).tokenId,
     };
   };
   const shared = await fresh();

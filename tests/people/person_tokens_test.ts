@@ -3,6 +3,7 @@
  * expired token, a revoked one, a wrong secret or a person gone stands for nobody; an owner
  * token (`spo_…`) counts once adopted.
  */
+import { adaPerson } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { authenticatePerson, mintPersonToken } from "../../src/people/person_tokens.ts";
 import type { Person } from "../../src/store/ports/people.ts";
@@ -23,15 +24,7 @@ function source() {
     },
     touch: (id) => Promise.resolve(void touched.push(id)),
   };
-  const person: Person = {
-    id: "p1",
-    email: "ada@example.org",
-    name: "Ada",
-    passwordHash: null,
-    instanceAdmin: false,
-    createdAt: "2026-01-01T00:00:00Z",
-    updatedAt: "2026-01-01T00:00:00Z",
-  };
+  const person = adaPerson("p1");
   people.set(person.id, person);
   const ports = {
     personTokens,

@@ -40,6 +40,10 @@ export class KvIdentity implements IdentityPort {
     await this.kv.set(keys.token(token.id), token);
   }
 
+  async deleteToken(tokenId: string): Promise<void> {
+    await this.kv.delete(keys.token(tokenId));
+  }
+
   async getToken(tokenId: string): Promise<ApiToken | null> {
     return (await this.kv.get<ApiToken>(keys.token(tokenId))).value;
   }

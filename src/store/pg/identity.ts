@@ -111,6 +111,10 @@ export class PgIdentity implements IdentityPort {
     await insertToken(this.sql, token);
   }
 
+  async deleteToken(tokenId: string): Promise<void> {
+    await this.sql`delete from relay_tokens where id = ${tokenId}`;
+  }
+
   async getToken(tokenId: string): Promise<ApiToken | null> {
     const [row] = await this.sql<TokenColumns[]>`
       select id, kind, user_id, secret_hash, created_at from relay_tokens where id = ${tokenId}`;

@@ -75,6 +75,8 @@ export interface IdentityPort {
   createUser(user: User, token: ApiToken): Promise<boolean>;
   /** Stores a token (an admin token, or another owner token); overwrites a token of that id. */
   saveToken(token: ApiToken): Promise<void>;
+  /** Deletes the token `tokenId` (idempotent): it stands for nobody from then on. */
+  deleteToken(tokenId: string): Promise<void>;
   /** The token with id `tokenId`, or null. */
   getToken(tokenId: string): Promise<ApiToken | null>;
   /** The user `userId`, or null. */

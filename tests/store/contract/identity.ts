@@ -69,6 +69,17 @@ export function identityContract(name: string, make: MakeIdentity): void {
     assert.deepEqual(await p.getToken("ta"), token("ta", null, "admin"));
   });
 
+  test("a deleted token is gone at once; deleting it again is no error", async (p) => {
+    await p.createUser(user("u1"), token("t1", "u1"));
+    await p.saveToken(token("t2", "u1"));
+    await p.deleteToken("t2");
+    assert.equal(await p.getToken("t2"), null);
+    assert.deepEqual(await p.getToken("t1"), token("t1", "u1"), "other tokens are kept");
+    await p.deleteToken("t2");
+    await p.deleteToken("never");
+    assert.deepEqual(await p.getUser("u1"), user("u1"), "its user is kept");
+  });
+
   test("a completed registration stores the database and routes its key", async (p) => {
     await p.createUser(user("u1"), token("t1", "u1"));
     const c = challenge("c1", "fp1");
