@@ -27,7 +27,7 @@ import {
   type RelyingParty,
   verifyPasskeyAuthentication,
 } from "./passkeys.ts";
-import { dummyVerify, hashPassword, verifyPassword } from "./password.ts";
+import { checkPassword, dummyVerify, hashPassword, verifyPassword } from "./password.ts";
 import { recoveryCodeHash } from "./recovery_codes.ts";
 import type { SignInLimits } from "./sign_in_limits.ts";
 import { consumeTicket, issueTicket, ticketHashOf } from "./tickets.ts";
@@ -131,7 +131,10 @@ export class SignIn {
     }
     const { ok, rehash } = await verifyPassword(password, person.passwordHash);
     if (!ok) return this.#refused(person.id, "password");
-    if (rehash) await this.#storeHash(person.id, await hashPassword(password));
+    // A password older than today's rules still signs in; only one that meets them is rehashed.
+    if (rehash && passwordMeetsRules(password)) {
+      await this.#storeHash(person.id, await hashPassword(password));
+    }
     const factors = await this.factorsOf(person.id);
     if (!hasSecondFactor(factors)) return this.#signedIn(person, "password", false);
     const ticket = await this.#issue(
@@ -156,7 +159,13 @@ export class SignIn {
     const taken = await this.#consume(ticket, "second_factor");
     const person = taken?.personId ? await this.deps.people.get(taken.personId) : null;
     if (!taken || !person) return { kind: "refused" };
-    await this.#limited(address, person.email, person.id);
+    try {
+      await this.#limited(address, person.email, person.id);
+    } catch (err) {
+      // Limited: the ticket stays, for a try once the wait is over.
+      await this.deps.tickets.save((await ticketHashOf(ticket))!, taken);
+      throw err;
+    }
     if ("totp" in answer) {
       const factor = await this.deps.factors.getTotp(person.id);
       const step = factor && verifyTotp(factor.secret, answer.totp, factor.lastStep, this.#now());
@@ -322,5 +331,15 @@ export class SignIn {
       detail: { method, second_factor: secondFactor },
     });
     return { kind: "signed_in", person, method, secondFactor };
+  }
+}
+
+/** Whether `password` meets today's rules (src/people/password.ts `checkPassword`). */
+function passwordMeetsRules(password: string): boolean {
+  try {
+    checkPassword(password);
+    return true;
+  } catch {
+    return false;
   }
 }
