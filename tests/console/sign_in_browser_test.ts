@@ -1,6 +1,7 @@
 /**
  * Sign-in in real Chromium: a password and a TOTP code (computed here with otpauth), a passkey
- * registered on the Security page and used to sign in through a CDP virtual authenticator, a
+ * registered on the Security page and used through a CDP virtual authenticator (as the second
+ * step, and alone), a
  * recovery code used once, the set-password link; axe on the sign-in, second-step,
  * set-password and Security pages; screenshots (desktop and phone) for the docs.
  */
@@ -87,6 +88,12 @@ Deno.test("Chromium: password and TOTP, a passkey, a recovery code once, set-pas
       totpCode(secret, Date.now() + 30_000),
     );
     await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("heading", { name: "Forms" }).waitFor();
+    await signOut(page);
+
+    // Password, then the passkey as the second step.
+    await signInWith(page, login);
+    await page.getByRole("button", { name: "Use a passkey" }).click();
     await page.getByRole("heading", { name: "Forms" }).waitFor();
     await signOut(page);
 
