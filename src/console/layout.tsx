@@ -87,6 +87,15 @@ export function ColumnHeads({ names }: { names: string[] }) {
   );
 }
 
+/** A form's submit button on a line of its own. */
+export function SubmitRow({ label }: { label: string }) {
+  return (
+    <div>
+      <button type="submit">{label}</button>
+    </div>
+  );
+}
+
 /** A POST form with only a button (delete, retry, ...), CSRF included. */
 export function ActionButton(
   { session, action, label, danger }: {

@@ -9,7 +9,7 @@ import type { Passkey } from "../store/ports/sign_in_factors.ts";
 import type { ConsoleSession } from "../store/ports/sessions.ts";
 import { RECOVERY_CODE_COUNT } from "../people/recovery_codes.ts";
 import { PASSKEY_SCRIPT_PATH } from "./assets.ts";
-import { ActionButton, ColumnHeads, Csrf, ErrorBox, Notice, Page } from "./layout.tsx";
+import { ActionButton, ColumnHeads, Csrf, ErrorBox, Notice, Page, SubmitRow } from "./layout.tsx";
 import { CodeField, NewPasswordFields } from "./password_fields.tsx";
 import type { Session } from "./sessions.ts";
 
@@ -47,9 +47,7 @@ function PasswordSection({ session }: { session: Session }) {
           required
         />
         <NewPasswordFields />
-        <div>
-          <button type="submit">Change password</button>
-        </div>
+        <SubmitRow label="Change password" />
       </form>
     </section>
   );
@@ -248,9 +246,7 @@ export function TotpSetupPage(
         <Csrf session={session} />
         <input type="hidden" name="secret" value={secret} />
         <CodeField label="The six-digit code the app shows now" />
-        <div>
-          <button type="submit">Confirm</button>
-        </div>
+        <SubmitRow label="Confirm" />
       </form>
       <p>
         <a href="/console/security">Cancel</a>

@@ -22,7 +22,7 @@ import {
   setConsoleCookie,
   SIGN_IN_COOKIE,
 } from "./context.ts";
-import { ErrorBox, html, Page } from "./layout.tsx";
+import { ErrorBox, html, Page, SubmitRow } from "./layout.tsx";
 import { NewPasswordFields } from "./password_fields.tsx";
 
 function SetPasswordPage({ csrf, error }: { csrf: string; error?: string }) {
@@ -37,9 +37,7 @@ function SetPasswordPage({ csrf, error }: { csrf: string; error?: string }) {
         <input type="hidden" name={CSRF_FIELD} value={csrf} />
         <input type="hidden" name="ticket" data-ticket />
         <NewPasswordFields />
-        <div>
-          <button type="submit">Set password</button>
-        </div>
+        <SubmitRow label="Set password" />
       </form>
     </Page>
   );

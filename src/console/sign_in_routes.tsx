@@ -39,7 +39,7 @@ import {
   setConsoleCookie,
   SIGN_IN_COOKIE,
 } from "./context.ts";
-import { ErrorBox, html, Page } from "./layout.tsx";
+import { ErrorBox, html, Page, SubmitRow } from "./layout.tsx";
 import { CodeField } from "./password_fields.tsx";
 
 /** The one answer to a wrong email or password (no hint which). */
@@ -95,9 +95,7 @@ function SignInPage({ csrf, error, email }: { csrf: string; error?: string; emai
           autocomplete="current-password"
           required
         />
-        <div>
-          <button type="submit">Sign in</button>
-        </div>
+        <SubmitRow label="Sign in" />
       </form>
       <h2>Or</h2>
       <PasskeyButton
@@ -137,9 +135,7 @@ function SecondStepPage(
               spellcheck={false}
               required
             />
-            <div>
-              <button type="submit">Sign in</button>
-            </div>
+            <SubmitRow label="Sign in" />
           </form>
         )
         : (
@@ -148,9 +144,7 @@ function SecondStepPage(
               <form method="post" action="/console/sign-in/second-factor">
                 <input type="hidden" name={CSRF_FIELD} value={csrf} />
                 <CodeField label="Code from your authenticator app" />
-                <div>
-                  <button type="submit">Continue</button>
-                </div>
+                <SubmitRow label="Continue" />
               </form>
             )}
             {factors.passkeys > 0 && (
