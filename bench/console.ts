@@ -15,7 +15,7 @@ import { openStore } from "../src/store/kv/file.ts";
 import { vaultKeys } from "../src/store/kv/keys.ts";
 import type { VaultRecordRow } from "../src/store/kv/record_writes.ts";
 import { savedAtOf } from "../src/store/ports/records.ts";
-import { ConsoleClient } from "../tests/console/_client.ts";
+import { ConsoleClient, firstPersonOf } from "../tests/console/_client.ts";
 import { spawnServer } from "../tests/_support/process.ts";
 
 const { values: args } = parseArgs({
@@ -151,12 +151,13 @@ try {
     }),
   });
   await server.stop();
+  const login = await firstPersonOf(dir);
   const setup = await timed(() => populate(dir, "bench", COUNT));
   console.log(`${COUNT} records written in ${(setup / 1000).toFixed(1)} s`);
   server = await spawnServer(dir);
   const pid = server.child.pid;
   const browser = new ConsoleClient(server.url);
-  await browser.signIn(token);
+  await browser.signIn(login);
   const page = `/console/forms/bench/records`;
   const apiPage = `${server.url}/vault/forms/bench/records?limit=50`;
   const first = await browser.page(page);

@@ -181,7 +181,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
     app.route("/", auditRoutes({ tokens: personTokens!, access, log: audit, port: store.audit }));
   }
   // People and each database's members (src/people): the vault's, beside its routes.
-  const peopleSide = deps.vault && peopleServices(deps.vault, deps.mailer);
+  const peopleSide = deps.vault && peopleServices(deps.vault, apiTokens!, deps.mailer);
   const baseUrl = deps.baseUrl ?? (() => publicBaseUrl(config));
   if (peopleSide) {
     app.route("/", peopleRoutes({ services: peopleSide, tokens: personTokens!, baseUrl }));
@@ -219,7 +219,6 @@ export function buildApp(deps: AppDeps): OpenAPIHono {
         ...deps,
         vault: deps.vault,
         sessions,
-        tokens: personTokens!,
         people: peopleSide!,
         baseUrl,
         apiTokens: apiTokens!,

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { stopPasswordHasher } from "./people/password.ts";
 import { buildApp } from "./app.ts";
 import { Blobs } from "./blobs/index.ts";
 import { BufferedLines } from "./http/logger.ts";
@@ -233,6 +234,8 @@ async function start(
   const shutdown = () =>
     closing ??= (async () => {
       await edge.shutdown();
+      // The console's password hashing worker (src/people/password.ts) would keep the process.
+      stopPasswordHasher();
       await vault?.ingest.stop();
       await vault?.stopMaintenance();
       await vault?.address.stop();

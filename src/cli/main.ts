@@ -267,8 +267,7 @@ function demoText(demo: DemoInfo, ownUrl: string): string {
     `--relay ${demo.relayUrl} --pin ${demo.manifestFingerprint} --values -\n` +
     `  then:             ${program} records list ${demo.formId}\n` +
     // The owner console (src/console), served by this vault.
-    `  console:          ${ownUrl}/console (sign in with the owner token in ` +
-    `credentials.json)`;
+    `  console:          ${ownUrl}/console (sign in with your email and password)`;
 }
 
 /** Says on stderr which migrations upgraded the store, if any ran. */

@@ -242,6 +242,11 @@ export const ConfigSchema = z.strictObject({
     session_idle_seconds: z.number().int().min(60).max(30 * 24 * 3600).default(1800),
     /** A console session ends this many seconds after sign-in, however active. */
     session_max_seconds: z.number().int().min(60).max(90 * 24 * 3600).default(43200),
+    /**
+     * Everyone needs a second factor (TOTP or a passkey): a person without one is sent to the
+     * Security page after sign-in and can do nothing else until they add one.
+     */
+    require_second_factor: z.boolean().default(false),
   }).prefault({}),
   // store (src/store/open.ts): Deno KV in the data dir (one process), or PostgreSQL shared by
   // several relay and vault processes (docs/scale.md).

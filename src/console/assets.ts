@@ -64,8 +64,7 @@ form.inline { display: inline; margin: 0; }
 td select { width: auto; }
 label { display: block; font-weight: 600; margin-top: .6rem; }
 label.check { font-weight: 400; }
-input[type=text], input[type=url], input[type=password], input[type=number], input[type=date],
-input[type=email],
+input[type=text], input[type=url], input[type=password], input[type=email], input[type=number], input[type=date],
 input[type=search], select, textarea { width: 100%; max-width: 40rem; padding: .35rem;
   border: 1px solid var(--muted); border-radius: 3px; font: inherit; }
 textarea { min-height: 6rem; font-family: ui-monospace, monospace; }

@@ -1,116 +1,55 @@
 /**
- * Sign-in, sign-out and the front page. `GET /console` shows the sign-in form (a field
- * "Owner token" and a button "Sign in") until a session exists, then the forms, any flagged
- * webhook failures, and a warning when the forms' address cannot work for senders elsewhere.
+ * Sign-out and the front page. `GET /console` shows the sign-in page (src/console/
+ * sign_in_routes.tsx) until a session exists, then the forms, any flagged webhook failures,
+ * and a warning when the forms' address cannot work for senders elsewhere.
  *
  * @module
  */
-import { type Context, Hono } from "hono";
-import { getCookie } from "hono/cookie";
-import { timingSafeEqual } from "../crypto/hmac.ts";
+import { Hono } from "hono";
+import { actionBy } from "../audit/sink.ts";
 import { NEED } from "../people/access.ts";
-import { authenticatePerson } from "../people/person_tokens.ts";
 import {
   clearConsoleCookie,
   type ConsoleDeps,
   type ConsoleEnv,
-  CSRF_FIELD,
-  field,
-  formBody,
   SESSION_COOKIE,
   sessionOf,
-  setConsoleCookie,
-  SIGN_IN_COOKIE,
-  startSession,
 } from "./context.ts";
 import { AddressWarningBox } from "./address_warning.tsx";
 import { flaggedWebhooks, flagReason } from "./flags.ts";
-import { ActionButton, ColumnHeads, ErrorBox, html, Notice, Page } from "./layout.tsx";
+import { ActionButton, ColumnHeads, html, Notice, Page } from "./layout.tsx";
+import { signInPage } from "./sign_in_routes.tsx";
 import type { Session } from "./sessions.ts";
 import { DeleteFormButton, statusText } from "./lifecycle_routes.tsx";
 
-function SignInPage({ csrf, error }: { csrf: string; error?: string }) {
-  return (
-    <Page title="Sign in" session={null}>
-      <ErrorBox text={error} />
-      <form method="post" action="/console/sign-in">
-        <input type="hidden" name={CSRF_FIELD} value={csrf} />
-        <label for="token">Owner token</label>
-        <input
-          id="token"
-          name="token"
-          type="password"
-          autocomplete="off"
-          required
-          spellcheck={false}
-        />
-        <button type="submit">Sign in</button>
-      </form>
-      <p class="muted">
-        The owner token is the <code>spo_…</code>{" "}
-        token the first start wrote to the data directory's <code>credentials.json</code>.
-      </p>
-    </Page>
-  );
-}
-
-/** Mounts sign-in, sign-out and the front page. */
-export function authRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+/**
+ * Mounts sign-out and the front page (the sign-in page until a session exists; the Security
+ * page first while `required(personId)`: a second factor is required and missing).
+ */
+export function authRoutes(
+  deps: ConsoleDeps,
+  required: (personId: string) => Promise<boolean>,
+): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  const newSignIn = () =>
-    crypto.getRandomValues(new Uint8Array(24)).toBase64({ alphabet: "base64url" });
-
-  const signInPage = (c: Context<ConsoleEnv>, error?: string) => {
-    const csrf = newSignIn();
-    setConsoleCookie(c, deps.config, SIGN_IN_COOKIE, csrf, 3600);
-    return c.html(html(<SignInPage csrf={csrf} error={error} />), error ? 401 : 200);
-  };
+  const audit = deps.vault.audit;
 
   app.get("/console", async (c) => {
     const session = await sessionOf(c, deps);
-    if (!session) return signInPage(c);
+    if (!session) return signInPage(c, deps);
+    if (await required(session.personId)) return c.redirect("/console/security", 303);
     return c.html(html(await frontPage(deps, session, c.req.query("done"))));
-  });
-
-  app.post("/console/sign-in", async (c) => {
-    const body = await formBody(c);
-    const expected = getCookie(c, SIGN_IN_COOKIE);
-    const presented = field(body, CSRF_FIELD);
-    if (!expected || !presented || !timingSafeEqual(expected, presented)) {
-      return c.html(
-        html(
-          <Page title="Sign in" session={null}>
-            <ErrorBox text="The sign-in form expired or was not sent by this console." />
-            <p>
-              <a href="/console">Sign in again</a>
-            </p>
-          </Page>,
-        ),
-        403,
-      );
-    }
-    // Until the email and password sign-in: the pasted token's person gets the session.
-    const token = await authenticatePerson(deps.tokens, field(body, "token"));
-    const person = token && await deps.vault.store.people.get(token.personId);
-    if (!person) {
-      return c.html(
-        html(<SignInPage csrf={presented} error="That owner token is not valid." />),
-        401,
-      );
-    }
-    const how = { method: "password", secondFactor: false } as const;
-    await startSession(c, deps, person, how, SIGN_IN_COOKIE);
-    return c.redirect("/console", 303);
   });
 
   app.post("/console/sign-out", async (c) => {
     await deps.sessions.end(c.var.session);
+    audit.record(actionBy(c.var.session, "sign_out", { detail: { sessions: 1 } }));
     clearConsoleCookie(c, deps.config, SESSION_COOKIE);
     return c.redirect("/console", 303);
   });
 
   app.post("/console/sign-out-everywhere", async (c) => {
-    await deps.sessions.endAll(c.var.session.personId);
+    const ended = await deps.sessions.endAll(c.var.session.personId);
+    audit.record(actionBy(c.var.session, "sign_out", { detail: { sessions: ended } }));
     clearConsoleCookie(c, deps.config, SESSION_COOKIE);
     return c.redirect("/console", 303);
   });

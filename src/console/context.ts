@@ -5,13 +5,13 @@
  *
  * @module
  */
-import type { PersonTokenSource } from "../people/person_tokens.ts";
 import type { PeopleServices } from "../people/index.ts";
 import type { PersonTokens } from "../people/tokens.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { type Config, publicBaseUrl } from "../config/index.ts";
 import { Forbidden, Invalid, Unauthenticated } from "../errors/index.ts";
+import type { RateLimitPort } from "../store/ports/rate_limits.ts";
 import type { Vault } from "../vault/index.ts";
 import type { WebhookEngine } from "../webhooks/index.ts";
 import type { Session, Sessions, SignIn } from "./sessions.ts";
@@ -25,12 +25,12 @@ export interface ConsoleDeps {
   vault: Vault;
   webhooks: WebhookEngine;
   sessions: Sessions;
-  /** Where a token pasted at sign-in is checked (until the email and password sign-in). */
-  tokens: PersonTokenSource;
   /** People, members and invitations (src/people). */
   people: PeopleServices;
   /** The public base URL (one-time links point there). */
   baseUrl: () => string;
+  /** The buckets of the sign-in limits (src/people/sign_in_limits.ts). */
+  rateLimits: RateLimitPort;
   /** People's API tokens (the "API tokens" page). */
   apiTokens: PersonTokens;
 }
@@ -40,8 +40,10 @@ export type ConsoleEnv = { Variables: { session: Session } };
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "sealpost_console";
-/** The pre-sign-in CSRF cookie's name (double submit on the sign-in form). */
+/** The pre-sign-in CSRF cookie's name (double submit on the sign-in forms). */
 export const SIGN_IN_COOKIE = "sealpost_console_signin";
+/** The cookie holding the ticket of a sign-in waiting for its second factor. */
+export const SECOND_STEP_COOKIE = "sealpost_console_second_step";
 /** The form field (or `X-CSRF-Token` header) carrying the CSRF token. */
 export const CSRF_FIELD = "_csrf";
 

@@ -4,7 +4,10 @@
  * a strict CSP with no inline script; it uses the vault and webhook services in-process.
  *
  * - `sessions.ts`, `context.ts`: server-side sessions in KV, cookies, CSRF, headers.
- * - `auth_routes.tsx`: sign-in, sign-out, the front page.
+ * - `sign_in_routes.tsx`, `set_password_routes.tsx`: signing in (password, second factor,
+ *   passkey) and a set-password link's page.
+ * - `security_routes.tsx`, `security_page.tsx`: the person's Security page.
+ * - `auth_routes.tsx`: sign-out, the front page.
  * - `record_routes.tsx`, `records_page.tsx`, `record_query.ts`, `values.tsx`, `export.ts`:
  *   records.
  * - `lifecycle_routes.tsx`: closing, reopening and deleting a form.
@@ -20,12 +23,18 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { errorResponse, httpError } from "../http/errors.ts";
 import { NotFound, TooLarge } from "../errors/index.ts";
+import { Forbidden } from "../errors/index.ts";
+import { hasSecondFactor, SignIn } from "../people/sign_in.ts";
+import { Security } from "../people/security.ts";
+import { SignInLimits } from "../people/sign_in_limits.ts";
 import {
   CONSOLE_CSS,
   CONSOLE_JS,
   CONSOLE_SCRIPT_PATH,
   FORM_CSS,
   FORM_STYLE_PATH,
+  PASSKEY_JS,
+  PASSKEY_SCRIPT_PATH,
   TICKET_JS,
   TICKET_SCRIPT_PATH,
 } from "./assets.ts";
@@ -37,6 +46,9 @@ import { lifecycleRoutes } from "./lifecycle_routes.tsx";
 import { errorPage } from "./layout.tsx";
 import { quarantineRoutes } from "./quarantine_routes.tsx";
 import { recordRoutes } from "./record_routes.tsx";
+import { securityRoutes } from "./security_routes.tsx";
+import { setPasswordRoutes } from "./set_password_routes.tsx";
+import { signInRoutes } from "./sign_in_routes.tsx";
 import { tokenRoutes } from "./token_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 import { databaseRoutes } from "./database_routes.tsx";
@@ -45,16 +57,22 @@ import { invitationRoutes } from "./invitation_routes.tsx";
 /** What a form or record id can be (as the owner API's path parameters allow). */
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-/** Paths under /console/ served without a session. */
+/** Paths under /console/ served without a session (and every path under /console/sign-in/). */
 const OPEN = new Set([
   "/console",
   "/console/sign-in",
   "/console/invitations",
   TICKET_SCRIPT_PATH,
+  "/console/set-password",
   "/console/assets/console.css",
   CONSOLE_SCRIPT_PATH,
+  PASSKEY_SCRIPT_PATH,
   FORM_STYLE_PATH,
 ]);
+const isOpen = (path: string) => OPEN.has(path) || path.startsWith("/console/sign-in/");
+
+/** Paths a person who must add a second factor may still use. */
+const UNTIL_SECOND_FACTOR = /^\/console\/(security(\/.*)?|sign-out(-everywhere)?)$/;
 
 export type { ConsoleDeps } from "./context.ts";
 export { Sessions } from "./sessions.ts";
@@ -80,9 +98,34 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       },
     }),
   );
-  // Every console route but the sign-in form and the stylesheet needs a session (and CSRF).
+  const store = deps.vault.store;
+  const signIn = new SignIn({
+    people: store.people,
+    factors: store.signInFactors,
+    tickets: store.tickets,
+    limits: new SignInLimits(deps.rateLimits, deps.config.rate_limits),
+    audit: deps.vault.audit,
+  });
+  const security = new Security({
+    people: store.people,
+    factors: store.signInFactors,
+    tickets: store.tickets,
+    audit: deps.vault.audit,
+  });
+  /** Whether the instance requires a second factor and `personId` has none. */
+  const required = async (personId: string) =>
+    deps.config.console.require_second_factor &&
+    !hasSecondFactor(await signIn.factorsOf(personId));
+  // Every console route but the sign-in steps and the assets needs a session (and CSRF); while
+  // a required second factor is missing, only the Security page and signing out.
   const guard = requireSession(deps);
-  app.use("/console/*", (c, next) => OPEN.has(c.req.path) ? next() : guard(c, next));
+  app.use("/console/*", (c, next) => isOpen(c.req.path) ? next() : guard(c, next));
+  app.use("/console/*", async (c, next) => {
+    if (isOpen(c.req.path) || UNTIL_SECOND_FACTOR.test(c.req.path)) return await next();
+    if (!(await required(c.var.session.personId))) return await next();
+    if (c.req.method === "GET") return c.redirect("/console/security", 303);
+    throw new Forbidden("second_factor_required", "Add a second factor on the Security page first");
+  });
   // Ids in paths name KV keys: anything that cannot be an id is not found (never a 5xx).
   const ids: MiddlewareHandler = async (c, next) => {
     for (const name of ["formId", "recordId"]) {
@@ -112,11 +155,23 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     c.header("content-type", "text/javascript; charset=utf-8");
     return c.body(TICKET_JS);
   });
+  app.get(PASSKEY_SCRIPT_PATH, (c) => {
+    c.header("content-type", "text/javascript; charset=utf-8");
+    return c.body(PASSKEY_JS);
+  });
   app.get(FORM_STYLE_PATH, (c) => {
     c.header("content-type", "text/css; charset=utf-8");
     return c.body(FORM_CSS);
   });
-  app.route("/", authRoutes(deps));
+  app.route("/", authRoutes(deps, required));
+  app.route(
+    "/",
+    signInRoutes(deps, signIn, async (id) => {
+      return await required(id) ? "/console/security" : "/console";
+    }),
+  );
+  app.route("/", setPasswordRoutes(deps, signIn));
+  app.route("/", securityRoutes(deps, security, deps.vault.audit, required));
   app.route("/", recordRoutes(deps));
   app.route("/", quarantineRoutes(deps));
   app.route("/", webhookRoutes(deps));

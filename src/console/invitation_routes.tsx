@@ -44,7 +44,7 @@ function InvitationPage(
   },
 ) {
   return (
-    <Page title="Accept an invitation" session={session} script={TICKET_SCRIPT_PATH}>
+    <Page title="Accept an invitation" session={session} scripts={[TICKET_SCRIPT_PATH]}>
       <ErrorBox text={error} />
       <noscript>
         <p class="error">This page needs JavaScript to read the invitation from its link.</p>

@@ -14,13 +14,13 @@ export interface PageProps {
   title: string;
   /** The signed-in session (null on the sign-in page: no navigation). */
   session: Session | null;
-  /** The path of an island this page alone loads (a one-time link's page). */
-  script?: string;
+  /** Islands this page loads besides the console's own (e.g. the passkey island). */
+  scripts?: string[];
   children?: Child;
 }
 
 /** A whole console page: head, top bar with navigation and sign-out, main content. */
-export function Page({ title, session, script, children }: PageProps) {
+export function Page({ title, session, scripts = [], children }: PageProps) {
   return (
     <html lang="en">
       <head>
@@ -30,7 +30,7 @@ export function Page({ title, session, script, children }: PageProps) {
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/console/assets/console.css" />
         {session && <script type="module" src={CONSOLE_SCRIPT_PATH}></script>}
-        {script && <script type="module" src={script}></script>}
+        {scripts.map((src) => <script type="module" src={src}></script>)}
       </head>
       <body>
         <header class="top">
@@ -42,6 +42,7 @@ export function Page({ title, session, script, children }: PageProps) {
               <a href="/console/quarantine">Quarantine</a>
               <a href="/console/databases">Databases</a>
               <a href="/console/tokens">API tokens</a>
+              <a href="/console/security">Security</a>
               {session.instanceAdmin && <a href="/console/audit">Audit</a>}
             </nav>
           )}
@@ -85,6 +86,15 @@ export function ColumnHeads({ names }: { names: string[] }) {
     <thead>
       <tr>{names.map((name) => <th scope="col">{name}</th>)}</tr>
     </thead>
+  );
+}
+
+/** A form's submit button on a line of its own. */
+export function SubmitRow({ label }: { label: string }) {
+  return (
+    <div>
+      <button type="submit">{label}</button>
+    </div>
   );
 }
 

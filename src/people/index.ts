@@ -10,6 +10,7 @@ import type { Vault } from "../vault/index.ts";
 import { Invitations } from "./invitations.ts";
 import { type Mailer, noMail } from "./mailer.ts";
 import { Members } from "./members.ts";
+import type { PersonTokens } from "./tokens.ts";
 import { People } from "./people.ts";
 
 /** The people services of one vault. */
@@ -20,20 +21,26 @@ export interface PeopleServices {
 }
 
 /**
- * The people services over `vault`, mailing through `mailer` (none by default).
+ * The people services over `vault`, ending removed members' tokens through `tokens` (at the
+ * relay too), mailing through `mailer` (none by default).
  *
  * @example
  * ```ts
- * const { members, invitations } = peopleServices(vault);
+ * const { members, invitations } = peopleServices(vault, apiTokens);
  * ```
  */
-export function peopleServices(vault: Vault, mailer: Mailer = noMail): PeopleServices {
+export function peopleServices(
+  vault: Vault,
+  tokens: Pick<PersonTokens, "revokeAllOf">,
+  mailer: Mailer = noMail,
+): PeopleServices {
   const { store, access, audit } = vault;
   const members = new Members({
     store,
     access,
     audit,
     database: (gate, dbId) => vault.database(gate, dbId),
+    revokeTokens: (personId) => tokens.revokeAllOf(personId),
   });
   return {
     people: new People({ people: store.people, tickets: store.tickets, access, audit }),

@@ -36,6 +36,8 @@ export interface MembersDeps {
   audit: AuditLog;
   /** The database `dbId` if the gate lets it through, else its 404 or 403. */
   database(gate: Gate, dbId: string): Promise<VaultDatabase>;
+  /** Revokes every API token of a person (at the relay too); how many. */
+  revokeTokens(personId: string): Promise<number>;
 }
 
 /** The 409 of a change that would leave a database without an owner. */
@@ -115,9 +117,7 @@ export class Members {
     const person = await store.people.get(personId);
     const elsewhere = await store.memberships.ofPerson(personId);
     if (elsewhere.length === 0 && !person?.instanceAdmin) {
-      for (const token of await store.personTokens.list(personId)) {
-        if (await store.personTokens.revoke(token.id)) tokensRevoked++;
-      }
+      tokensRevoked = await this.deps.revokeTokens(personId);
     }
     this.deps.audit.record(actionBy(by, "member_removed", {
       databaseId: dbId,

@@ -187,12 +187,29 @@ export class PersonTokens {
     const owner = await this.ownerOf(caller, personId);
     const row = await this.deps.tokens.get(tokenId);
     if (!row || row.personId !== owner) throw tokenNotFound(tokenId);
-    if (row.scopes.includes("relay:queue")) await this.deps.relay.deleteToken(row.id);
-    await this.deps.tokens.revoke(row.id);
+    await this.#end(row);
     this.deps.audit.record(actionBy(caller, "token_revoked", {
       target: { kind: "token", id: row.id },
       ...(row.personId !== caller.personId ? { detail: { person: row.personId } } : {}),
     }));
+  }
+
+  /**
+   * Revokes every token of `personId` at once (a person removed from their last database):
+   * how many there were. The caller records why.
+   */
+  async revokeAllOf(personId: string): Promise<number> {
+    let revoked = 0;
+    for (const row of await this.deps.tokens.list(personId)) {
+      if (await this.#end(row)) revoked++;
+    }
+    return revoked;
+  }
+
+  /** Ends a token: at the relay first for a `relay:queue` one, then in the vault. */
+  async #end(row: PersonToken): Promise<boolean> {
+    if (row.scopes.includes("relay:queue")) await this.deps.relay.deleteToken(row.id);
+    return (await this.deps.tokens.revoke(row.id)) !== null;
   }
 
   /** The person whose tokens the caller names: themselves, or (an admin's) anyone known. */

@@ -1,7 +1,7 @@
 /**
  * Debian's Chromium for browser tests and benchmarks, driven by playwright-core.
  */
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { CHROMIUM } from "./tools.ts";
 
 /** Chromium's flags on this machine (no sandbox, no GPU, no background traffic). */
@@ -22,5 +22,25 @@ export function launchChromium(profileDir: string): Promise<BrowserContext> {
     executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_ARGS,
+  });
+}
+
+/**
+ * Gives `page` a virtual platform authenticator through the DevTools protocol (CTAP2, resident
+ * keys, user verification that always succeeds, presence answered at once): WebAuthn
+ * ceremonies then run without a person.
+ */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
 }

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { exportAudit } from "../../src/audit/export.ts";
 import type { AuditAction, AuditEntry } from "../../src/store/ports/audit.ts";
-import { ConsoleClient } from "../console/_client.ts";
+import { ConsoleClient, firstPerson } from "../console/_client.ts";
 import { call, startInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
 
@@ -89,7 +89,7 @@ test("audit: every vault, webhook and console action writes its entry, with no c
     // The console: a record viewed, the records exported, a webhook added (its secret shown
     // once) and removed, the record deleted.
     const browser = new ConsoleClient(url);
-    const csrf = await browser.signIn(token);
+    const csrf = await browser.signIn(await firstPerson(inst));
     const recordPage = await browser.page(`/console/forms/${formId}/records/${recordId}`);
     assert.ok(recordPage.includes(EDITED));
     assert.ok((await browser.page(`/console/forms/${formId}/export.jsonl`)).includes(EDITED));

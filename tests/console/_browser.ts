@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import axe from "axe-core";
 import type { BrowserContext, Page } from "playwright-core";
 import { launchChromium } from "../_support/chromium.ts";
+import type { Login } from "./_client.ts";
 
 /** Chromium with a fresh profile in a temporary folder; `close` removes it. */
 export async function launch(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
@@ -59,4 +60,11 @@ export async function assertAccessible(page: Page): Promise<void> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = Deno.env.get("SEALPOST_SCREENSHOTS");
   if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: false });
+}
+
+/** Fills the sign-in page's "Email" and "Password" and presses "Sign in". */
+export async function signInWith(page: Page, login: Login): Promise<void> {
+  await page.getByLabel("Email").fill(login.email);
+  await page.getByLabel("Password").fill(login.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }

@@ -9,8 +9,8 @@ import { type Config, loadConfig } from "../../src/config/index.ts";
 import { readCredentials } from "../../src/store/data_dir.ts";
 import { initDataDir } from "../../src/init/init.ts";
 import { startServer } from "../../src/server.ts";
-import { assertAccessible, launch, screenshot } from "./_browser.ts";
-import { ConsoleClient } from "./_client.ts";
+import { assertAccessible, launch, screenshot, signInWith } from "./_browser.ts";
+import { ConsoleClient, withPassword } from "./_client.ts";
 
 async function configOf(env: Record<string, string>, host = "0.0.0.0"): Promise<Config> {
   return await loadConfig({
@@ -91,7 +91,7 @@ async function instance(host: string, env: Record<string, string> = {}) {
   const server = await startServer(config);
   return {
     url: `http://127.0.0.1:${server.port}`,
-    token: (await readCredentials(dir))!.ownerToken,
+    login: await withPassword(server.vault!.store.people, (await readCredentials(dir))!.userId),
     close: async () => {
       await server.shutdown();
       await Deno.remove(dir, { recursive: true });
@@ -111,7 +111,7 @@ Deno.test("the front page warns only when the address cannot work", async () => 
     const inst = await instance(host, env);
     try {
       const owner = new ConsoleClient(inst.url);
-      await owner.signIn(inst.token);
+      await owner.signIn(inst.login);
       const page = await owner.page("/console");
       if (heading) assert.ok(page.includes(heading), `${host} ${JSON.stringify(env)}`);
       else assert.ok(!page.includes("address-warning"), `${host} ${JSON.stringify(env)}`);
@@ -141,8 +141,7 @@ Deno.test("the warnings in Chromium: axe, light and dark, desktop and phone", as
       const page = await browser.context.newPage();
       try {
         await page.goto(`${inst.url}/console`);
-        await page.getByLabel("Owner token").fill(inst.token);
-        await page.getByRole("button", { name: "Sign in" }).click();
+        await signInWith(page, inst.login);
         const heading = page.getByRole("heading", { name: title });
         await heading.waitFor();
         for (const [device, size] of Object.entries(SIZES)) {

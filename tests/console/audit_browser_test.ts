@@ -9,7 +9,7 @@ import { addPerson } from "../_support/people.ts";
 import { call, startInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
 import { assertAccessible, launch, screenshot } from "./_browser.ts";
-import { ConsoleClient } from "./_client.ts";
+import { ConsoleClient, withPassword } from "./_client.ts";
 
 Deno.test("console in Chromium: the Audit page, its filters and pages", async () => {
   const inst = await startInstance();
@@ -111,7 +111,7 @@ Deno.test("console in Chromium: the Audit page, its filters and pages", async ()
 
     // Grace is no instance admin: no link, and the page refuses her.
     const other = new ConsoleClient(inst.url);
-    await other.signIn(grace.token);
+    await other.signIn(await withPassword(inst.server.vault!.store.people, grace.personId));
     assert.ok(!(await other.page("/console")).includes('href="/console/audit"'));
     await other.page("/console/audit", 403);
   } finally {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { auditKeys } from "../../src/store/kv/keys.ts";
 import type { AuditEntry } from "../../src/store/ports/audit.ts";
 import { startInstance } from "../_support/server.ts";
-import { ConsoleClient } from "./_client.ts";
+import { ConsoleClient, firstPerson } from "./_client.ts";
 
 Deno.test("console Audit page: says when the chain does not verify; bad filters are a 400", async () => {
   const inst = await startInstance();
@@ -16,7 +16,7 @@ Deno.test("console Audit page: says when the chain does not verify; bad filters 
       await vault.audit.record({ action: "record_viewed", personId: null });
     }
     const browser = new ConsoleClient(inst.url);
-    await browser.signIn(inst.credentials.ownerToken);
+    await browser.signIn(await firstPerson(inst));
     assert.match(await browser.page("/console/audit"), /The audit log verifies now: \d+ entries/);
 
     // An entry changed in the store behind the vault's back.

@@ -11,7 +11,8 @@ import type { Page } from "playwright-core";
 import { FIELD_KINDS } from "../../src/forms/fields.ts";
 import { Buffer } from "node:buffer";
 import { call, startInstance } from "../_support/server.ts";
-import { assertAccessible, launch, screenshot, watchProblems } from "./_browser.ts";
+import { assertAccessible, launch, screenshot, signInWith, watchProblems } from "./_browser.ts";
+import { firstPerson } from "./_client.ts";
 import { newDatabase, PNG, startReceiver, waitFor } from "./_fixture.ts";
 
 const XSS = "<img src=x onerror=alert(1)>";
@@ -40,8 +41,7 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
     await page.goto(`${inst.url}/console`);
     await assertAccessible(page);
     await screenshot(page, "console-sign-in");
-    await page.getByLabel("Owner token").fill(token);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await signInWith(page, await firstPerson(inst));
     await page.getByRole("heading", { name: "Forms" }).waitFor();
     await assertAccessible(page);
 
@@ -203,7 +203,7 @@ Deno.test("console end to end in Chromium, with axe scans of every page", async 
 
     // Sign out.
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
-    await page.getByLabel("Owner token").waitFor();
+    await page.getByLabel("Password").waitFor();
     const gone = await page.goto(`${inst.url}/console/forms/everything/records`);
     assert.equal(new URL(gone!.url()).pathname, "/console");
     assert.deepEqual(problems, []);

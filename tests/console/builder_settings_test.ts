@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { call, startInstance } from "../_support/server.ts";
-import { ConsoleClient } from "./_client.ts";
+import { ConsoleClient, firstPerson } from "./_client.ts";
 import { builderBody, newDatabase } from "./_fixture.ts";
 
 const FIELDS = [{ id: "doc", kind: "attachment", label: "Document" }];
@@ -23,7 +23,7 @@ Deno.test("builder switches: files encrypted and no drafts by default; both roun
   try {
     const databaseId = await newDatabase(inst);
     const browser = new ConsoleClient(inst.url);
-    const csrf = await browser.signIn(token);
+    const csrf = await browser.signIn(await firstPerson(inst));
 
     const fresh = await browser.page("/console/forms/new");
     assert.match(fresh, /<label class="check" for="encryptFiles">[^]*Encrypt uploaded files/);

@@ -7,7 +7,8 @@
 import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { startInstance } from "../_support/server.ts";
-import { assertAccessible, launch, screenshot, watchProblems } from "./_browser.ts";
+import { assertAccessible, launch, screenshot, signInWith, watchProblems } from "./_browser.ts";
+import { firstPerson } from "./_client.ts";
 
 Deno.test("console in Chromium: close, reopen and delete the demo form", async () => {
   const inst = await startInstance();
@@ -21,8 +22,7 @@ Deno.test("console in Chromium: close, reopen and delete the demo form", async (
     const problems = watchProblems(page);
 
     await page.goto(`${inst.url}/console`);
-    await page.getByLabel("Owner token").fill(inst.credentials.ownerToken);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await signInWith(page, await firstPerson(inst));
     await page.getByRole("heading", { name: "The demo form" }).waitFor();
     await assertAccessible(page);
     await screenshot(page, "console-front-demo");

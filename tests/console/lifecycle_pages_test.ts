@@ -7,7 +7,7 @@ import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
 import { call, startInstance } from "../_support/server.ts";
-import { ConsoleClient } from "./_client.ts";
+import { ConsoleClient, firstPerson } from "./_client.ts";
 
 const XSS = "<img src=x onerror=alert(1)>";
 
@@ -24,7 +24,7 @@ Deno.test("console: close with a message, reopen, delete after a confirmation; r
     await submitForm(manifest, { name: "Ada", email: "ada@example.com" });
     await call(`${inst.url}/vault/ingest`, { method: "POST", token });
     const browser = new ConsoleClient(inst.url);
-    const csrf = await browser.signIn(token);
+    const csrf = await browser.signIn(await firstPerson(inst));
 
     // The front page: the demo form is marked, open, and can be deleted from there.
     const front = await browser.page("/console");

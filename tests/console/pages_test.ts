@@ -7,7 +7,7 @@ import { ownerGate } from "../_support/people.ts";
 import assert from "node:assert/strict";
 import { buildEnvelope, buildPayload, fetchManifest, seal, submitForm } from "../../src/sdk/mod.ts";
 import { call, startInstance } from "../_support/server.ts";
-import { ConsoleClient, csrfOf } from "./_client.ts";
+import { ConsoleClient, csrfOf, firstPerson } from "./_client.ts";
 import { builderBody, EVERY_KIND, newDatabase, PNG, startReceiver, waitFor } from "./_fixture.ts";
 
 const XSS = "<img src=x onerror=alert(1)>";
@@ -18,7 +18,7 @@ Deno.test("console pages: build, publish, records, versions, share, quarantine",
   try {
     const databaseId = await newDatabase(inst);
     const browser = new ConsoleClient(inst.url);
-    const csrf = await browser.signIn(token);
+    const csrf = await browser.signIn(await firstPerson(inst));
 
     // The builder: add a field, then publish a form of every kind.
     const added = await browser.post(
@@ -218,7 +218,7 @@ Deno.test("console webhooks: secret once, preview, failure flagged, retry, deliv
     });
     assert.equal(created.status, 201);
     const browser = new ConsoleClient(inst.url);
-    const csrf = await browser.signIn(token);
+    const csrf = await browser.signIn(await firstPerson(inst));
     const settings = {
       name: "CRM",
       url: receiver.url,
@@ -376,7 +376,7 @@ Deno.test("console records: pages of 50 by cursor, newest first, beside the coun
       await new Promise((r) => setTimeout(r, 2));
     }
     const browser = new ConsoleClient(inst.url);
-    await browser.signIn(token);
+    await browser.signIn(await firstPerson(inst));
     const first = await browser.page("/console/forms/many/records");
     assert.match(first, /62 records\./);
     const cells = (page: string) =>

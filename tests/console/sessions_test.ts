@@ -1,6 +1,6 @@
 /**
  * Console sign-in, sessions, cookies and CSRF: the session store with a fake clock, and the
- * pages over real HTTP (wrong token, cookie flags, CSRF refusals, sign-out everywhere, the
+ * pages over real HTTP (wrong password, cookie flags, CSRF refusals, sign-out everywhere, the
  * relay role serving no console).
  */
 import { adaPerson } from "../_support/people.ts";
@@ -10,7 +10,7 @@ import { KvSessions } from "../../src/store/kv/sessions.ts";
 import type { Person } from "../../src/store/ports/people.ts";
 import { startInstance } from "../_support/server.ts";
 import { startOn } from "../blobs/_backends.ts";
-import { ConsoleClient, csrfOf } from "./_client.ts";
+import { ConsoleClient, csrfOf, firstPerson } from "./_client.ts";
 
 /** How the sessions of these tests signed in. */
 const SIGN_IN = {
@@ -88,46 +88,49 @@ Deno.test("a session ends when its person is removed; sign out everywhere ends a
   }
 });
 
-Deno.test("sign-in page, wrong token, cookie flags, CSRF refusals and sign-out", async () => {
+Deno.test("sign-in page, wrong password, cookie flags, CSRF refusals and sign-out", async () => {
   const inst = await startInstance();
   try {
+    const login = await firstPerson(inst);
     const browser = new ConsoleClient(inst.url);
     const first = await browser.request("/console");
     const csp = first.headers.get("content-security-policy")!;
     await first.body?.cancel();
     const page = await browser.page("/console");
-    assert.match(page, /<label for="token">Owner token<\/label>/);
+    assert.match(page, /<label for="email">Email<\/label>/);
     assert.match(page, /<button type="submit">Sign in<\/button>/);
     assert.match(csp, /script-src 'self'/);
     assert.doesNotMatch(csp, /unsafe-inline/);
     assert.equal(first.headers.get("x-frame-options"), "DENY");
 
-    // A wrong token: an error, no cookie.
-    const wrong = await browser.post("/console/sign-in", { token: "spo_nope" }, csrfOf(page));
-    assert.equal(wrong.status, 401);
-    assert.match(await wrong.text(), /That owner token is not valid/);
-    assert.deepEqual(wrong.headers.getSetCookie(), []);
-    // The admin token is no owner token.
-    const admin = await browser.post(
+    // A wrong password: an error, no cookie.
+    const wrong = await browser.post(
       "/console/sign-in",
-      { token: inst.credentials.adminToken },
+      { email: login.email, password: "nope, not it" },
       csrfOf(page),
     );
-    await admin.body?.cancel();
-    assert.equal(admin.status, 401);
+    assert.equal(wrong.status, 401);
+    assert.match(await wrong.text(), /do not match an account/);
+    assert.deepEqual(wrong.headers.getSetCookie(), []);
+    // The owner and admin tokens sign in to the console no more.
+    for (const token of [inst.credentials.ownerToken, inst.credentials.adminToken]) {
+      const refused = await browser.post(
+        "/console/sign-in",
+        { email: login.email, password: token },
+        csrfOf(page),
+      );
+      await refused.body?.cancel();
+      assert.equal(refused.status, 401);
+    }
     // Sign-in without the sign-in form's token is refused.
-    const forged = await browser.post(
-      "/console/sign-in",
-      { token: inst.credentials.ownerToken },
-      "forged",
-    );
+    const forged = await browser.post("/console/sign-in", { ...login }, "forged");
     await forged.body?.cancel();
     assert.equal(forged.status, 403);
     assert.deepEqual(forged.headers.getSetCookie(), []);
 
     const ok = await browser.post(
       "/console/sign-in",
-      { token: inst.credentials.ownerToken },
+      { ...login },
       csrfOf(await browser.page("/console")),
     );
     await ok.body?.cancel();
@@ -137,7 +140,7 @@ Deno.test("sign-in page, wrong token, cookie flags, CSRF refusals and sign-out",
     assert.match(cookie, /SameSite=Strict/);
     assert.match(cookie, /Path=\/console/);
     assert.doesNotMatch(cookie, /Secure/, "plain http: no Secure flag");
-    assert.doesNotMatch(cookie, new RegExp(inst.credentials.ownerToken), "no token in cookie");
+    assert.doesNotMatch(cookie, new RegExp(login.password), "no password in cookie");
 
     const front = await browser.page("/console");
     assert.match(front, /<h1>Forms<\/h1>/);
@@ -159,19 +162,19 @@ Deno.test("sign-in page, wrong token, cookie flags, CSRF refusals and sign-out",
 
     // Another browser's session, then sign out everywhere from this one.
     const other = new ConsoleClient(inst.url);
-    await other.signIn(inst.credentials.ownerToken);
+    await other.signIn(login);
     const everywhere = await browser.post("/console/sign-out-everywhere", {}, csrf);
     await everywhere.body?.cancel();
     assert.equal(everywhere.status, 303);
-    assert.match(await browser.page("/console"), /Owner token/);
-    assert.match(await other.page("/console"), /Owner token/, "the other session ended too");
+    assert.match(await browser.page("/console"), /<h1>Sign in<\/h1>/);
+    assert.match(await other.page("/console"), /<h1>Sign in<\/h1>/, "the other session ended too");
 
     // Sign out (one session).
-    const csrf2 = await browser.signIn(inst.credentials.ownerToken);
+    const csrf2 = await browser.signIn(login);
     const out = await browser.post("/console/sign-out", {}, csrf2);
     await out.body?.cancel();
     assert.equal(out.status, 303);
-    assert.match(await browser.page("/console"), /Owner token/);
+    assert.match(await browser.page("/console"), /<h1>Sign in<\/h1>/);
     // Pages need a session.
     const gone = await browser.request("/console/quarantine");
     await gone.body?.cancel();
@@ -190,16 +193,13 @@ Deno.test("cookies are Secure when the public base URL is https", async () => {
     await page.body?.cancel();
     assert.match(page.headers.getSetCookie()[0], /Secure/);
     const form = await new ConsoleClient(inst.url).page("/console");
-    const signIn = await browser.post(
-      "/console/sign-in",
-      { token: inst.credentials.ownerToken },
-      csrfOf(form),
-    );
+    const login = await firstPerson(inst);
+    const signIn = await browser.post("/console/sign-in", { ...login }, csrfOf(form));
     await signIn.body?.cancel();
     // The sign-in form's cookie of `browser` differs from `form`'s token: refused.
     assert.equal(signIn.status, 403);
     const csrf = csrfOf(await browser.page("/console"));
-    const ok = await browser.post("/console/sign-in", { token: inst.credentials.ownerToken }, csrf);
+    const ok = await browser.post("/console/sign-in", { ...login }, csrf);
     await ok.body?.cancel();
     const cookie = ok.headers.getSetCookie().find((c) => c.startsWith("sealpost_console="))!;
     assert.match(cookie, /; Secure/);
@@ -235,7 +235,7 @@ Deno.test("a vault-role process serves the console; images may load from its rel
       SEALPOST_VAULT_RELAY_URL: relay.url,
     });
     const browser = new ConsoleClient(vault.url);
-    await browser.signIn(vault.credentials.ownerToken);
+    await browser.signIn(await firstPerson(vault));
     const front = await browser.request("/console");
     assert.equal(front.status, 200);
     await front.body?.cancel();
@@ -252,7 +252,7 @@ Deno.test("[s3] with blobs.backend = s3, console images may also load from the s
   const inst = await startOn("s3");
   try {
     const browser = new ConsoleClient(inst.url);
-    await browser.signIn(inst.credentials.ownerToken);
+    await browser.signIn(await firstPerson(inst));
     const front = await browser.request("/console");
     await front.body?.cancel();
     const csp = front.headers.get("content-security-policy")!;

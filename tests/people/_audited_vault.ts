@@ -5,6 +5,7 @@
 import type { PersonPrincipal } from "../../src/auth/principals.ts";
 import type { AuditEvent } from "../../src/audit/sink.ts";
 import { bootstrapPeople } from "../../src/people/bootstrap.ts";
+import { PersonTokens } from "../../src/people/tokens.ts";
 import { createUser } from "../../src/relay/identity.ts";
 import { FormDirectory } from "../../src/relay/manifests.ts";
 import { openStore } from "../../src/store/kv/file.ts";
@@ -15,6 +16,8 @@ import { LocalRelayLink, Vault, VaultKeys } from "../../src/vault/index.ts";
 /** The vault, the events its log stored so far, its first person; `close` removes it all. */
 export interface AuditedVault {
   vault: Vault;
+  /** The API tokens of its people, at its relay too (what `peopleServices` ends tokens with). */
+  tokens: PersonTokens;
   /** The events of the vault's audit log, oldest first, once every record is stored. */
   events(): Promise<AuditEvent[]>;
   first: PersonPrincipal;
@@ -42,7 +45,16 @@ export async function auditedVault(): Promise<AuditedVault> {
     first: { userId: user.id, ownerToken: "" },
     host: "audit.example",
   });
+  const tokens = new PersonTokens({
+    tokens: vault.store.personTokens,
+    people: vault.store.people,
+    facts: vault.store.vaultDatabases,
+    relay: relay.identity,
+    access: vault.access,
+    audit: vault.audit,
+  });
   return {
+    tokens,
     vault,
     events,
     first,

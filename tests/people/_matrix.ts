@@ -15,7 +15,7 @@
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { addPerson } from "../_support/people.ts";
 import { vaultForm } from "../_support/vault.ts";
-import { ConsoleClient, csrfOf } from "../console/_client.ts";
+import { ConsoleClient, csrfOf, withPassword } from "../console/_client.ts";
 
 /** The kinds of caller. */
 export const PERSONAS = [
@@ -976,6 +976,15 @@ export async function startMatrix(): Promise<Matrix> {
     expired: expired.token,
     noScope: noScope.token,
   };
+  const personIds: Record<Persona, string> = {
+    owner: inst.credentials.userId,
+    editor: editor.personId,
+    viewer: viewer.personId,
+    nonMember: nonMember.personId,
+    removed: removed.personId,
+    expired: expired.personId,
+    noScope: noScope.personId,
+  };
   const consoles = {} as Record<Persona, ConsoleClient>;
   const csrf = {} as Record<Persona, string | null>;
   for (const persona of PERSONAS) {
@@ -986,7 +995,7 @@ export async function startMatrix(): Promise<Matrix> {
       csrf[persona] = csrfOf(page);
       continue;
     }
-    csrf[persona] = await client.signIn(tokens[persona]);
+    csrf[persona] = await client.signIn(await withPassword(ports.people, personIds[persona]));
   }
   return { inst, tokens, consoles, csrf, shared, fresh, close: () => inst.close() };
 }

@@ -9,12 +9,12 @@ import { stopPasswordHasher } from "../../src/people/password.ts";
 import { auditedVault } from "./_audited_vault.ts";
 
 Deno.test("people and members report person_created, member_invited, joined, role changed, removed", async () => {
-  const { vault, events: stored, first, close } = await auditedVault();
+  const { vault, tokens, events: stored, first, close } = await auditedVault();
   try {
     const user = { id: first.personId };
     const db = await vault.createDatabase(first, "main");
     const mailed: string[] = [];
-    const { people, members, invitations } = peopleServices(vault, {
+    const { people, members, invitations } = peopleServices(vault, tokens, {
       send: (message) => Promise.resolve(void mailed.push(message.text)),
     });
     const base = "https://vault.example";

@@ -9,7 +9,7 @@ import { fetchManifest, type Manifest } from "../../src/sdk/mod.ts";
 import { AddressSync } from "../../src/vault/address_sync.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
-import { ConsoleClient } from "../console/_client.ts";
+import { ConsoleClient, firstPerson } from "../console/_client.ts";
 
 const OLD = "https://old.example.org";
 const NEW = "https://forms.example.org";
@@ -92,7 +92,7 @@ Deno.test("a new base_url republishes every published form once, and only those"
 
     // The console's share page, its snippets and QR code: the current address.
     const console_ = new ConsoleClient(inst.url);
-    await console_.signIn(token);
+    await console_.signIn(await firstPerson(inst));
     const share = await console_.page(`/console/forms/${contact}/share`);
     assert.ok(share.includes(`${NEW}/f/${contact}#pin=${pin}`), "share link");
     assert.ok(share.includes(`${NEW}/embed.js`), "script snippet");

@@ -5,7 +5,7 @@ import { HttpRelayLink } from "../../src/vault/index.ts";
 import { fetchManifest, submitForm } from "../../src/sdk/mod.ts";
 import { sha256Hex, uploadFile } from "../../src/sdk/upload.ts";
 import { blobPathParts } from "../../src/blobs/fs_store.ts";
-import { ConsoleClient } from "../console/_client.ts";
+import { ConsoleClient, firstPerson } from "../console/_client.ts";
 import { startReceiver } from "../webhooks/_harness.ts";
 import { call, startInstance, type TestInstance } from "../_support/server.ts";
 import { AGE } from "../_support/tools.ts";
@@ -156,7 +156,7 @@ Deno.test({
 
       // The console shows the image inline and the attachment as a download, both decrypted.
       const browser = new ConsoleClient(inst.url);
-      await browser.signIn(token);
+      await browser.signIn(await firstPerson(inst));
       const html = await browser.page(`/console/forms/${formId}/records/${receipt.submissionId}`);
       const links = [...html.matchAll(/(?:src|href)="([^"]*\/vault-files\/[^"]+)"/g)]
         .map((m) => m[1].replaceAll("&amp;", "&"));

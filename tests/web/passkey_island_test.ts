@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { PASSKEY_JS } from "../../src/console/assets.ts";
 import * as passkeys from "../../src/people/passkeys.ts";
 import { KvSignInFactors } from "../../src/store/kv/sign_in_factors.ts";
-import { launchChromium } from "../_support/chromium.ts";
+import { addVirtualAuthenticator, launchChromium } from "../_support/chromium.ts";
 import { freshKv } from "../store/contract/_kv.ts";
 
 const PAGE = `<!doctype html><html lang="en"><title>Passkeys</title><main>
@@ -79,18 +79,7 @@ Deno.test("passkey island: register, then sign in, in Chromium with a virtual au
   const browser = await launchChromium(profile);
   try {
     const page = await browser.newPage();
-    const cdp = await browser.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(browser, page);
     await page.goto(`http://localhost:${server.addr.port}/`);
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await page.waitForURL(/\?registered$/);

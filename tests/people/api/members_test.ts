@@ -9,7 +9,7 @@ import { sha256Hex } from "../../../src/auth/tokens.ts";
 import { addPerson } from "../../_support/people.ts";
 import { call, startInstance, type TestInstance } from "../../_support/server.ts";
 import { newDatabase } from "../../console/_fixture.ts";
-import { ConsoleClient, csrfOf } from "../../console/_client.ts";
+import { ConsoleClient, csrfOf, firstPerson, withPassword } from "../../console/_client.ts";
 import { freshPg } from "../../store/contract/_pg.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -233,7 +233,7 @@ onBoth(
     assert.equal(refused.res.status, 409);
     assert.match(refused.text, /sign in first/);
     const other = new ConsoleClient(inst.url);
-    await other.signIn(inst.credentials.ownerToken);
+    await other.signIn(await firstPerson(inst));
     const wrong = await other.post(
       "/console/invitations",
       { secret: forExisting },
@@ -242,7 +242,7 @@ onBoth(
     assert.equal(wrong.status, 403);
     assert.match(await wrong.text(), /This invitation is for/);
     const right = new ConsoleClient(inst.url);
-    await right.signIn(existing.token);
+    await right.signIn(await withPassword(inst.server.vault!.store.people, existing.personId));
     const accepted = await right.post(
       "/console/invitations",
       { secret: forExisting },
@@ -268,7 +268,7 @@ onBoth("removal: the removed person's sessions and tokens end at once", async (i
   // Only a member here: removed, every token of theirs is revoked and their session ends.
   const solo = await addPerson(inst, { databaseId: dbId, role: "editor" });
   const soloBrowser = new ConsoleClient(inst.url);
-  await soloBrowser.signIn(solo.token);
+  await soloBrowser.signIn(await withPassword(inst.server.vault!.store.people, solo.personId));
   assert.equal((await call(formUrl, { token: solo.token })).status, 200);
   const removed = await call(members(inst, dbId, `/${solo.personId}`), {
     method: "DELETE",
@@ -291,7 +291,7 @@ onBoth("removal: the removed person's sessions and tokens end at once", async (i
     since: new Date().toISOString(),
   });
   const bothBrowser = new ConsoleClient(inst.url);
-  await bothBrowser.signIn(both.token);
+  await bothBrowser.signIn(await withPassword(inst.server.vault!.store.people, both.personId));
   const out = await call(members(inst, dbId, `/${both.personId}`), {
     method: "DELETE",
     token: owner,
