@@ -88,8 +88,8 @@ Deno.test("tokens: created and revoked tokens are audited, never with a secret",
       },
     ]);
     const text = JSON.stringify(events);
-    assert.ok(!text.includes(token.split("_")[2]), "no secret");
-    assert.ok(!text.includes(other.token.split("_")[2]), "no secret");
+    assert.ok(!text.includes(token.split("_").slice(2).join("_")), "no secret");
+    assert.ok(!text.includes(other.token.split("_").slice(2).join("_")), "no secret");
   } finally {
     await store.close();
   }
