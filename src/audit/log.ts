@@ -60,6 +60,8 @@ export interface AuditLogOptions {
 export class AuditLog {
   #failures = 0;
   #pending = new Set<Promise<void>>();
+  /** The last append asked for (each waits for the one before; none rejects). */
+  #tail: Promise<void> = Promise.resolve();
 
   constructor(private port: AuditPort, private options: AuditLogOptions) {}
 
@@ -73,7 +75,10 @@ export class AuditLog {
    * caller may leave it unawaited ({@link idle} waits for it).
    */
   record(event: AuditEvent): Promise<void> {
-    const done = this.#append(event);
+    // One append at a time, in the order of the calls: the log tells this process's actions
+    // in the order they happened (concurrent appends would retry in any order).
+    const done = this.#tail.then(() => this.#append(event));
+    this.#tail = done;
     this.#pending.add(done);
     return done.finally(() => this.#pending.delete(done));
   }

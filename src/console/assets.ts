@@ -36,7 +36,7 @@ body { margin: 0; font: 15px/1.5 system-ui, sans-serif; color: var(--fg); backgr
 header.top { display: flex; gap: 1rem; align-items: center; padding: .6rem 1rem;
   border-bottom: 1px solid var(--line); background: var(--alt); flex-wrap: wrap; }
 header.top .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
-header.top nav { display: flex; gap: 1rem; flex: 1; }
+header.top nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; flex: 1; }
 header.top form { margin: 0; }
 main { padding: 1rem; max-width: 1200px; margin: 0 auto; }
 a { color: var(--accent); }

@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { addPerson } from "../_support/people.ts";
 import { call, startInstance } from "../_support/server.ts";
 import { vaultForm } from "../_support/vault.ts";
-import { assertAccessible, launch, screenshot } from "./_browser.ts";
-import { ConsoleClient, withPassword } from "./_client.ts";
+import { assertAccessible, launch, screenshot, signInWith } from "./_browser.ts";
+import { ConsoleClient, firstPerson, withPassword } from "./_client.ts";
 
 Deno.test("console in Chromium: the Audit page, its filters and pages", async () => {
   const inst = await startInstance();
@@ -55,17 +55,18 @@ Deno.test("console in Chromium: the Audit page, its filters and pages", async ()
     page.on("pageerror", (e) => problems.push(`pageerror: ${e}`));
     page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
     await page.goto(`${inst.url}/console`);
-    await page.getByLabel("Owner token").fill(inst.credentials.ownerToken);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await signInWith(page, await firstPerson(inst));
     await page.getByRole("link", { name: "Audit" }).click();
     await page.getByRole("heading", { name: "Audit" }).waitFor();
     assert.match(await page.getByRole("status").innerText(), /^The audit log verifies now: \d+/);
     const rows = page.locator("tbody tr");
     assert.equal(await rows.count(), 50);
-    const first = await rows.nth(0).innerText();
+    // Newest first: this sign-in, then what the test recorded.
+    assert.match(await rows.nth(0).innerText(), /signed in \(method: password/);
+    const first = await rows.nth(1).innerText();
     assert.match(first, /Someone at the server's command line\s+made a backup \(files: 12\)/);
-    assert.match(await rows.nth(1).innerText(), /Someone not signed in\s+failed to sign in\s/);
-    const graceRow = await rows.nth(2).innerText();
+    assert.match(await rows.nth(2).innerText(), /Someone not signed in\s+failed to sign in\s/);
+    const graceRow = await rows.nth(3).innerText();
     assert.match(graceRow, /Grace Hopper \([0-9a-f]+@test\.invalid\), with an API token/);
     assert.match(graceRow, /viewed a record\s+main\s+record /);
     await assertAccessible(page);

@@ -26,7 +26,10 @@ Deno.test("console Audit page: says when the chain does not verify; bad filters 
     const stored = (await kv.get<AuditEntry>(auditKeys.entry(entry.seq))).value!;
     await kv.set(auditKeys.entry(entry.seq), {
       ...stored,
-      event: { ...stored.event, action: "sign_in" },
+      event: {
+        ...stored.event,
+        action: stored.event.action === "sign_in" ? "sign_out" : "sign_in",
+      },
     });
     const page = await browser.page("/console/audit");
     assert.match(
