@@ -37,6 +37,7 @@ header.top { display: flex; gap: 1rem; align-items: center; padding: .6rem 1rem;
   border-bottom: 1px solid var(--line); background: var(--alt); flex-wrap: wrap; }
 header.top .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
 header.top nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; flex: 1; }
+@media (max-width: 700px) { header.top nav { order: 3; flex-basis: 100%; } }
 header.top form { margin: 0; }
 main { padding: 1rem; max-width: 1200px; margin: 0 auto; }
 a { color: var(--accent); }
