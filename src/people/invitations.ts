@@ -17,7 +17,8 @@ import type { Person } from "../store/ports/people.ts";
 import type { Ticket } from "../store/ports/tickets.ts";
 import type { Mailer } from "./mailer.ts";
 import type { Members } from "./members.ts";
-import { invitationLink, issueTicket, returnTicket, takeTicket } from "./one_time_links.ts";
+import { invitationLink, issueLink } from "./one_time_links.ts";
+import { consumeTicket, returnTicket } from "./tickets.ts";
 import { checkPassword, hashPassword } from "./password.ts";
 import { createPerson, NAME_MAX, normaliseEmail } from "./people.ts";
 
@@ -103,7 +104,7 @@ export class Invitations {
     if (existing && await store.memberships.get(dbId, existing.id)) {
       throw new Conflict("already_member", `${address} is a member of this database already`);
     }
-    const { secret, expiresAt } = await issueTicket(store.tickets, "invite", existing?.id ?? null, {
+    const { secret, expiresAt } = await issueLink(store.tickets, "invite", existing?.id ?? null, {
       databaseId: dbId,
       email: address,
       role,
@@ -137,7 +138,7 @@ export class Invitations {
   async accept(secret: string, who: Acceptor): Promise<Joined> {
     const fresh = "password" in who ? checkNewPerson(who) : null;
     const { store } = this.deps;
-    const ticket = await takeTicket(store.tickets, secret, "invite");
+    const ticket = await consumeTicket(store.tickets, secret, "invite");
     if (!ticket) throw invitationNotFound();
     const invite = inviteData(ticket);
     let person: Person;

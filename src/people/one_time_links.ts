@@ -1,6 +1,6 @@
 /**
- * One-time links: a random secret the person holds, its SHA-256 stored as a ticket (the tickets
- * port), taken at most once. The secret travels in the link's fragment (`#…`), which browsers
+ * One-time links: a ticket (src/people/tickets.ts) whose secret is given out as a link, valid
+ * 7 days, taken at most once. The secret travels in the link's fragment (`#…`), which browsers
  * never send to a server or a `Referer`; the page's island posts it
  * (src/web/islands/ticket_link.ts).
  *
@@ -9,71 +9,31 @@
  *
  * @module
  */
-import { newTokenParts, sha256Hex } from "../auth/tokens.ts";
-import type { Ticket, TicketKind, TicketsPort } from "../store/ports/tickets.ts";
+import type { TicketKind, TicketsPort } from "../store/ports/tickets.ts";
+import { issueTicket } from "./tickets.ts";
 
 /** How long a set-password link and an invitation stay valid: 7 days. */
 export const LINK_TTL_MS = 7 * 24 * 3600 * 1000;
 
-/** What a link's secret looks like: 32 random bytes, unpadded base64url. */
-const SECRET_RE = /^[A-Za-z0-9_-]{43}$/;
-
 /**
- * Stores a ticket of `kind` for `personId` and answers its secret (never stored).
+ * Stores a ticket of `kind` for `personId`, valid {@link LINK_TTL_MS}; answers its secret
+ * (never stored) and when it expires.
  *
  * @example
  * ```ts
- * const secret = await issueTicket(tickets, "set_password", person.id, {});
+ * const { secret } = await issueLink(tickets, "set_password", person.id, {});
  * console.log(setPasswordLink(baseUrl, secret));
  * ```
  */
-export async function issueTicket(
-  tickets: Pick<TicketsPort, "save">,
+export async function issueLink(
+  tickets: TicketsPort,
   kind: TicketKind,
   personId: string | null,
   data: Record<string, unknown>,
   now: number = Date.now(),
 ): Promise<{ secret: string; expiresAt: number }> {
-  // A token's secret part: 32 random bytes, unpadded base64url, and its SHA-256.
-  const { secret, secretHash } = await newTokenParts();
-  const expiresAt = now + LINK_TTL_MS;
-  await tickets.save(secretHash, { kind, personId, data, expiresAt });
-  return { secret, expiresAt };
-}
-
-/**
- * The ticket of `kind` a presented secret stands for, taken (single use); null for a malformed,
- * unknown, used or expired secret.
- *
- * @example
- * ```ts
- * const ticket = await takeTicket(tickets, secret, "invite"); // then null
- * ```
- */
-export async function takeTicket(
-  tickets: Pick<TicketsPort, "consume">,
-  secret: string,
-  kind: TicketKind,
-): Promise<Ticket | null> {
-  if (!SECRET_RE.test(secret)) return null;
-  return await tickets.consume(await sha256Hex(secret), kind);
-}
-
-/**
- * Puts a taken ticket back under its secret (an invitation its taker could not use, so that
- * the right person still can).
- *
- * @example
- * ```ts
- * await returnTicket(tickets, secret, ticket);
- * ```
- */
-export async function returnTicket(
-  tickets: Pick<TicketsPort, "save">,
-  secret: string,
-  ticket: Ticket,
-): Promise<void> {
-  await tickets.save(await sha256Hex(secret), ticket);
+  const secret = await issueTicket(tickets, kind, personId, data, LINK_TTL_MS, now);
+  return { secret, expiresAt: now + LINK_TTL_MS };
 }
 
 /**

@@ -12,7 +12,7 @@ import { Conflict, Invalid } from "../errors/index.ts";
 import type { PeoplePort, Person } from "../store/ports/people.ts";
 import type { TicketsPort } from "../store/ports/tickets.ts";
 import type { Access } from "./access.ts";
-import { issueTicket, setPasswordLink } from "./one_time_links.ts";
+import { issueLink, setPasswordLink } from "./one_time_links.ts";
 
 /** Most characters of an email address (RFC 5321's path limit). */
 export const EMAIL_MAX = 254;
@@ -106,7 +106,7 @@ export class People {
   async add(by: PersonPrincipal, input: NewPerson, baseUrl: string): Promise<AddedPerson> {
     this.deps.access.admin(by);
     const person = await createPerson(this.deps.people, input);
-    const { secret, expiresAt } = await issueTicket(
+    const { secret, expiresAt } = await issueLink(
       this.deps.tickets,
       "set_password",
       person.id,
@@ -142,6 +142,6 @@ export async function passwordLinkOf(
 ): Promise<{ link: string; expiresAt: number } | null> {
   const person = await ports.people.get(personId);
   if (!person || person.passwordHash !== null) return null;
-  const { secret, expiresAt } = await issueTicket(ports.tickets, "set_password", personId, {});
+  const { secret, expiresAt } = await issueLink(ports.tickets, "set_password", personId, {});
   return { link: setPasswordLink(baseUrl, secret), expiresAt };
 }

@@ -64,3 +64,20 @@ export async function consumeTicket(
 export async function ticketHashOf(secret: unknown): Promise<string | null> {
   return typeof secret === "string" && SECRET.test(secret) ? await sha256Hex(secret) : null;
 }
+
+/**
+ * Puts a used ticket back under its secret (an invitation its taker could not use, so that the
+ * right person still can).
+ *
+ * @example
+ * ```ts
+ * await returnTicket(tickets, secret, ticket);
+ * ```
+ */
+export async function returnTicket(
+  tickets: Pick<TicketsPort, "save">,
+  secret: string,
+  ticket: Ticket,
+): Promise<void> {
+  await tickets.save(await sha256Hex(secret), ticket);
+}

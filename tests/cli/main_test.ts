@@ -2,7 +2,7 @@ import { sealpost } from "../_support/cli.ts";
 import assert from "node:assert/strict";
 import { addPerson } from "../_support/people.ts";
 import { startInstance } from "../_support/server.ts";
-import { takeTicket } from "../../src/people/one_time_links.ts";
+import { consumeTicket } from "../../src/people/tickets.ts";
 import { freshPg } from "../store/contract/_pg.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -202,7 +202,7 @@ Deno.test("user add --email: adds a person and prints a one-time set-password li
     assert.equal(carol.name, "Carol");
     assert.equal(carol.instanceAdmin, false);
     assert.equal(carol.passwordHash, null, "no password is made for them");
-    const ticket = await takeTicket(ports.tickets, link.split("#")[1], "set_password");
+    const ticket = await consumeTicket(ports.tickets, link.split("#")[1], "set_password");
     assert.equal(ticket?.personId, carol.id, "the link is Carol's set_password ticket");
 
     const admin = await sealpost([

@@ -27,11 +27,11 @@ Deno.test("people API: an instance admin adds a person and gets a one-time set-p
     assert.ok(!JSON.stringify(added.body).includes("passwordHash"));
     // The link's ticket is a set_password ticket for that person, once.
     const secret = added.body.setPasswordLink.split("#")[1];
-    const { takeTicket } = await import("../../../src/people/one_time_links.ts");
+    const { consumeTicket } = await import("../../../src/people/tickets.ts");
     const tickets = inst.server.vault!.store.tickets;
-    const ticket = await takeTicket(tickets, secret, "set_password");
+    const ticket = await consumeTicket(tickets, secret, "set_password");
     assert.equal(ticket?.personId, added.body.person.id);
-    assert.equal(await takeTicket(tickets, secret, "set_password"), null);
+    assert.equal(await consumeTicket(tickets, secret, "set_password"), null);
 
     const again = await call(`${inst.url}/vault/people`, {
       method: "POST",
