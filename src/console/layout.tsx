@@ -98,19 +98,30 @@ export function SubmitRow({ label }: { label: string }) {
   );
 }
 
-/** A POST form with only a button (delete, retry, ...), CSRF included. */
+/**
+ * A POST form with only a button (delete, retry, ...), CSRF included; `fields` are hidden
+ * inputs it sends, `ariaLabel` names the button for a screen reader when its label alone would
+ * not say what it acts on (a "Remove" in every row).
+ */
 export function ActionButton(
-  { session, action, label, danger }: {
+  { session, action, label, danger, ariaLabel, fields = {} }: {
     session: Session;
     action: string;
     label: string;
     danger?: boolean;
+    ariaLabel?: string;
+    fields?: Record<string, string>;
   },
 ) {
   return (
     <form method="post" action={action} class="inline">
       <Csrf session={session} />
-      <button type="submit" class={danger ? "danger" : "secondary"}>{label}</button>
+      {Object.entries(fields).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={danger ? "danger" : "secondary"} aria-label={ariaLabel}>
+        {label}
+      </button>
     </form>
   );
 }

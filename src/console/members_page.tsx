@@ -9,7 +9,7 @@ import type { Invitation } from "../people/invitations.ts";
 import type { MemberView } from "../people/members.ts";
 import type { Role } from "../store/ports/memberships.ts";
 import type { VaultDatabase } from "../store/ports/vault_databases.ts";
-import { ColumnHeads, Csrf, ErrorBox, Notice, Page } from "./layout.tsx";
+import { ActionButton, ColumnHeads, Csrf, ErrorBox, Notice, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
 
 /** The roles, highest first, with what each may do (as src/people/access.ts's NEED says). */
@@ -99,12 +99,13 @@ export function MembersPage({ session, db, members, done, error, invited }: Memb
                 </td>
                 <td>{m.since.slice(0, 10)}</td>
                 <td>
-                  <form method="post" action={`${path}/remove`} class="inline">
-                    <Csrf session={session} />
-                    <button type="submit" class="danger" aria-label={`Remove ${who}`}>
-                      Remove
-                    </button>
-                  </form>
+                  <ActionButton
+                    session={session}
+                    action={`${path}/remove`}
+                    label="Remove"
+                    danger
+                    ariaLabel={`Remove ${who}`}
+                  />
                 </td>
               </tr>
             );

@@ -98,13 +98,14 @@ function PasskeySection({ session, passkeys }: { session: Session; passkeys: Pas
                 <td>{when(p.createdAt)}</td>
                 <td>{when(p.lastUsedAt)}</td>
                 <td>
-                  <form method="post" action="/console/security/passkeys/remove" class="inline">
-                    <Csrf session={session} />
-                    <input type="hidden" name="credential" value={p.credentialId} />
-                    <button type="submit" class="danger" aria-label={`Remove passkey ${p.name}`}>
-                      Remove
-                    </button>
-                  </form>
+                  <ActionButton
+                    session={session}
+                    action="/console/security/passkeys/remove"
+                    label="Remove"
+                    danger
+                    ariaLabel={`Remove passkey ${p.name}`}
+                    fields={{ credential: p.credentialId }}
+                  />
                 </td>
               </tr>
             ))}
