@@ -167,11 +167,11 @@ function AuditPage(props: {
       </p>
       <Verification result={props.verification} />
       <p>
-        To keep proof away from this server, export the log on it with{" "}
-        <code>sealpost audit export --out FILE</code> and keep the file elsewhere.{" "}
-        <code>sealpost audit verify FILE</code>{" "}
-        checks a file and names the first entry that was changed, removed or reordered; a later
-        export must still hold the head of an earlier one.
+        To keep proof away from this server, export the log on it with the command line's{" "}
+        <code>audit export</code> command and keep the file elsewhere; its <code>audit verify</code>
+        {" "}
+        command checks a file and names the first entry that was changed, removed or reordered; a
+        later export must still hold the head of an earlier one (docs/operations.md, "Audit log").
       </p>
       <form method="get" action="/console/audit" class="filters" role="search">
         <Filter
