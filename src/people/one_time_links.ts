@@ -26,7 +26,7 @@ export const LINK_TTL_MS = 7 * 24 * 3600 * 1000;
  * ```
  */
 export async function issueLink(
-  tickets: TicketsPort,
+  tickets: Pick<TicketsPort, "save">,
   kind: TicketKind,
   personId: string | null,
   data: Record<string, unknown>,

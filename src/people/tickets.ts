@@ -20,7 +20,7 @@ const SECRET = /^[A-Za-z0-9_-]{43}$/;
  * ```
  */
 export async function issueTicket(
-  tickets: TicketsPort,
+  tickets: Pick<TicketsPort, "save">,
   kind: TicketKind,
   personId: string | null,
   data: Record<string, unknown>,
@@ -45,7 +45,7 @@ export async function issueTicket(
  * ```
  */
 export async function consumeTicket(
-  tickets: TicketsPort,
+  tickets: Pick<TicketsPort, "consume">,
   secret: unknown,
   kind: TicketKind,
 ): Promise<Ticket | null> {
