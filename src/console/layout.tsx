@@ -99,6 +99,18 @@ export function SubmitRow({ label }: { label: string }) {
 }
 
 /**
+ * A time to the minute in UTC, as the console's tables show one ("2026-11-28 10:30 UTC").
+ *
+ * @example
+ * ```ts
+ * minuteUtc("2026-11-28T10:30:16.581Z"); // "2026-11-28 10:30 UTC"
+ * ```
+ */
+export function minuteUtc(at: number | string): string {
+  return new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+}
+
+/**
  * A POST form with only a button (delete, retry, ...), CSRF included; `fields` are hidden
  * inputs it sends, `ariaLabel` names the button for a screen reader when its label alone would
  * not say what it acts on (a "Remove" in every row).

@@ -9,7 +9,16 @@ import type { Passkey } from "../store/ports/sign_in_factors.ts";
 import type { ConsoleSession } from "../store/ports/sessions.ts";
 import { RECOVERY_CODE_COUNT } from "../people/recovery_codes.ts";
 import { PASSKEY_SCRIPT_PATH } from "./assets.ts";
-import { ActionButton, ColumnHeads, Csrf, ErrorBox, Notice, Page, SubmitRow } from "./layout.tsx";
+import {
+  ActionButton,
+  ColumnHeads,
+  Csrf,
+  ErrorBox,
+  minuteUtc,
+  Notice,
+  Page,
+  SubmitRow,
+} from "./layout.tsx";
 import { CodeField, NewPasswordFields } from "./password_fields.tsx";
 import type { Session } from "./sessions.ts";
 
@@ -28,8 +37,7 @@ export interface SecurityView {
 
 /** A time as people read it, in UTC. */
 export function when(at: number | string | null): string {
-  if (at === null) return "never";
-  return new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  return at === null ? "never" : minuteUtc(at);
 }
 
 function PasswordSection({ session }: { session: Session }) {

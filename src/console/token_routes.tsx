@@ -10,7 +10,7 @@ import { httpError } from "../http/errors.ts";
 import { type Scope, SCOPES } from "../store/ports/person_tokens.ts";
 import { ADMIN_SCOPES, SCOPE_TEXT, type TokenView } from "../people/tokens.ts";
 import { type ConsoleDeps, type ConsoleEnv, field, formBody } from "./context.ts";
-import { ColumnHeads, Csrf, ErrorBox, html, Notice, Page } from "./layout.tsx";
+import { ColumnHeads, Csrf, ErrorBox, html, minuteUtc, Notice, Page } from "./layout.tsx";
 import type { Session } from "./sessions.ts";
 
 /** The expiries the form offers, in days (0: never). */
@@ -26,7 +26,7 @@ const tokenPath = (tokenId: string) => `/console/tokens/${encodeURIComponent(tok
 
 /** A time as the page shows it: to the minute, UTC. */
 function when(iso: string | null, none: string): string {
-  return iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : none;
+  return iso ? minuteUtc(iso) : none;
 }
 
 /** What the person filled in, to show the form again after an error. */
